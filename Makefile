@@ -1,0 +1,28 @@
+# The README's two commands: `make run` (the table service on the virtual rig) and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+
+.PHONY: run test lint system bench
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	rm -f $(VENV)/.installed-*; touch $(STAMP)
+
+system:
+	bash scripts/install-system.sh
+
+run: $(STAMP) system
+	$(BIN)/hongsi serve --sim --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: $(STAMP) system lint
+	$(BIN)/pytest -n 2 --dist loadfile -q
+
+bench: $(STAMP)
+	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

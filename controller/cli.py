@@ -1,0 +1,152 @@
+"""The ``hongsi`` command. Each command is a thin wrapper; the work lives in the modules it calls.
+
+The names, arguments and outputs of ``shared/spec/interfaces.md`` are kept exactly (or as a superset).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(help="hongsi — the card-table rig: shuffle, deal, read every card, referee.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+vision_app = typer.Typer(help="Card recognition.", no_args_is_help=True)
+config_app = typer.Typer(help="The rig's configuration.", no_args_is_help=True)
+app.add_typer(vision_app, name="vision")
+app.add_typer(config_app, name="config")
+
+err = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print one clear line on standard error; return the Exit to raise."""
+    sys.stderr.write(f"hongsi: {' '.join(message.split())}\n")
+    return typer.Exit(code)
+
+
+def not_built(command: str) -> typer.Exit:
+    return fail(f"'{command}' is not built yet", 2)
+
+
+# ---------------------------------------------------------------- referee / selfplay (engine)
+@app.command()
+def referee(record: Annotated[Path, typer.Argument(help="a game record (JSON)")]) -> None:
+    """Judge a game record and print the verdict JSON."""
+    from engine.record import RecordError
+    from engine.referee import referee as judge
+
+    try:
+        obj = json.loads(record.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise fail(f"{record}: no such file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise fail(f"{record}: not valid JSON ({exc})") from None
+    except OSError as exc:
+        raise fail(f"{record}: cannot read ({exc.strerror})") from None
+    try:
+        verdict = judge(obj)
+    except RecordError as exc:
+        raise fail(f"{record}: not a game record: {exc}") from None
+    sys.stdout.write(json.dumps(verdict, ensure_ascii=False, indent=2) + "\n")
+
+
+@app.command()
+def selfplay(
+    game: Annotated[str, typer.Option(help="hongsi, wakeng, zhuohonga, gongzhu or shengji")] = "hongsi",
+    n: Annotated[int, typer.Option("-n", min=1, help="how many hands")] = 10,
+    seed: Annotated[int | None, typer.Option(help="random seed (reproducible hands)")] = None,
+    out: Annotated[Path, typer.Option(help="folder for the records NNNN.json")] = Path("selfplay"),
+    bot: Annotated[str, typer.Option(help="greedy or random")] = "greedy",
+) -> None:
+    """Play N hands with the built-in bots and write each as a game record DIR/NNNN.json."""
+    from controller.selfplay import run_selfplay
+
+    try:
+        run_selfplay(game=game, n=n, seed=seed, out=out, bot=bot)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+
+
+# ---------------------------------------------------------------- vision
+@vision_app.command("classify")
+def vision_classify(
+    images: Annotated[list[Path], typer.Argument(help="image files")],
+    kind: Annotated[str, typer.Option(help="frame (a card anywhere) or corner (a corner-index crop)")] = "frame",
+) -> None:
+    """Read cards in image files; print one JSON object a line."""
+    raise not_built("vision classify")
+
+
+# ---------------------------------------------------------------- the rig
+@app.command()
+def simulate(
+    seed: Annotated[int | None, typer.Option(help="random seed")] = None,
+    speed: Annotated[float, typer.Option(help="mechanics run X times faster than real")] = 1.0,
+    decks: Annotated[int, typer.Option(min=1, max=2)] = 1,
+    jokers: Annotated[bool, typer.Option("--jokers", help="the deck has the two jokers")] = False,
+    truth: Annotated[Path | None, typer.Option(help="write where each card really went")] = None,
+    jam_rate: Annotated[float, typer.Option(min=0.0, max=1.0)] = 0.0,
+    double_feed_rate: Annotated[float, typer.Option(min=0.0, max=1.0)] = 0.0,
+    camera_dropout: Annotated[float, typer.Option(min=0.0, max=1.0)] = 0.0,
+    mcu_reset_at: Annotated[int | None, typer.Option(help="reboot the MCU while dealing card K")] = None,
+    missing: Annotated[list[str] | None, typer.Option(help="a card missing from the deck")] = None,
+    extra: Annotated[list[str] | None, typer.Option(help="an extra card in the deck")] = None,
+) -> None:
+    """Start the virtual rig; print {"serial", "camera"} and run until stopped."""
+    raise not_built("simulate")
+
+
+@app.command()
+def deal(
+    serial: Annotated[str, typer.Option(help="the microcontroller's serial port")],
+    camera: Annotated[str, typer.Option(help="the camera URL")],
+    game: Annotated[str, typer.Option()] = "hongsi",
+    first_seat: Annotated[int | None, typer.Option(help="the first seat to receive a card")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the game record on standard output")] = False,
+) -> None:
+    """One whole shuffle and deal on a rig (real or virtual)."""
+    raise not_built("deal")
+
+
+# ---------------------------------------------------------------- the service
+@app.command()
+def serve(
+    sim: Annotated[bool, typer.Option("--sim", help="run on a virtual rig in the same process")] = False,
+    host: Annotated[str, typer.Option()] = "127.0.0.1",
+    port: Annotated[int, typer.Option()] = 8000,
+) -> None:
+    """The table service: web display, API, voice."""
+    raise not_built("serve")
+
+
+@app.command()
+def token(seat: Annotated[int | None, typer.Option(help="make a token for this seat")] = None) -> None:
+    """Print the operator token, or make a seat token (with a QR code)."""
+    raise not_built("token")
+
+
+# ---------------------------------------------------------------- config
+@config_app.command("show")
+def config_show(config: Annotated[Path | None, typer.Option(help="config file")] = None) -> None:
+    """Print the configuration in force (file plus HONGSI_* overrides) as TOML."""
+    from controller.config import ConfigError, find_config, load_config, to_toml
+
+    try:
+        cfg = load_config(config)
+        source = find_config(config)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    sys.stdout.write(f"# from {source or 'built-in defaults (the virtual rig)'}\n" + to_toml(cfg))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""Game records (``shared/spec/game-record.md``): validation into a typed :class:`Record`.
+
+Anything that is not a record raises :class:`RecordError` with one clear line saying what is wrong
+and where, e.g. ``hands[2][5]: not a card: 'H11'``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import DECKS, Card, CardError, parse_card
+from engine.registry import get_game
+
+
+class RecordError(ValueError):
+    """The input is not a valid game record."""
+
+
+@dataclass
+class Record:
+    game: str
+    preset: str | None
+    rules: dict[str, Any]
+    hands: list[list[Card]]
+    bottom: list[Card]
+    events: list[dict[str, Any]]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"game": self.game}
+        if self.preset is not None:
+            out["preset"] = self.preset
+        if self.rules:
+            out["rules"] = dict(self.rules)
+        out["hands"] = [[str(c) for c in h] for h in self.hands]
+        out["bottom"] = [str(c) for c in self.bottom]
+        out["events"] = [dict(e) for e in self.events]
+        out.update(self.extra)
+        return out
+
+
+def _cards(value: Any, where: str) -> list[Card]:
+    if not isinstance(value, list):
+        raise RecordError(f"{where}: expected a list of cards, got {type(value).__name__}")
+    out = []
+    for i, text in enumerate(value):
+        try:
+            out.append(parse_card(text))
+        except CardError as exc:
+            raise RecordError(f"{where}[{i}]: {exc}") from None
+    return out
+
+
+def parse_record(obj: Any) -> Record:
+    """Validate a decoded JSON value as a record of a known game."""
+    if not isinstance(obj, dict):
+        raise RecordError(f"a record is a JSON object, got {type(obj).__name__}")
+    name = obj.get("game")
+    if not isinstance(name, str):
+        raise RecordError("missing 'game' (one of hongsi, wakeng, zhuohonga, gongzhu, shengji)")
+    if name not in DECKS:
+        raise RecordError(f"unknown game {name!r}; known: {', '.join(DECKS)}")
+    if "hands" not in obj:
+        raise RecordError("missing 'hands' (a list of each seat's cards)")
+    raw_hands = obj["hands"]
+    if not isinstance(raw_hands, list):
+        raise RecordError("hands: expected a list of hands")
+    hands = [_cards(h, f"hands[{i}]") for i, h in enumerate(raw_hands)]
+    bottom = _cards(obj.get("bottom", []) or [], "bottom")
+    allowed = DECKS[name].composition()
+    seen: Counter[Card] = Counter()
+    for where, cards in [*((f"hands[{i}]", h) for i, h in enumerate(hands)), ("bottom", bottom)]:
+        for card in cards:
+            seen[card] += 1
+            if card not in allowed:
+                raise RecordError(f"{where}: {card} is not in the {name} deck")
+            if seen[card] > allowed[card]:
+                times = "twice" if allowed[card] == 1 else f"{seen[card]} times"
+                raise RecordError(f"{where}: {card} is dealt {times} but the {name} deck has {allowed[card]}")
+
+    preset = obj.get("preset")
+    if preset is not None and not isinstance(preset, str):
+        raise RecordError("preset: expected a string")
+    rules = obj.get("rules") or {}
+    if not isinstance(rules, dict):
+        raise RecordError("rules: expected an object of settings")
+    game = get_game(name)
+    try:
+        settings = game.settings(preset, rules)
+    except ValueError as exc:
+        raise RecordError(f"rules: {exc}") from None
+    plan = game.deal_plan(settings)
+    if len(hands) != plan.seats:
+        raise RecordError(f"hands: {name} has {plan.seats} seats, the record has {len(hands)}")
+
+    events = obj.get("events", [])
+    if not isinstance(events, list):
+        raise RecordError("events: expected a list of events")
+    for i, ev in enumerate(events):
+        if not isinstance(ev, dict):
+            raise RecordError(f"events[{i}]: expected an object with 'seat' and 'action'")
+        seat = ev.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < plan.seats:
+            raise RecordError(f"events[{i}].seat: {seat!r} is not a seat 0..{plan.seats - 1}")
+        if not isinstance(ev.get("action"), str):
+            raise RecordError(f"events[{i}].action: missing or not a string")
+        if "cards" in ev:
+            _cards(ev["cards"], f"events[{i}].cards")
+        if "card" in ev:
+            _cards([ev["card"]], f"events[{i}].card")
+    extra = {k: v for k, v in obj.items() if k not in {"game", "preset", "rules", "hands", "bottom", "events"}}
+    return Record(name, preset, dict(rules), hands, bottom, list(events), extra)

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Debian packages the project uses: espeak-ng (voice), chromium (browser tests), sox (audio checks).
+# Installs what is missing when run as root with apt-get; otherwise says what to install.
+set -u
+need=()
+command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v sox >/dev/null 2>&1 || need+=(sox)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing Debian packages: ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null \
+    || echo "warning: could not install ${need[*]}; the tests that need them will be skipped" >&2
+else
+  echo "note: please install ${need[*]} (sudo apt-get install ${need[*]}); tests that need them are skipped" >&2
+fi
+exit 0

@@ -1,0 +1,52 @@
+import json
+import subprocess
+import sys
+
+from typer.testing import CliRunner
+
+from controller.cli import app
+
+runner = CliRunner()
+SPEC_COMMANDS = ["referee", "selfplay", "vision", "simulate", "deal", "serve", "token"]
+
+
+def test_help_lists_every_command_of_the_interfaces_spec():
+    out = runner.invoke(app, ["--help"]).output
+    for name in SPEC_COMMANDS:
+        assert name in out
+    assert "classify" in runner.invoke(app, ["vision", "--help"]).output
+
+
+def test_console_script_runs():
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "referee" in proc.stdout
+
+
+def test_referee_rejects_non_records_with_one_line(tmp_path):
+    cases = {
+        "nojson.json": "{not json",
+        "list.json": "[1, 2]",
+        "nohands.json": json.dumps({"game": "hongsi", "events": []}),
+        "badcard.json": json.dumps({"game": "hongsi", "hands": [["H4", "H11"], [], [], []]}),
+        "twice.json": json.dumps({"game": "hongsi", "hands": [["H4"], ["H4"], [], []]}),
+        "unknown.json": json.dumps({"game": "poker", "hands": []}),
+    }
+    for name, text in cases.items():
+        p = tmp_path / name
+        p.write_text(text)
+        result = runner.invoke(app, ["referee", str(p)])
+        assert result.exit_code == 2, (name, result.output)
+        lines = [ln for ln in result.output.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith("hongsi:"), (name, result.output)
+    result = runner.invoke(app, ["referee", str(tmp_path / "missing.json")])
+    assert result.exit_code == 2 and "no such file" in result.output
+
+
+def test_config_show_prints_toml(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("HONGSI_CONFIG", raising=False)
+    result = runner.invoke(app, ["config", "show"])
+    assert result.exit_code == 0 and 'serial_port = "sim"' in result.output
+    monkeypatch.setenv("HONGSI_SEATS", "0")
+    result = runner.invoke(app, ["config", "show"])
+    assert result.exit_code == 2 and "seats" in result.output
