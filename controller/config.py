@@ -41,6 +41,7 @@ class RigConfig(BaseSettings):
     seats: int = Field(4, ge=2, le=8)
     servo_angles: list[float] = Field(default_factory=lambda: [0.0, 90.0, 180.0, 270.0],
                                       description="turntable angle (degrees) pointing at each seat")
+    bottom_angle: float = Field(45.0, ge=0, description="turntable angle of the tray for bottom cards (底牌)")
     servo_range: float = Field(270.0, gt=0, le=360, description="the servo's full travel in degrees")
     shuffle_passes: int = Field(7, ge=0, le=30, description="shuffler passes before a deal")
     game: str = Field("hongsi")
