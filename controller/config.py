@@ -53,6 +53,7 @@ class RigConfig(BaseSettings):
 
     @model_validator(mode="after")
     def _check(self) -> RigConfig:
+        self.data_dir = self.data_dir.expanduser()
         if len(self.servo_angles) != self.seats:
             raise ValueError(f"servo_angles = {self.servo_angles}: {len(self.servo_angles)} angles "
                              f"but seats = {self.seats}")
