@@ -1,0 +1,175 @@
+"""Who plays first, by each game's rule, and saying it: voice (espeak-ng, Mandarin), text in English
+and Chinese.
+
+- 红桃四 (``hongsi``) and 捉红A (``zhuohonga``): the holder of ♥4.
+- 挖坑 (``wakeng``): the holder of ♥4; if it is in the bottom, the holder of the lowest heart
+  (climbing order: 4 5 6 … K A 2 3).
+- 拱猪 (``gongzhu``): the holder of ♣2.
+- 升级 (``shengji``): the dealer (庄家), who is the seat the deal started from.
+
+Seats are numbered from 0 in records and events, and from 1 when spoken or shown to people
+(seat 2 is "三号位").
+
+>>> fp = first_player("hongsi", [["S5"], ["H4"], ["C2"], ["D9"]], [])
+>>> fp.seat, fp.card, fp.text_zh
+(1, 'H4', '红桃四在二号位，二号先出')
+
+>>> voice = Voice()          # espeak-ng in a background queue; announcements never overlap
+>>> voice.say(fp.text_zh, fp.text_en)                              # doctest: +SKIP
+>>> voice.close()
+"""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.cards import CLIMBING, SUIT_NAMES_ZH, parse_card
+
+ZH_DIGITS = {1: "一", 2: "二", 3: "三", 4: "四", 5: "五", 6: "六", 7: "七", 8: "八", 9: "九", 10: "十"}
+ZH_RANKS = {"2": "二", "3": "三", "4": "四", "5": "五", "6": "六", "7": "七", "8": "八", "9": "九",
+            "10": "十", "J": "J", "Q": "Q", "K": "K", "A": "A"}
+EN_RANKS = {"J": "jack", "Q": "queen", "K": "king", "A": "ace"}
+EN_SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+def card_zh(card: str) -> str:
+    """Spoken Chinese name: ``H4`` → 红桃四."""
+    c = parse_card(card)
+    if c.suit is None:
+        return c.zh
+    return SUIT_NAMES_ZH[c.suit] + ZH_RANKS[c.rank]
+
+
+def card_en(card: str) -> str:
+    c = parse_card(card)
+    if c.suit is None:
+        return "the big joker" if c.rank == "RJ" else "the small joker"
+    return f"the {EN_RANKS.get(c.rank, c.rank)} of {EN_SUITS[c.suit]}"
+
+
+def seat_zh(seat: int) -> str:
+    return ZH_DIGITS.get(seat + 1, str(seat + 1)) + "号"
+
+
+@dataclass(frozen=True)
+class FirstPlayer:
+    """The seat that plays first, why (``card`` held, or ``dealer``), and what to say."""
+
+    seat: int
+    card: str | None
+    rule: str
+    text_en: str
+    text_zh: str
+
+    def to_event(self) -> dict[str, Any]:
+        return {"type": "first_player", "seat": self.seat, "seat_label": self.seat + 1, "card": self.card,
+                "rule": self.rule, "text": self.text_en, "text_zh": self.text_zh}
+
+
+def _holder(hands: Sequence[Sequence[str]], card: str) -> int | None:
+    for seat, hand in enumerate(hands):
+        if card in [str(c) for c in hand]:
+            return seat
+    return None
+
+
+def _by_card(seat: int, card: str, rule: str) -> FirstPlayer:
+    return FirstPlayer(seat, card, rule,
+                       f"Seat {seat + 1} holds {card_en(card)} and plays first.",
+                       f"{card_zh(card)}在{seat_zh(seat)}位，{seat_zh(seat)}先出")
+
+
+def first_player(game: str, hands: Sequence[Sequence[str]], bottom: Sequence[str],
+                 dealer: int = 0) -> FirstPlayer:
+    """The first player of a dealt hand by ``game``'s rule. Raise ``ValueError`` if no seat qualifies."""
+    if game in ("hongsi", "zhuohonga", "gongzhu"):
+        card = "C2" if game == "gongzhu" else "H4"
+        seat = _holder(hands, card)
+        if seat is None:
+            raise ValueError(f"no seat holds {card}: the deal is not a whole {game} deck")
+        return _by_card(seat, card, f"holder of {card}")
+    if game == "wakeng":
+        for rank in CLIMBING.ranks:
+            seat = _holder(hands, "H" + rank)
+            if seat is not None:
+                return _by_card(seat, "H" + rank, "lowest heart")
+        raise ValueError("no seat holds a heart")
+    if game == "shengji":
+        return FirstPlayer(dealer, None, "dealer", f"Seat {dealer + 1} is the dealer and plays first.",
+                           f"{seat_zh(dealer)}坐庄，{seat_zh(dealer)}先出")
+    raise ValueError(f"unknown game {game!r}")
+
+
+# ---------------------------------------------------------------------------------------- voice
+class Voice:
+    """Speaks announcements one after another (a queue and one worker thread), so they never overlap.
+
+    Uses ``espeak-ng`` with the Mandarin voice ``cmn``; where espeak-ng is missing (or ``enabled`` is
+    false) each announcement is written as plain text to ``fallback`` (default: standard error) instead.
+
+    >>> v = Voice(enabled=False, fallback=print)
+    >>> v.say("三号先出", "Seat 3 plays first.")
+    >>> v.close()
+    三号先出 — Seat 3 plays first.
+    """
+
+    def __init__(self, *, enabled: bool = True, voice: str = "cmn", speed: int = 150,
+                 fallback: Callable[[str], Any] | None = None, espeak: str | None = None):
+        self.espeak = (espeak or shutil.which("espeak-ng")) if enabled else None
+        self.voice, self.speed = voice, speed
+        self.fallback = fallback or (lambda text: sys.stderr.write(text + "\n"))
+        self._queue: queue.Queue[tuple[str, str | None, Path | None, threading.Event] | None] = queue.Queue()
+        self._worker = threading.Thread(target=self._run, name="voice", daemon=True)
+        self._worker.start()
+
+    @property
+    def speaks(self) -> bool:
+        return self.espeak is not None
+
+    def say(self, text_zh: str, text_en: str | None = None, *, wav: Path | None = None,
+            wait: bool = False) -> None:
+        """Queue one announcement; with ``wav``, write it to that WAV file instead of the speaker."""
+        done = threading.Event()
+        self._queue.put((text_zh, text_en, Path(wav) if wav else None, done))
+        if wait:
+            done.wait()
+
+    def wav(self, text_zh: str, path: Path) -> Path:
+        """Write an announcement to a WAV file now (through the queue) and return the path."""
+        self.say(text_zh, wav=path, wait=True)
+        return Path(path)
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Finish what is queued, then stop the worker."""
+        self._queue.put(None)
+        self._worker.join(timeout)
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            text_zh, text_en, wav, done = item
+            try:
+                self._speak(text_zh, text_en, wav)
+            finally:
+                done.set()
+
+    def _speak(self, text_zh: str, text_en: str | None, wav: Path | None) -> None:
+        if self.espeak is not None:
+            cmd = [self.espeak, "-v", self.voice, "-s", str(self.speed)]
+            cmd += ["-w", str(wav)] if wav else []
+            try:
+                subprocess.run(cmd + [text_zh], check=True, timeout=60, capture_output=True)
+                return
+            except (OSError, subprocess.SubprocessError):
+                pass
+        self.fallback(text_zh + (f" — {text_en}" if text_en else ""))

@@ -1,0 +1,271 @@
+"""The journal: an append-only, hash-chained log of everything the rig does (SQLite, WAL mode).
+
+Every event is one row. Each row's ``hash`` is the SHA-256 of its own fields *and the previous row's
+hash*, so changing, inserting or deleting any row breaks the chain from there on. Card crops (the
+camera's evidence) are JPEG files named by their SHA-256; the row holds that name, so a changed image
+is caught as well. Updates and deletes are refused by triggers: the journal is append-only.
+
+Write before move: the dealer journals the *intent* of a motion before it moves, and the *result* after,
+so that after a crash (even ``kill -9``) the journal tells exactly what may have happened.
+
+>>> j = Journal(tmp / "journal.db")                                  # doctest: +SKIP
+>>> r = j.new_round({"game": "hongsi"})                               # doctest: +SKIP
+>>> j.append(r, "card_read", {"index": 0, "label": "H4"}, image=jpeg_bytes)  # doctest: +SKIP
+>>> j.verify().ok                                                      # doctest: +SKIP
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+GENESIS = "0" * 64
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal (
+    seq   INTEGER PRIMARY KEY,
+    round INTEGER NOT NULL,
+    kind  TEXT NOT NULL,
+    t     REAL NOT NULL,
+    data  TEXT NOT NULL,
+    image TEXT,
+    prev  TEXT NOT NULL,
+    hash  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS journal_round ON journal(round, seq);
+CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal
+BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal
+BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
+"""
+
+
+class JournalError(RuntimeError):
+    """The journal cannot be used (unreadable file, unknown round, ...)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One journal entry."""
+
+    seq: int
+    round: int
+    kind: str
+    t: float
+    data: dict[str, Any]
+    image: str | None
+    prev: str
+    hash: str
+
+
+@dataclass
+class VerifyReport:
+    """What :meth:`Journal.verify` found. ``ok`` is true when the chain and every image check out."""
+
+    rows: int = 0
+    images: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def canonical(data: Any) -> str:
+    """The one JSON text of a value that the hash covers (sorted keys, no spaces, UTF-8)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def row_hash(seq: int, round_: int, kind: str, t: float, data_text: str, image: str | None, prev: str) -> str:
+    body = canonical([seq, round_, kind, repr(float(t)), data_text, image or "", prev])
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+class Journal:
+    """An append-only hash-chained journal in ``path`` (SQLite) with images in ``path.parent/images``.
+
+    Thread-safe; several processes may append to the same file (each append is one IMMEDIATE
+    transaction that reads the chain's head and writes the next row).
+    """
+
+    def __init__(self, path: Path | str, images: Path | str | None = None, *, durable: bool = True):
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.images = Path(images) if images is not None else self.path.parent / "images"
+        self.images.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise JournalError(f"{self.path}: not a journal ({exc})") from None
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writing
+    def store_image(self, jpeg: bytes) -> str:
+        """Write a JPEG under its SHA-256 name (idempotent); return the hex digest."""
+        digest = hashlib.sha256(jpeg).hexdigest()
+        target = self.image_path(digest)
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_suffix(f".tmp{os.getpid()}")
+            with open(tmp, "wb") as fh:
+                fh.write(jpeg)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        return digest
+
+    def image_path(self, digest: str) -> Path:
+        return self.images / digest[:2] / f"{digest}.jpg"
+
+    def append(self, round_: int, kind: str, data: dict[str, Any] | None = None,
+               image: bytes | None = None) -> Row:
+        """Append one row (and its image, written first); return it once it is on disk."""
+        digest = self.store_image(image) if image is not None else None
+        text = canonical(data or {})
+        with self._lock:
+            cur = self._db.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                last = cur.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+                seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
+                t = time.time()
+                h = row_hash(seq, round_, kind, t, text, digest, prev)
+                cur.execute("INSERT INTO journal VALUES (?,?,?,?,?,?,?,?)",
+                            (seq, round_, kind, t, text, digest, prev, h))
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+        return Row(seq, round_, kind, t, json.loads(text), digest, prev, h)
+
+    def new_round(self, data: dict[str, Any]) -> int:
+        """Open a round: append its ``round_start`` row and return the new round number."""
+        with self._lock:
+            last = self._db.execute("SELECT MAX(round) FROM journal").fetchone()[0]
+        round_ = (last or 0) + 1
+        self.append(round_, "round_start", {**data, "pid": os.getpid(), "host": os.uname().nodename})
+        return round_
+
+    # ------------------------------------------------------------------ reading
+    def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> Iterator[Row]:
+        with self._lock:
+            fetched = self._db.execute(sql, args).fetchall()
+        for seq, rnd, kind, t, data, image, prev, h in fetched:
+            yield Row(seq, rnd, kind, t, json.loads(data), image, prev, h)
+
+    def rows(self, round_: int | None = None) -> list[Row]:
+        if round_ is None:
+            return list(self._rows("SELECT * FROM journal ORDER BY seq"))
+        return list(self._rows("SELECT * FROM journal WHERE round=? ORDER BY seq", (round_,)))
+
+    def rounds(self) -> list[int]:
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT DISTINCT round FROM journal ORDER BY round")]
+
+    def status(self, round_: int) -> str:
+        """``done``, ``stopped``, ``void`` (the ``round_end`` row's status), ``dealing`` while the
+        process that opened it is alive on this host, else ``interrupted``."""
+        rows = self.rows(round_)
+        if not rows:
+            raise JournalError(f"no round {round_} in {self.path}")
+        for row in reversed(rows):
+            if row.kind == "round_end":
+                return str(row.data.get("status", "done"))
+        owner = next((r for r in reversed(rows) if r.kind in ("round_start", "resumed")), rows[0])
+        pid, host = owner.data.get("pid"), owner.data.get("host")
+        if pid and host == os.uname().nodename and _alive(int(pid)):
+            return "dealing"
+        return "interrupted"
+
+    def last_open_round(self) -> int | None:
+        """The latest round that has not ended (interrupted or still dealing), or None."""
+        for round_ in reversed(self.rounds()):
+            if self.status(round_) in ("interrupted", "dealing"):
+                return round_
+        return None
+
+    # ------------------------------------------------------------------ checking
+    def verify(self) -> VerifyReport:
+        """Check the whole chain (every hash, every link) and every image's content."""
+        report = VerifyReport()
+        prev = GENESIS
+        expected_seq = 1
+        with self._lock:
+            fetched = self._db.execute("SELECT * FROM journal ORDER BY seq").fetchall()
+        for seq, rnd, kind, t, data, image, link, h in fetched:
+            report.rows += 1
+            if seq != expected_seq:
+                report.problems.append(f"row {seq}: expected row {expected_seq} (a row was removed)")
+            expected_seq = seq + 1
+            if link != prev:
+                report.problems.append(f"row {seq}: does not link to the row before it (chain broken)")
+            if row_hash(seq, rnd, kind, t, data, image, link) != h:
+                report.problems.append(f"row {seq} ({kind}, round {rnd}): hash mismatch (the row was changed)")
+            prev = h
+            if image:
+                report.images += 1
+                path = self.image_path(image)
+                if not path.exists():
+                    report.problems.append(f"row {seq}: image {image[:12]}… is missing")
+                elif hashlib.sha256(path.read_bytes()).hexdigest() != image:
+                    report.problems.append(f"row {seq}: image {image[:12]}… was changed")
+        return report
+
+    # ------------------------------------------------------------------ export
+    def export(self, round_: int, out: Path | str) -> Path:
+        """Write what a dispute needs for one round into ``out``: ``record.json`` (the game record),
+        ``journal.jsonl`` (the round's rows with their hashes), and ``images/NNN-<card>.jpg``.
+        Return ``out``. Raise :class:`JournalError` for an unknown round or one without a record."""
+        rows = self.rows(round_)
+        if not rows:
+            raise JournalError(f"no round {round_} in {self.path} (rounds: {self.rounds() or 'none'})")
+        record = next((r.data.get("record") for r in reversed(rows) if r.kind == "round_end"
+                       and r.data.get("record")), None)
+        out = Path(out)
+        (out / "images").mkdir(parents=True, exist_ok=True)
+        with open(out / "journal.jsonl", "w", encoding="utf-8") as fh:
+            for r in rows:
+                fh.write(canonical({"seq": r.seq, "round": r.round, "kind": r.kind, "t": r.t,
+                                    "data": r.data, "image": r.image, "prev": r.prev, "hash": r.hash}) + "\n")
+        for r in rows:
+            if r.image and r.kind == "card_read":
+                src = self.image_path(r.image)
+                name = f"{int(r.data.get('index', 0)):03d}-{r.data.get('label') or 'unread'}-{r.image[:12]}.jpg"
+                if src.exists():
+                    (out / "images" / name).write_bytes(src.read_bytes())
+        if record is not None:
+            (out / "record.json").write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n",
+                                             encoding="utf-8")
+        return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
