@@ -1,0 +1,777 @@
+"""The deal, top to bottom: plan → shuffle → home → for each card: read, rotate, eject, confirm,
+journal → decode the whole deal → announce the first player → the game record.
+
+Using it (the table service and ``hongsi deal`` both do exactly this)::
+
+    from controller.dealer import Dealer, EventOperator
+    dealer = Dealer(rig, camera, reader, journal, config=cfg, voice=voice, panel=lights,
+                    operator=EventOperator())
+    result = dealer.run(game="hongsi", first_seat=None, fair=True, on_event=callback)
+    result.status          # "done" | "stopped" (bad deck: result.problems, .message, .message_zh) | "void"
+    result.record          # the game record of game-record.md, events [] (hands, bottom, preset, deal)
+    result.first_player    # announce.FirstPlayer (seat, card, rule, text_en, text_zh) or None
+    dealer.resume(round_id, on_event=callback)   # after a crash / kill -9: re-read, check, continue
+    dealer.void(round_id)                        # end an interrupted hand (for a re-shuffle)
+    dealer.reveal(round_id) -> proof dict        # after the hand: the fair-deal seed, for verify-deal
+    dealer.estop()                               # from any thread: motors off, the deal pauses
+    Dealer.open_round(journal) -> round id | None  # an interrupted (or still dealing) round
+
+``run(..., round_=rid)`` deals into a round the caller already opened with ``journal.new_round``.
+
+**Events** passed to ``on_event`` (plain dicts, public information only — never a card's identity,
+hands are secret until the hand is over)::
+
+    {"type": "deal_started", "round": r, "game": g, "total": n, "seats": k, "cards_per_seat": [...],
+     "bottom": b, "first_seat": s, "fair": bool, "commitment": hex | None}
+    {"type": "shuffling", "round": r, "passes": p}
+    {"type": "homing", "round": r}
+    {"type": "card_dealt", "round": r, "index": i, "seat": s | None (None = the bottom tray),
+     "total": n, "counts": [cards per seat so far], "unsure": bool}
+    {"type": "double_feed", "round": r, "index": i, "seat": s}       (two cards went to seat s)
+    {"type": "paused", "round": r, "reason": "jam" | "camera" | "mcu" | "link" | "estop" | "fault"
+     | "unreadable" | "mismatch", "message": en, "message_zh": zh}
+    {"type": "resumed", "round": r}
+    {"type": "deal_stopped", "round": r, "message": en, "message_zh": zh, "problems": [...]}
+    {"type": "first_player", "round": r, "seat": s, "seat_label": s + 1, "card": "H4" | None,
+     "rule": ..., "text": en, "text_zh": zh}
+    {"type": "deal_done", "round": r, "status": "done" | "stopped" | "void", "flags": [...]}
+
+The operator: a fault that needs a person (a latched jam, a camera that stays dark, an e-stop) calls
+``operator.attend(problem) -> "resume" | "void"``. :class:`EventOperator` waits for
+``.resolve("resume" | "void")`` from another thread (the service's buttons); :class:`AutoOperator`
+clears after a delay (virtual rig, unattended runs); :class:`ConsoleOperator` asks on the terminal.
+
+**Journal rows** (``kind``: data), written *before* each motion (intent) and *after* it (result):
+``deal_plan``, ``shuffle_intent``/``shuffle_done``, ``home_intent``/``home_done``,
+``card_read`` (index, label, confidence, unsure, probs; image = the evidence crop),
+``rotate_intent``/``rotate_done``, ``eject_intent``/``eject_done`` (index, seat, pulse_ms),
+``double_feed``, ``fault``, ``pause``/``resume_after_pause``, ``interrupted``, ``resumed``,
+``resync``, ``decoded``, ``first_player``, ``reveal``, ``round_end`` (status, record).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from controller import fair_deal
+from controller.announce import FirstPlayer, Voice, first_player
+from controller.camera import Camera, CameraError
+from controller.journal import Journal
+from controller.plan import BOTTOM, Plan, make_plan, rebalance_after_double_feed
+
+OnEvent = Callable[[dict[str, Any]], None]
+
+FRAMES_PER_READ = 3          # frames voted over for one card
+MORE_FRAMES = 6              # extra frames for a card the first vote could not read
+SURE = 0.90                  # below this a read is "unsure" and left to deck decoding
+CAMERA_RETRIES = 4           # fresh-frame attempts before the deal pauses for the operator
+DOUBLE_FEED_FACTOR = 1.7     # a pulse this many times the median is two cards
+
+
+class DealVoided(Exception):
+    """The operator voided the hand."""
+
+
+# ---------------------------------------------------------------------------------------- operator
+class Operator(Protocol):
+    def attend(self, problem: dict[str, Any]) -> str:
+        """A person fixes ``problem`` (message, message_zh, reason); answer ``resume`` or ``void``."""
+
+
+class AutoOperator:
+    """Clears every fault after ``delay`` seconds (the virtual rig; unattended runs). Gives up with
+    ``void`` after ``limit`` problems in one deal."""
+
+    def __init__(self, delay: float = 0.0, limit: int = 50):
+        self.delay, self.limit, self.seen = delay, limit, 0
+
+    def attend(self, problem: dict[str, Any]) -> str:
+        self.seen += 1
+        time.sleep(self.delay)
+        return "resume" if self.seen <= self.limit else "void"
+
+
+class EventOperator:
+    """Waits for :meth:`resolve` from another thread (the service's operator page)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._answer: str | None = None
+        self.problem: dict[str, Any] | None = None
+
+    def attend(self, problem: dict[str, Any]) -> str:
+        with self._cond:
+            self.problem, self._answer = problem, None
+            while self._answer is None:
+                self._cond.wait()
+            answer, self.problem = self._answer, None
+            return answer
+
+    def resolve(self, answer: str = "resume") -> None:
+        if answer not in ("resume", "void"):
+            raise ValueError(f"answer {answer!r}: resume or void")
+        with self._cond:
+            self._answer = answer
+            self._cond.notify_all()
+
+    @property
+    def waiting(self) -> bool:
+        return self.problem is not None
+
+
+class ConsoleOperator:
+    """Asks on the terminal: Enter resumes, ``void`` ends the hand."""
+
+    def attend(self, problem: dict[str, Any]) -> str:
+        import sys
+
+        sys.stderr.write(f"\n{problem['message']}\n{problem['message_zh']}\n"
+                         "Fix it, then press Enter to resume (or type 'void' to end the hand): ")
+        sys.stderr.flush()
+        line = sys.stdin.readline()
+        return "void" if line.strip().lower() == "void" else "resume"
+
+
+# ---------------------------------------------------------------------------------------- results
+@dataclass
+class DealResult:
+    round: int
+    status: str                       # done | stopped | void
+    record: dict[str, Any] | None = None
+    first_player: FirstPlayer | None = None
+    problems: list[str] = field(default_factory=list)
+    message: str = ""
+    message_zh: str = ""
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class DealState:
+    """What the journal says about one round's deal (rebuilt from it after a crash)."""
+
+    round: int
+    plan: Plan
+    reads: dict[int, dict[str, Any]] = field(default_factory=dict)     # index -> card_read data
+    dealt: dict[int, int] = field(default_factory=dict)                # index -> seat (BOTTOM)
+    pending: dict[str, Any] | None = None                              # an eject_intent without result
+    shuffled: bool = False
+    flags: list[str] = field(default_factory=list)
+    pulses: list[float] = field(default_factory=list)
+
+    @property
+    def next_index(self) -> int:
+        return len(self.dealt)
+
+    def counts(self) -> list[int]:
+        c = Counter(s for s in self.dealt.values() if s != BOTTOM)
+        return [c.get(s, 0) for s in range(self.plan.seats)]
+
+    @classmethod
+    def from_journal(cls, journal: Journal, round_: int) -> DealState:
+        rows = journal.rows(round_)
+        plan_row = next((r for r in rows if r.kind == "deal_plan"), None)
+        if plan_row is None:
+            raise ValueError(f"round {round_} has no deal plan in the journal: it cannot be resumed")
+        st = cls(round_, Plan.from_json(plan_row.data["plan"]))
+        for r in rows:
+            d = r.data
+            if r.kind == "shuffle_done":
+                st.shuffled = True
+            elif r.kind == "card_read":
+                st.reads[d["index"]] = {**d, "image": r.image}
+            elif r.kind == "eject_intent":
+                st.pending = d
+            elif r.kind == "eject_done":
+                st.dealt[d["index"]] = d["seat"]
+                if d.get("pulse_ms"):
+                    st.pulses.append(float(d["pulse_ms"]))
+                if st.pending and st.pending["index"] == d["index"]:
+                    st.pending = None
+            elif r.kind == "order":
+                st.plan.order = list(d["order"])
+            elif r.kind == "double_feed":
+                st.flags.append(d["flag"])
+        return st
+
+
+# ---------------------------------------------------------------------------------------- the dealer
+class Dealer:
+    """Deals one hand at a time on a rig, reading every card; see the module's docstring."""
+
+    def __init__(self, rig: Any, camera: Camera, reader: Any, journal: Journal, *, config: Any = None,
+                 voice: Voice | None = None, panel: Any = None, operator: Operator | None = None,
+                 frames_per_read: int = FRAMES_PER_READ, camera_timeout: float = 2.0):
+        self.rig, self.camera, self.reader, self.journal = rig, camera, reader, journal
+        self.config, self.voice, self.panel = config, voice, panel
+        self.operator: Operator = operator or AutoOperator()
+        self.frames_per_read = frames_per_read
+        self.camera_timeout = camera_timeout
+        self._estop = threading.Event()
+        self._motion = ThreadPoolExecutor(1, thread_name_prefix="rig-motion")
+        self._on_event: OnEvent = lambda ev: None
+        self._round = 0
+        self._at: int | str | None = None     # where the turntable points (None: unknown)
+
+    def close(self) -> None:
+        self._motion.shutdown(wait=True)
+
+    # ------------------------------------------------------------------ the flow
+    def run(self, game: str = "hongsi", *, first_seat: int | None = None, fair: bool = True,
+            preset: str | None = None, rules: dict[str, Any] | None = None, on_event: OnEvent | None = None,
+            round_: int | None = None, previous_winner: int | None = None) -> DealResult:
+        """Shuffle and deal one whole hand; return its result (``status`` done, stopped or void)."""
+        plan = make_plan(game, first_seat=first_seat, previous_winner=previous_winner, fair=fair,
+                         preset=preset, rules=rules)
+        if round_ is None:
+            round_ = self.journal.new_round({"game": game, "first_seat": plan.first_seat, "fair_deal": fair})
+        self.journal.append(round_, "deal_plan", {"plan": plan.to_json(), "commitment": plan.commitment})
+        state = DealState(round_, plan)
+        self._begin(state, on_event)
+        self._emit("deal_started", game=game, total=plan.total, seats=plan.seats,
+                   cards_per_seat=list(plan.cards_per_seat), bottom=plan.bottom, first_seat=plan.first_seat,
+                   fair=fair, commitment=plan.commitment)
+        return self._guarded(state, fresh=True)
+
+    def resume(self, round_: int, on_event: OnEvent | None = None) -> DealResult:
+        """Continue an interrupted round from the journal: reconnect, home, re-read the card at the
+        window, check it against the journal, and deal the rest."""
+        state = DealState.from_journal(self.journal, round_)
+        import os
+
+        self.journal.append(round_, "resumed", {"pid": os.getpid(), "host": os.uname().nodename,
+                                                "dealt": state.next_index})
+        self._begin(state, on_event)
+        self._emit("resumed", dealt=state.next_index, total=state.plan.total)
+        return self._guarded(state, fresh=False)
+
+    def void(self, round_: int, reason: str = "voided by the operator") -> DealResult:
+        """End a hand without a record (the cards go back for a re-shuffle)."""
+        self.journal.append(round_, "round_end", {"status": "void", "reason": reason})
+        return DealResult(round_, "void", message=f"Hand {round_} voided: collect every card and deal again.",
+                          message_zh=f"第{round_}局作废：请收回所有牌，重新洗牌发牌。")
+
+    def reveal(self, round_: int) -> dict[str, Any] | None:
+        """After the hand: journal and return the fair-deal proof (seed, commitment, seats)."""
+        state = DealState.from_journal(self.journal, round_)
+        if state.plan.seed is None:
+            return None
+        seats = [state.dealt.get(i, BOTTOM) for i in range(state.plan.total)]
+        proof = fair_deal.make_proof(state.plan.seed, state.plan.cards_per_seat, state.plan.bottom, seats)
+        self.journal.append(round_, "reveal", {"proof": proof})
+        return proof
+
+    def estop(self) -> None:
+        """Emergency stop from any thread: motors off now; the deal pauses for the operator."""
+        self._estop.set()
+        try:
+            self.rig.estop()
+        except Exception:  # noqa: BLE001 - the flag alone stops the deal loop
+            pass
+
+    @staticmethod
+    def open_round(journal: Journal) -> int | None:
+        """The latest round that was interrupted (or is still dealing), if any."""
+        return journal.last_open_round()
+
+    # ------------------------------------------------------------------ steps
+    def _begin(self, state: DealState, on_event: OnEvent | None) -> None:
+        self._round = state.round
+        self._on_event = on_event or (lambda ev: None)
+        self._estop.clear()
+        self._at = None
+
+    def _guarded(self, state: DealState, fresh: bool) -> DealResult:
+        try:
+            if not state.shuffled:
+                self._shuffle(state)
+            self._connect_and_home(state, check_window=not fresh)
+            self._deal_cards(state)
+            return self._finish(state)
+        except DealVoided as exc:
+            result = self.void(state.round, str(exc))
+            self._emit("deal_done", status="void", flags=state.flags)
+            return result
+
+    def _shuffle(self, state: DealState) -> None:
+        passes = int(getattr(self.config, "shuffle_passes", 7))
+        self._emit("shuffling", passes=passes)
+        self._move(state, "shuffle", {"passes": passes}, lambda: self.rig.shuffle(passes))
+        state.shuffled = True
+
+    def _connect_and_home(self, state: DealState, check_window: bool) -> None:
+        self._emit("homing")
+        self._move(state, "home", {}, self.rig.home)
+        self._at = None
+        if check_window or state.pending is not None:
+            self._resync(state)
+
+    def _deal_cards(self, state: DealState) -> None:
+        """The card loop. The next card's read overlaps the rotation to its seat."""
+        plan = state.plan
+        while state.next_index < plan.total:
+            i = state.next_index
+            self._check_estop(state)
+            seat = plan.order[i]
+            rotation = self._rotate_async(state, i, seat)
+            reading = state.reads.get(i) or self._read_card(state, i)
+            self._wait_rotation(state, rotation, i, seat)
+            if reading.get("empty"):
+                state.reads.pop(i, None)
+                return                      # the hopper ran out early: a short deck, decoding names it
+            self._eject(state, i, seat)
+        self._check_leftover(state)
+
+    def _eject(self, state: DealState, i: int, seat: int) -> None:
+        label = state.reads[i].get("label")
+        self.journal.append(state.round, "eject_intent", {"index": i, "seat": seat, "label": label})
+        state.pending = {"index": i, "seat": seat, "label": label}
+        try:
+            evidence = self.rig.eject()
+        except Exception as exc:  # noqa: BLE001 - every rig fault is sorted out below
+            self._rig_fault(state, exc, during=f"ejecting card {i + 1}")
+            return
+        pulse = _pulse_ms(evidence)
+        double = _is_double(exc=None, pulse=pulse, pulses=state.pulses)
+        self._card_out(state, i, seat, pulse)
+        if double:
+            self._double_feed(state, i, seat, pulse)
+
+    def _card_out(self, state: DealState, i: int, seat: int, pulse: float | None, inferred: bool = False) -> None:
+        self.journal.append(state.round, "eject_done", {"index": i, "seat": seat, "pulse_ms": pulse,
+                                                        "inferred": inferred})
+        state.dealt[i] = seat
+        state.pending = None
+        if pulse:
+            state.pulses.append(pulse)
+        self._emit("card_dealt", index=i, seat=None if seat == BOTTOM else seat, total=state.plan.total,
+                   counts=state.counts(), unsure=bool(state.reads.get(i, {}).get("unsure")))
+
+    def _double_feed(self, state: DealState, i: int, seat: int, pulse: float | None) -> None:
+        """Card ``i`` took the unread card behind it along to the same seat. Record that card (identity
+        from deck decoding), keep every seat's count right, and flag the deal for the operator."""
+        j = i + 1
+        if j >= state.plan.total:
+            return
+        new_order = rebalance_after_double_feed(state.plan.order, j, seat)
+        self.journal.append(state.round, "order", {"order": new_order, "reason": f"double feed at card {i + 1}"})
+        state.plan.order = new_order
+        flag = f"double feed: cards {i + 1} and {j + 1} both went to {_where(seat)}"
+        self.journal.append(state.round, "double_feed", {"index": i, "seat": seat, "pulse_ms": pulse,
+                                                         "flag": flag})
+        state.flags.append(flag)
+        ghost = {"index": j, "label": None, "confidence": 0.0, "unsure": True, "probs": None, "ghost": True}
+        self.journal.append(state.round, "card_read", ghost)
+        state.reads[j] = ghost
+        self._emit("double_feed", index=i, seat=None if seat == BOTTOM else seat)
+        self._card_out(state, j, seat, None, inferred=True)
+
+    def _finish(self, state: DealState) -> DealResult:
+        """Deck-consistency decoding, the checks, the first player, the record."""
+        plan = state.plan
+        labels, problems = self._decode(state)
+        hands: list[list[str]] = [[] for _ in range(plan.seats)]
+        bottom: list[str] = []
+        for i in sorted(state.dealt):
+            (bottom if state.dealt[i] == BOTTOM else hands[state.dealt[i]]).append(labels[i] or "?")
+        for s, hand in enumerate(hands):
+            if len(hand) != plan.cards_per_seat[s]:
+                problems.append(f"seat {s + 1} has {len(hand)} cards, not {plan.cards_per_seat[s]}")
+        if len(bottom) != plan.bottom:
+            problems.append(f"the bottom has {len(bottom)} cards, not {plan.bottom}")
+        record: dict[str, Any] = {"game": plan.game, "hands": hands, "bottom": bottom, "events": [],
+                                  "deal": {"round": state.round, "fair": plan.fair, "first_seat": plan.first_seat,
+                                           "commitment": plan.commitment, "flags": list(state.flags)}}
+        if plan.preset:
+            record["preset"] = plan.preset
+        if plan.rules:
+            record["rules"] = dict(plan.rules)
+        if problems:
+            return self._stop(state, problems)
+        fp = first_player(plan.game, hands, bottom, dealer=plan.first_seat)
+        self.journal.append(state.round, "first_player", fp.to_event())
+        self._announce(fp)
+        self.journal.append(state.round, "round_end", {"status": "done", "record": record,
+                                                       "first_player": fp.seat, "flags": state.flags})
+        self._emit("deal_done", status="done", flags=state.flags)
+        return DealResult(state.round, "done", record, fp, flags=list(state.flags),
+                          message=fp.text_en, message_zh=fp.text_zh)
+
+    def _stop(self, state: DealState, problems: list[str]) -> DealResult:
+        message = ("The deal is stopped, not a good deal: " + "; ".join(problems)
+                   + ". Collect every card, check the deck (fix what is named), and deal again.")
+        message_zh = ("发牌已停止，本局无效：" + "；".join(_zh(p) for p in problems)
+                      + "。请收回所有牌，检查整副牌（按上述补齐或取出），然后重新发牌。")
+        self.journal.append(state.round, "round_end", {"status": "stopped", "problems": problems,
+                                                       "message": message})
+        self._emit("deal_stopped", message=message, message_zh=message_zh, problems=problems)
+        self._emit("deal_done", status="stopped", flags=state.flags)
+        if self.voice is not None:
+            self.voice.say("发牌有误，本局作废，请检查牌", "The deal has an error; check the deck.")
+        return DealResult(state.round, "stopped", None, None, problems, message, message_zh, list(state.flags))
+
+    def _announce(self, fp: FirstPlayer) -> None:
+        if self.voice is not None:
+            self.voice.say(fp.text_zh, fp.text_en)
+        if self.panel is not None:
+            try:
+                self.panel.light(fp.seat)
+            except Exception:  # noqa: BLE001 - the LEDs are a courtesy; the event and voice still go out
+                pass
+        try:
+            self.rig.rotate_to(fp.seat)       # the turntable points at the first player
+            self._at = fp.seat
+        except Exception:  # noqa: BLE001
+            self._at = None
+        self._emit("first_player", **{k: v for k, v in fp.to_event().items() if k != "type"})
+
+    # ------------------------------------------------------------------ reading
+    def _read_card(self, state: DealState, i: int) -> dict[str, Any]:
+        """Read the card at the window (voting over frames; more frames if unsure); journal it."""
+        frames = self._frames(state, self.frames_per_read, skip=1)
+        reading = self._vote(frames)
+        if self._empty(reading):
+            return {"index": i, "empty": True}
+        if reading.label is None or reading.confidence < SURE:
+            more = self._frames(state, MORE_FRAMES, skip=0)
+            reading = self._vote(frames + more)
+            frames = frames + more
+        unsure = reading.label is None or reading.confidence < SURE
+        probs = np.asarray(reading.probs, dtype=float)
+        data = {"index": i, "label": reading.label, "confidence": round(float(reading.confidence), 4),
+                "unsure": unsure, "probs": [float(f"{p:.4g}") for p in probs.tolist()]}
+        self.journal.append(state.round, "card_read", data, image=_evidence_jpeg(reading, frames))
+        state.reads[i] = data
+        return data
+
+    def _vote(self, frames: list[Any]) -> Any:
+        images = [f.image for f in frames]
+        if hasattr(self.reader, "read_votes"):
+            return self.reader.read_votes(images)
+        return self.reader.read(images[0], kind="window")
+
+    def _empty(self, reading: Any) -> bool:
+        """The hopper is empty: the rig's card-present sensor says so, or the reader sees no card."""
+        status = self._status()
+        for key in ("hopper", "card_present", "hopper_card"):
+            if key in status and isinstance(status[key], bool):
+                return not status[key]
+        return reading.label is None and not getattr(reading, "crops", None) and float(reading.confidence) == 0.0
+
+    def _frames(self, state: DealState, n: int, skip: int) -> list[Any]:
+        for attempt in range(CAMERA_RETRIES):
+            try:
+                return self.camera.grab(n, timeout=self.camera_timeout, skip=skip)
+            except CameraError as exc:
+                self.journal.append(state.round, "fault", {"kind": "camera", "attempt": attempt + 1,
+                                                           "message": str(exc)})
+                time.sleep(0.1 * (attempt + 1))
+        self._pause(state, "camera", "The camera shows nothing: check its cable and light, then resume.",
+                    "摄像头无画面：请检查连线和灯光，然后继续。")
+        return self._frames(state, n, skip)
+
+    def _check_leftover(self, state: DealState) -> None:
+        """After the last planned card the hopper must be empty; a card left over is an extra card."""
+        i = state.plan.total
+        reading = self._read_card(state, i)
+        if reading.get("empty"):
+            state.reads.pop(i, None)
+
+    # ------------------------------------------------------------------ motion
+    def _move(self, state: DealState, what: str, data: dict[str, Any], action: Callable[[], Any]) -> Any:
+        """Write before move: the intent row, the motion, the result row (retrying after rig faults)."""
+        while True:
+            self.journal.append(state.round, f"{what}_intent", data)
+            try:
+                result = action()
+            except Exception as exc:  # noqa: BLE001
+                self._rig_fault(state, exc, during=what, resync=False)
+                continue
+            self.journal.append(state.round, f"{what}_done", {**data, "result": _plain(result)})
+            return result
+
+    def _rotate_async(self, state: DealState, i: int, seat: int) -> Future[Any] | None:
+        if self._at == seat:
+            return None
+        target: int | str = "bottom" if seat == BOTTOM else seat
+        self.journal.append(state.round, "rotate_intent", {"index": i, "seat": seat})
+        self._at = None
+        return self._motion.submit(self.rig.rotate_to, target)
+
+    def _wait_rotation(self, state: DealState, fut: Future[Any] | None, i: int, seat: int) -> None:
+        if fut is None:
+            return
+        try:
+            fut.result()
+        except Exception as exc:  # noqa: BLE001
+            self._rig_fault(state, exc, during=f"turning to {_where(seat)}", resync=False)
+            fut = self._rotate_async(state, i, seat)
+            self._wait_rotation(state, fut, i, seat)
+            return
+        self.journal.append(state.round, "rotate_done", {"index": i, "seat": seat})
+        self._at = seat
+
+    # ------------------------------------------------------------------ faults
+    def _rig_fault(self, state: DealState, exc: BaseException, during: str, resync: bool = True) -> None:
+        """Sort out a rig error. After it, the journal again knows where every card is."""
+        kind = type(exc).__name__
+        self.journal.append(state.round, "fault", {"kind": kind, "during": during, "message": str(exc)})
+        self._at = None
+        if kind == "DoubleFeed" and state.pending is not None:
+            i, seat = state.pending["index"], state.pending["seat"]
+            self._clear_fault()
+            self._card_out(state, i, seat, _pulse_ms(getattr(exc, "evidence", None)) or None)
+            self._double_feed(state, i, seat, None)
+            return
+        if kind in ("McuRebooted", "LinkLost"):
+            self._emit("paused", reason="mcu" if kind == "McuRebooted" else "link",
+                       message=f"The controller board restarted while {during}; re-homing and resuming.",
+                       message_zh="控制板重启，正在重新归位并继续。")
+            self._reconnect(state)
+        elif self._estop.is_set() or kind in ("Jam", "Fault", "EStop", "Estop"):
+            reason = "jam" if kind == "Jam" else ("estop" if self._estop.is_set() else "fault")
+            msg = {"jam": ("A card is jammed in the dealer. Clear it (leave it in the hopper), then resume.",
+                           "发牌器卡牌。请清除卡住的牌（放回牌仓），然后继续。"),
+                   "estop": ("Emergency stop. Make the table safe, then resume.", "急停。确认安全后继续。"),
+                   "fault": (f"The rig reported a fault while {during}: {exc}. Fix it, then resume.",
+                             f"发牌机故障：{exc}。排除后继续。")}[reason]
+            self._pause(state, reason, *msg)
+            self._clear_fault()
+        else:
+            self._pause(state, "fault", f"Unexpected rig error while {during}: {exc}. Check the rig, then resume.",
+                        f"发牌机异常：{exc}。检查后继续。")
+            self._reconnect(state)
+        if resync:
+            self._move(state, "home", {}, self.rig.home)
+            self._resync(state)
+
+    def _reconnect(self, state: DealState) -> None:
+        for attempt in range(5):
+            try:
+                self.rig.connect()
+                self.journal.append(state.round, "reconnected", {"attempt": attempt + 1})
+                self._move(state, "home", {}, self.rig.home)
+                return
+            except Exception as exc:  # noqa: BLE001
+                self.journal.append(state.round, "fault", {"kind": type(exc).__name__, "during": "reconnect",
+                                                           "message": str(exc)})
+                time.sleep(0.2 * (attempt + 1))
+        self._pause(state, "link", "The rig does not answer. Check its USB cable and power, then resume.",
+                    "发牌机无响应：请检查 USB 线和电源，然后继续。")
+        self._reconnect(state)
+
+    def _clear_fault(self) -> None:
+        try:
+            self.rig.clear_fault()
+        except Exception:  # noqa: BLE001 - a rig without a latched fault may refuse; harmless
+            pass
+
+    def _resync(self, state: DealState) -> None:
+        """After an eject whose outcome is unknown (crash, reboot, jam): re-read the window and compare
+        it with the journal. The same card still there: it did not leave. Another card (or none): it
+        went to the seat the turntable was pointing at."""
+        pending = state.pending
+        i = pending["index"] if pending else state.next_index
+        known = state.reads.get(i)
+        state.reads.pop(i, None)
+        now = self._read_card_at(state, i)
+        if pending is None:
+            if known and known.get("label") and now.get("label") and now["label"] != known["label"]:
+                self._mismatch(state, i, known, now)
+                return
+            self.journal.append(state.round, "resync", {"index": i, "outcome": "in the hopper",
+                                                        "label": now.get("label")})
+            return
+        same = (not now.get("empty") and known is not None and now.get("label") is not None
+                and now.get("label") == known.get("label"))
+        if same and not self._left_by_counter(state):
+            state.reads[i] = {**now, "index": i}
+            self.journal.append(state.round, "resync", {"index": i, "outcome": "did not leave",
+                                                        "label": now.get("label")})
+            state.pending = None
+            return
+        # card i left to the seat it was ejected towards; what we see now is card i+1 (or nothing)
+        if known is not None:
+            state.reads[i] = known
+        self.journal.append(state.round, "resync", {"index": i, "outcome": "left", "seat": pending["seat"]})
+        self._card_out(state, i, pending["seat"], None, inferred=True)
+        j = i + 1
+        if not now.get("empty"):
+            now = {**now, "index": j}
+            self.journal.append(state.round, "card_read", {k: v for k, v in now.items() if k != "image"})
+            state.reads[j] = now
+
+    def _read_card_at(self, state: DealState, i: int) -> dict[str, Any]:
+        """A read for a check: not journalled as card ``i`` until the check says whose it is."""
+        frames = self._frames(state, self.frames_per_read + 2, skip=1)
+        reading = self._vote(frames)
+        if self._empty(reading):
+            return {"index": i, "empty": True}
+        probs = np.asarray(reading.probs, dtype=float)
+        return {"index": i, "label": reading.label, "confidence": round(float(reading.confidence), 4),
+                "unsure": reading.label is None or reading.confidence < SURE,
+                "probs": [float(f"{p:.4g}") for p in probs.tolist()]}
+
+    def _left_by_counter(self, state: DealState) -> bool:
+        """Two copies of a card (two decks) look alike: ask the rig's exit counter, if it has one."""
+        if state.plan.deck.decks == 1:
+            return False
+        status = self._status()
+        for key in ("cards_out", "ejected", "exits"):
+            if isinstance(status.get(key), int):
+                return bool(status[key] > len(state.dealt) + int(status.get("cards_out_base", 0)))
+        return False
+
+    def _mismatch(self, state: DealState, i: int, known: dict[str, Any], now: dict[str, Any]) -> None:
+        self._pause(state, "mismatch",
+                    f"The card at the window ({now['label']}) is not the journal's card {i + 1} "
+                    f"({known['label']}). Were cards moved? Put them back as they were, then resume.",
+                    f"读到的牌（{now['label']}）与记录的第{i + 1}张（{known['label']}）不符。"
+                    "是否动过牌？请复原后继续。")
+        state.reads[i] = known
+        self._resync(state)
+
+    def _pause(self, state: DealState, reason: str, message: str, message_zh: str) -> None:
+        problem = {"reason": reason, "message": message, "message_zh": message_zh}
+        self.journal.append(state.round, "pause", problem)
+        self._emit("paused", **problem)
+        if self.voice is not None:
+            self.voice.say(message_zh, message)
+        answer = self.operator.attend(problem)
+        if answer == "void":
+            raise DealVoided(f"voided by the operator after: {message}")
+        self._estop.clear()
+        self.journal.append(state.round, "resume_after_pause", {"reason": reason})
+        self._emit("resumed")
+
+    def _check_estop(self, state: DealState) -> None:
+        if self._estop.is_set():
+            self._pause(state, "estop", "Emergency stop. Make the table safe, then resume.",
+                        "急停。确认安全后继续。")
+            self._clear_fault()
+            self._move(state, "home", {}, self.rig.home)
+            self._at = None
+
+    # ------------------------------------------------------------------ decoding
+    def _decode(self, state: DealState) -> tuple[list[str | None], list[str]]:
+        """Deck-consistency decoding over every card read; the problems it finds, named."""
+        from vision.decode import decode_deal
+
+        from vision.labels import LABELS
+
+        n_read = max(state.reads) + 1 if state.reads else 0
+        uniform = [1.0 / len(LABELS)] * len(LABELS)
+        probs = np.array([state.reads[i].get("probs") or uniform if i in state.reads else uniform
+                          for i in range(n_read)], dtype=float)
+        composition = Counter(str(c) for c in state.plan.deck.cards())
+        result = decode_deal(probs, composition)
+        labels: list[str | None] = list(result.labels)
+        problems: list[str] = []
+        for card in _names(result.missing):
+            problems.append(f"{card} is missing from the deck")
+        for card in _names(result.duplicated):
+            problems.append(f"{card} is in the deck twice")
+        for card in _names(getattr(result, "extra", [])):
+            problems.append(f"{card} is an extra card")
+        if n_read > state.plan.total and not problems:
+            problems.append(f"{n_read - state.plan.total} card(s) too many in the hopper")
+        if n_read < state.plan.total and not problems:
+            problems.append(f"the deck has {n_read} cards, not {state.plan.total}")
+        self.journal.append(state.round, "decoded", {"corrected": _plain(getattr(result, "corrected", [])),
+                                                     "unsure": _plain(getattr(result, "unsure", [])),
+                                                     "problems": problems})
+        return labels, problems
+
+    # ------------------------------------------------------------------ helpers
+    def _status(self) -> dict[str, Any]:
+        try:
+            status = self.rig.status()
+        except Exception:  # noqa: BLE001
+            return {}
+        if isinstance(status, dict):
+            return status
+        return dict(getattr(status, "__dict__", {}))
+
+    def _emit(self, type_: str, **fields: Any) -> None:
+        try:
+            self._on_event({"type": type_, "round": self._round, **fields})
+        except Exception:  # noqa: BLE001 - a display's bug must never stop a deal
+            pass
+
+
+# ---------------------------------------------------------------------------------------- small helpers
+def _pulse_ms(evidence: Any) -> float | None:
+    if evidence is None:
+        return None
+    value = evidence.get("pulse_ms") if isinstance(evidence, dict) else getattr(evidence, "pulse_ms", None)
+    return float(value) if value is not None else None
+
+
+def _is_double(exc: BaseException | None, pulse: float | None, pulses: list[float]) -> bool:
+    if exc is not None:
+        return type(exc).__name__ == "DoubleFeed"
+    if pulse is None or len(pulses) < 3:
+        return False
+    return pulse > DOUBLE_FEED_FACTOR * float(np.median(pulses))
+
+
+def _where(seat: int) -> str:
+    return "the bottom" if seat == BOTTOM else f"seat {seat + 1}"
+
+
+def _names(cards: Any) -> list[str]:
+    if not cards:
+        return []
+    if isinstance(cards, dict):
+        return [str(k) for k, v in cards.items() for _ in range(int(v) if isinstance(v, int) else 1)]
+    return [str(c) for c in cards]
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-able copy of a rig's answer (dataclass, dict, list, number, text)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "__dict__"):
+        return {k: _plain(v) for k, v in vars(value).items() if not k.startswith("_")}
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: _plain(getattr(value, k)) for k in value.__dataclass_fields__}
+    return str(value)
+
+
+def _evidence_jpeg(reading: Any, frames: list[Any]) -> bytes:
+    """The evidence image of a read: the reader's crops side by side, else the first frame."""
+    crops = [c for c in (getattr(reading, "crops", None) or []) if isinstance(c, np.ndarray) and c.size]
+    if crops:
+        h = max(c.shape[0] for c in crops)
+        parts = [_bgr(cv2.resize(c, (max(1, int(c.shape[1] * h / c.shape[0])), h))) for c in crops]
+        image = np.hstack(parts)
+    else:
+        image = frames[0].image
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    return buf.tobytes() if ok else frames[0].to_jpeg()
+
+
+def _bgr(img: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR) if img.ndim == 2 else img
+
+
+_ZH = (("is missing from the deck", "缺少"), ("is in the deck twice", "重复"), ("is an extra card", "多出"))
+
+
+def _zh(problem: str) -> str:
+    for en, zh in _ZH:
+        if problem.endswith(en):
+            return f"{problem[: -len(en)].strip()} {zh}"
+    return problem
