@@ -1,0 +1,415 @@
+"""捉红A (``zhuohonga``): the red-ace holders against the rest; rules digest in ``docs/rules/zhuohonga.md``.
+
+>>> import random
+>>> game = ZhuohongaGame()
+>>> record = game.bot_hand(random.Random(1))
+>>> record["game"], sorted(len(h) for h in record["hands"])
+('zhuohonga', [13, 13, 14, 14])
+>>> sum(record["verdict"]["scores"])
+0
+
+Aces are played face down: until the hand is over (or a 宣红A succeeded) the public view shows a
+played ace as ``?A`` — rank known, suit hidden. The referee sees the real cards of the record.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.cards import CLIMBING_JOKERS, DECKS, Card, parse_card
+from engine.climbing import (
+    ClimbingRules,
+    Hand,
+    TrickPlay,
+    cards_text,
+    choose,
+    err,
+    overrides_of,
+    parse_play_cards,
+)
+from engine.game import Action, DealPlan, Game, State, Violation
+
+H4 = parse_card("H4")
+RED_ACES = (parse_card("HA"), parse_card("DA"))
+RULES = ClimbingRules(CLIMBING_JOKERS, run_top=0, min_runs=(0, 0, 0), bombs=False, joker_pair=True)
+TITLES = ("da_gong", "er_gong", "san_gong", "mo_gong")  # 大贡 二贡 三贡 末贡
+
+
+@dataclass(frozen=True)
+class ZhuohongaSettings:
+    """Every rule tables disagree on, with the source's reading as default (see ``docs/rules/zhuohonga.md``)."""
+
+    extra_cards: Literal["first_two", "last_two"] = "first_two"  # who of the deal order gets 14 cards
+    tian_xuan: bool = False  # 天宣 room: a red ace among a seat's first three cards declares itself
+    you_xuan_bi_gen: bool = False  # 有宣必跟 room: a 宣红A needs no consent
+    fan_xuan: bool = True  # 反宣 allowed
+    aces_face_down: bool = True  # aces are played face down until the end (or a successful 宣)
+    first_lead_h4: bool = False  # the first play must contain ♥4 (not only be made by its holder)
+    base: int = 1  # points are multiplied by this
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.base, int) or self.base < 1:
+            raise ValueError("setting base must be a whole number ≥ 1")
+
+
+PRESETS = {"hebei": ZhuohongaSettings(),
+           "hebei-tianxuan": ZhuohongaSettings(tian_xuan=True),
+           "hebei-youxuanbigen": ZhuohongaSettings(you_xuan_bi_gen=True)}
+
+
+def hidden(card: Card) -> str:
+    return "?A" if card.rank == "A" else str(card)
+
+
+class ZhuohongaState(State):
+    def __init__(self, hands: list[list[Card]], bottom: list[Card], settings: ZhuohongaSettings):
+        self.s = settings
+        self.n = len(hands)
+        self.dealt = [list(h) for h in hands]
+        self.hands = [Hand(RULES, h) for h in hands]
+        self.ace_holder = {ace: next((i for i, h in enumerate(hands) if ace in h), None) for ace in RED_ACES}
+        self.red = sorted({s for s in self.ace_holder.values() if s is not None})
+        self.others = [i for i in range(self.n) if i not in self.red]
+        self.h4 = next((i for i, h in enumerate(hands) if H4 in h), 0)
+        self.trick = TrickPlay(RULES, self.hands, self.h4)
+        self.started = False
+        self.xuan: str | None = None  # None, "pending", "xuan", "du_xuan", "refused"
+        self.xuan_by: int | None = None
+        self.tian = False
+        self.fan: set[int] = set()
+        self.history: list[Action] = []
+        self.over = False
+        if settings.tian_xuan:
+            early = [i for i, h in enumerate(hands) if any(a in h[:3] for a in RED_ACES)]
+            if early:
+                self.tian = True
+                self.xuan_by = early[0]
+                self.xuan = "du_xuan" if len(self.red) == 1 else "xuan"
+
+    # ------------------------------------------------------------------ sides and declarations
+    @property
+    def xuan_ok(self) -> bool:
+        return self.xuan in ("xuan", "du_xuan")
+
+    @property
+    def fan_ok(self) -> bool:
+        return self.xuan_ok and bool(self.others) and self.fan >= set(self.others)
+
+    def _partner_of(self, seat: int) -> int | None:
+        return next((s for s in self.red if s != seat), None)
+
+    def current_player(self) -> int | None:
+        if self.over:
+            return None
+        if self.xuan == "pending":
+            return self._partner_of(self.xuan_by)  # type: ignore[arg-type]
+        return self.trick.turn
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.over:
+            return []
+        out: list[Action] = []
+        if self.xuan == "pending":
+            if seat == self.current_player():
+                out += [{"seat": seat, "action": "xuan_consent"}, {"seat": seat, "action": "xuan_refuse"}]
+            return out
+        if not self.started:
+            if self.xuan is None and seat in self.red:
+                out.append({"seat": seat, "action": "xuan"})
+            if self.s.fan_xuan and self.xuan_ok and seat in self.others and seat not in self.fan:
+                out.append({"seat": seat, "action": "fan_xuan"})
+        if seat == self.trick.turn:
+            hand = self.hands[seat]
+            plays = [hand.pick(c) for c in self.trick.options(seat)]
+            if self._must_show_h4():
+                plays = [p if H4 in p else p[:-1] + [H4] for p in plays if p[0].rank == "4"]
+            out += [{"seat": seat, "action": "play", "cards": cards_text(p)} for p in plays]
+            if self.trick.beat is not None:
+                out.append({"seat": seat, "action": "pass"})
+        return out
+
+    def _must_show_h4(self) -> bool:
+        return self.s.first_lead_h4 and not self.started and H4 in self.hands[self.trick.turn]
+
+    # ------------------------------------------------------------------ the referee
+    def judge(self, action: Action) -> list[Violation]:
+        seat, kind = action.get("seat"), action.get("action")
+        if self.over:
+            return err("finished", "the hand is over", "本局已结束")
+        if not isinstance(seat, int) or not 0 <= seat < self.n:
+            return err("turn", f"no seat {seat!r}", f"没有座位 {seat!r}")
+        handler = {"xuan": self._xuan, "xuan_consent": self._answer, "xuan_refuse": self._answer,
+                   "fan_xuan": self._fan_xuan, "play": self._play, "pass": self._pass}.get(kind)  # type: ignore[arg-type]
+        if handler is None:
+            return err("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")
+        if self.xuan == "pending" and kind not in ("xuan_consent", "xuan_refuse"):
+            due = self.current_player()
+            return err("turn", f"seat {due} must first answer the 宣红A", f"须先由{due}号位回应宣红A")
+        return handler(seat, action)
+
+    def _log(self, action: Action) -> list[Violation]:
+        self.history.append(dict(action))
+        return []
+
+    def _xuan(self, seat: int, action: Action) -> list[Violation]:
+        if self.started:
+            return err("phase", "宣红A only before the first play", "宣红A只能在首次出牌之前")
+        if seat not in self.red:
+            return err("xuan", f"seat {seat} holds no red ace", f"{seat}号位没有红A")
+        if self.xuan is not None:
+            return err("xuan", "宣红A was already declared this hand", "本局已宣过红A")
+        self.xuan_by = seat
+        if len(self.red) == 1:
+            self.xuan = "du_xuan"
+        elif self.s.you_xuan_bi_gen:
+            self.xuan = "xuan"
+        else:
+            self.xuan = "pending"
+        return self._log(action)
+
+    def _answer(self, seat: int, action: Action) -> list[Violation]:
+        if self.xuan != "pending":
+            return err("xuan", "no 宣红A is waiting for an answer", "没有待回应的宣红A")
+        if seat != self.current_player():
+            due = self.current_player()
+            return err("xuan", f"only seat {due}, the other red ace, answers the 宣红A",
+                       f"只有持另一张红A的{due}号位可回应宣红A")
+        self.xuan = "xuan" if action["action"] == "xuan_consent" else "refused"
+        return self._log(action)
+
+    def _fan_xuan(self, seat: int, action: Action) -> list[Violation]:
+        if self.started:
+            return err("phase", "反宣 only before the first play", "反宣只能在首次出牌之前")
+        if not self.s.fan_xuan:
+            return err("fan_xuan", "反宣 is not played at this table", "本桌不玩反宣")
+        if not self.xuan_ok:
+            return err("fan_xuan", "反宣 answers a successful 宣红A", "反宣须在宣红A成功之后")
+        if seat not in self.others:
+            return err("fan_xuan", f"seat {seat} is on the red-ace side", f"{seat}号位是红A一方")
+        if seat in self.fan:
+            return err("fan_xuan", f"seat {seat} already declared 反宣", f"{seat}号位已反宣")
+        self.fan.add(seat)
+        return self._log(action)
+
+    def _play(self, seat: int, action: Action) -> list[Violation]:
+        if seat != self.trick.turn:
+            return err("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
+                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)")
+        cards = parse_play_cards(action)
+        if cards and isinstance(cards[0], Violation):
+            return cards  # type: ignore[return-value]
+        combo, v = self.trick.check_play(seat, cards)  # type: ignore[arg-type]
+        if combo is None:
+            return v
+        if self._must_show_h4() and H4 not in cards:
+            return err("lead", "the first play must contain ♥4", "首次出牌必须包含红桃4")
+        self.trick.play(seat, cards, combo)  # type: ignore[arg-type]
+        self.started = True
+        self.over = self._decided()
+        return self._log(action)
+
+    def _pass(self, seat: int, action: Action) -> list[Violation]:
+        if seat != self.trick.turn:
+            return err("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
+                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)")
+        if v := self.trick.check_pass():
+            return v
+        self.trick.pass_(seat)
+        return self._log(action)
+
+    def _decided(self) -> bool:
+        out = self.trick.out
+        if not out:
+            return False
+        if self.xuan == "du_xuan":
+            return True  # 独宣: decided by who takes 大贡
+        return all(s in out for s in self.red) or all(s in out for s in self.others)
+
+    # ------------------------------------------------------------------ results
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def multiplier(self) -> int:
+        return (2 if self.xuan_ok else 1) * (2 if self.fan_ok else 1)
+
+    def ranking(self) -> list[int]:
+        """Every seat by finishing place: those out in order, then those still holding cards, fewer
+        cards first, ties in play order from the last seat out."""
+        out = list(self.trick.out)
+        start = out[-1] if out else self.h4
+        rest = [(start + k) % self.n for k in range(1, self.n + 1)]
+        rest = [s for s in rest if s not in out]
+        return out + sorted(rest, key=lambda s: len(self.hands[s]))
+
+    def outcome(self) -> tuple[str, list[int]] | None:
+        """``(outcome, winners)`` once the hand is over."""
+        if not self.over:
+            return None
+        place = {s: i for i, s in enumerate(self.ranking())}
+        first = self.trick.out[0]
+        if len(self.red) == 1:
+            loner = self.red[0]
+            if first == loner:
+                return "shi_ling", [loner]
+            if self.xuan == "du_xuan" or place[loner] == self.n - 1:
+                return "lost_alone", list(self.others)
+            return "draw", []
+        if len(self.red) == 2 and len(self.others) == 2:
+            side = self.red if first in self.red else self.others
+            mate = next(s for s in side if s != first)
+            if place[mate] <= 2 and mate in self.trick.out:
+                return "wu_ling", list(side)
+            return "draw", []
+        return "draw", []  # no red ace dealt (not a full deal): nothing to play for
+
+    def returns(self) -> list[int] | None:
+        result = self.outcome()
+        if result is None:
+            return None
+        name, winners = result
+        unit = 5 * self.multiplier() * self.s.base
+        scores = [0] * self.n
+        if name in ("shi_ling", "lost_alone"):
+            loner = self.red[0]
+            sign = 1 if name == "shi_ling" else -1
+            for s in range(self.n):
+                scores[s] = sign * unit * len(self.others) if s == loner else -sign * unit
+        elif name == "wu_ling":
+            scores = [unit if s in winners else -unit for s in range(self.n)]
+        return scores
+
+    def verdict(self) -> dict[str, Any]:
+        result = self.outcome()
+        ranking = self.ranking() if self.over else None
+        return {
+            "game": "zhuohonga",
+            "red_aces": {str(a): s for a, s in self.ace_holder.items()},
+            "teams": [list(self.red), list(self.others)],
+            "h4_holder": self.h4,
+            "xuan": self.xuan,
+            "xuan_by": self.xuan_by,
+            "tian_xuan": self.tian,
+            "fan_xuan": self.fan_ok,
+            "fan_xuan_by": sorted(self.fan),
+            "multiplier": self.multiplier(),
+            "leader": self.h4 if self.started else None,
+            "finishing_order": list(self.trick.out),
+            "titles": dict(zip(TITLES, ranking, strict=True)) if ranking and self.n == 4 else None,
+            "outcome": result[0] if result else None,
+            "finished": self.over,
+            "first_out": self.trick.out[0] if self.over else None,
+            "winners": result[1] if result else None,
+            "scores": self.returns(),
+            "next_first_seat": ranking[-1] if ranking else None,  # 末贡 is dealt first next hand
+        }
+
+    def public_view(self, seat: int | None = None) -> dict[str, Any]:
+        reveal = self.over or self.xuan_ok or not self.s.aces_face_down
+        show = str if reveal else hidden
+        history = []
+        for a in self.history:
+            a = dict(a)
+            if "cards" in a:
+                a["cards"] = [show(parse_card(c)) for c in a["cards"]]
+            history.append(a)
+        view: dict[str, Any] = {
+            "game": "zhuohonga",
+            "to_act": self.current_player(),
+            "started": self.started,
+            "counts": [len(h) for h in self.hands],
+            "h4_holder": self.h4,
+            "xuan": self.xuan,
+            "xuan_by": self.xuan_by,
+            "fan_xuan_by": sorted(self.fan),
+            "multiplier": self.multiplier(),
+            "history": history,
+            "trick": self.trick.public(show),
+            "red_side": list(self.red) if (self.over or self.xuan_ok) else None,
+        }
+        if seat is not None:
+            view["seat"] = seat
+            view["hand"] = cards_text(self.hands[seat].cards())
+        if self.over:
+            view["verdict"] = self.verdict()
+        return view
+
+
+class ZhuohongaGame(Game):
+    name = "zhuohonga"
+    settings_type = ZhuohongaSettings
+    presets = PRESETS
+    default_preset = "hebei"
+
+    def deal_plan(self, settings: ZhuohongaSettings) -> DealPlan:
+        per = (14, 14, 13, 13) if settings.extra_cards == "first_two" else (13, 13, 14, 14)
+        return DealPlan(seats=4, cards_per_seat=per, bottom=0, deck=DECKS["zhuohonga"])
+
+    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: ZhuohongaSettings) -> ZhuohongaState:
+        return ZhuohongaState(hands, bottom, settings)
+
+    def deal(self, rng: random.Random, settings: ZhuohongaSettings, first_seat: int = 0) -> list[list[Card]]:
+        """Shuffle and deal one card at a time from ``first_seat`` on; hands in the order dealt."""
+        deck = DECKS["zhuohonga"].cards()
+        rng.shuffle(deck)
+        per = self.deal_plan(settings).cards_per_seat
+        hands: list[list[Card]] = [[] for _ in range(4)]
+        it = iter(deck)
+        for round_ in range(14):
+            for k in range(4):
+                if round_ < per[k]:
+                    hands[(first_seat + k) % 4].append(next(it))
+        return hands
+
+    def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: ZhuohongaSettings | None = None,
+                 first_seat: int = 0) -> dict[str, Any]:
+        s = settings or self.settings()
+        first_seat %= 4
+        hands = self.deal(rng, s, first_seat)
+        state = self.new_state(hands, [], s)
+        events: list[Action] = []
+
+        def act(a: Action) -> None:
+            violations = state.judge(a)
+            assert not violations, (a, violations)
+            events.append(a)
+
+        if state.xuan is None and state.red and rng.random() < 0.3:
+            act({"seat": rng.choice(state.red), "action": "xuan"})
+            if state.xuan == "pending":
+                answer = "xuan_consent" if rng.random() < 0.6 else "xuan_refuse"
+                act({"seat": state.current_player(), "action": answer})
+        if state.xuan_ok and s.fan_xuan:
+            for seat in state.others:
+                if rng.random() < 0.5:
+                    act({"seat": seat, "action": "fan_xuan"})
+        trick = state.trick
+        while not state.over:
+            seat = trick.turn
+            combo = choose(RULES, trick.options(seat), trick.beat, rng, bot)
+            if combo is None:
+                act({"seat": seat, "action": "pass"})
+                continue
+            cards = state.hands[seat].pick(combo)
+            if state._must_show_h4():
+                if combo.top != 0:
+                    combo = choose(RULES, [c for c in trick.options(seat) if c.top == 0], None, rng, bot)
+                    assert combo is not None
+                    cards = state.hands[seat].pick(combo)
+                if H4 not in cards:
+                    cards = cards[:-1] + [H4]
+            act({"seat": seat, "action": "play", "cards": cards_text(cards)})
+        verdict = state.verdict()
+        verdict["violations"] = []
+        return {
+            "game": self.name,
+            "preset": self.default_preset,
+            "rules": overrides_of(s, self.presets[self.default_preset]),
+            "hands": [cards_text(h) for h in hands],
+            "bottom": [],
+            "events": events,
+            "first_seat": first_seat,
+            "verdict": verdict,
+            "next_first_seat": verdict["next_first_seat"],
+        }
