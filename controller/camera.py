@@ -36,8 +36,8 @@ class CameraError(RuntimeError):
 
 @dataclass
 class Frame:
-    """One camera frame: the decoded image (BGR), the JPEG it came from (if any), the stream's sequence
-    number and the time it was received (``time.monotonic()``)."""
+    """One camera frame: the decoded image (BGR), the JPEG it came from (if any), its number in this
+    session and the time it was received (``time.monotonic()``)."""
 
     image: np.ndarray
     jpeg: bytes | None
@@ -79,12 +79,16 @@ class _Latest:
         self.data: bytes | np.ndarray | None = None
         self.seq = 0
         self.t = 0.0
+        self.tag: int | None = None
         self.error: str | None = None
 
-    def put(self, data: bytes | np.ndarray, seq: int | None = None) -> None:
+    def put(self, data: bytes | np.ndarray, tag: int | None = None) -> None:
+        """A new frame; ``tag`` is the source's own sequence header (the virtual rig's grows each time
+        the hopper changes), kept as :attr:`tag`; frames are told apart by a local counter."""
         with self.cond:
             self.data = data
-            self.seq = seq if seq is not None else self.seq + 1
+            self.seq += 1
+            self.tag = tag
             self.t = time.monotonic()
             self.cond.notify_all()
 
@@ -121,8 +125,8 @@ def _decode(data: bytes | np.ndarray, seq: int, t: float) -> Frame:
 
 class MJPEGCamera(Camera):
     """An MJPEG (multipart/x-mixed-replace) stream over HTTP, read by a background thread that
-    reconnects after a dropout. A part header whose name contains ``seq`` (e.g. ``X-Frame-Seq``) gives
-    the frame's sequence number; without one, frames are counted."""
+    reconnects after a dropout. A part header whose name contains ``seq`` (e.g. ``X-Frame-Seq``) is
+    kept as the latest frame's ``tag``."""
 
     def __init__(self, url: str, *, connect_timeout: float = 5.0):
         self.url = url
@@ -190,8 +194,8 @@ class MJPEGCamera(Camera):
                 data = resp.read(int(length))
                 if len(data) < int(length):
                     return
-                seq = next((int(v) for k, v in headers.items() if "seq" in k and v.strip().isdigit()), None)
-                self._latest.put(data, seq)
+                tag = next((int(v) for k, v in headers.items() if "seq" in k and v.strip().isdigit()), None)
+                self._latest.put(data, tag)
         finally:
             conn.close()
             self._conn = None

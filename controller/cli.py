@@ -19,6 +19,8 @@ vision_app = typer.Typer(help="Card recognition.", no_args_is_help=True)
 config_app = typer.Typer(help="The rig's configuration.", no_args_is_help=True)
 app.add_typer(vision_app, name="vision")
 app.add_typer(config_app, name="config")
+log_app = typer.Typer(help="The journal: verify the hash chain, export a round for a dispute.", no_args_is_help=True)
+app.add_typer(log_app, name="log")
 
 err = Console(stderr=True)
 
@@ -108,9 +110,70 @@ def deal(
     game: Annotated[str, typer.Option()] = "hongsi",
     first_seat: Annotated[int | None, typer.Option(help="the first seat to receive a card")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the game record on standard output")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="finish the interrupted hand")] = False,
+    void: Annotated[bool, typer.Option("--void", help="end the interrupted hand (re-shuffle)")] = False,
+    fair: Annotated[bool | None, typer.Option("--fair/--no-fair", help="seats from a CSPRNG (default: config)")
+                    ] = None,
+    journal: Annotated[Path | None, typer.Option(help="the journal (default: DATA_DIR/journal.db)")] = None,
+    config: Annotated[Path | None, typer.Option(help="config file")] = None,
+    unattended: Annotated[bool, typer.Option("--unattended", help="clear faults without asking")] = False,
+    frames: Annotated[int, typer.Option(min=1, max=15, help="camera frames voted per card")] = 3,
 ) -> None:
     """One whole shuffle and deal on a rig (real or virtual)."""
-    raise not_built("deal")
+    from controller.deal_command import CommandError, run_deal
+
+    try:
+        code = run_deal(serial=serial, camera=camera, game=game, first_seat=first_seat, as_json=as_json,
+                        resume=resume, void=void, fair=fair, journal=journal, config=config,
+                        unattended=unattended, frames=frames)
+    except CommandError as exc:
+        raise fail(str(exc), exc.code) from None
+    raise typer.Exit(code)
+
+
+@app.command("verify-deal")
+def verify_deal(file: Annotated[Path, typer.Argument(help="a record with deal.proof, a proof, or an export")]
+                ) -> None:
+    """Check that a fair deal's seats followed the seed it committed to before the deal."""
+    from controller.deal_command import CommandError
+    from controller.deal_command import verify_deal as check
+
+    try:
+        code = check(file)
+    except CommandError as exc:
+        raise fail(str(exc), exc.code) from None
+    raise typer.Exit(code)
+
+
+@log_app.command("verify")
+def log_verify(journal: Annotated[Path | None, typer.Option(help="the journal (default: DATA_DIR/journal.db)")
+                                  ] = None,
+               config: Annotated[Path | None, typer.Option(help="config file")] = None) -> None:
+    """Check the journal's hash chain and every evidence image."""
+    from controller.deal_command import CommandError
+    from controller.deal_command import log_verify as check
+
+    try:
+        code = check(journal, config)
+    except CommandError as exc:
+        raise fail(str(exc), exc.code) from None
+    raise typer.Exit(code)
+
+
+@log_app.command("export")
+def log_export(round_: Annotated[int, typer.Argument(metavar="ROUND", help="the round number")],
+               out: Annotated[Path | None, typer.Option(help="folder to write (default: round-N)")] = None,
+               journal: Annotated[Path | None, typer.Option(help="the journal")] = None,
+               config: Annotated[Path | None, typer.Option(help="config file")] = None) -> None:
+    """Write a round's game record, its journal rows and its evidence images (for a dispute)."""
+    from controller.deal_command import CommandError
+    from controller.deal_command import log_export as export
+
+    try:
+        code = export(round_, out, journal, config)
+    except CommandError as exc:
+        raise fail(str(exc), exc.code) from None
+    raise typer.Exit(code)
 
 
 # ---------------------------------------------------------------- the service

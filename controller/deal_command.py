@@ -1,0 +1,241 @@
+"""What ``hongsi deal``, ``hongsi log`` and ``hongsi verify-deal`` do (the CLI stays a thin wrapper).
+
+``hongsi deal`` builds the real parts — the serial rig, the camera, the card reader, the journal, the
+voice — hands them to :class:`controller.dealer.Dealer`, and shows a progress bar per card.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+class CommandError(Exception):
+    """One clear line for the user; ``code`` is the exit status."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+def journal_path(journal: Path | None, config: Path | None = None) -> Path:
+    if journal is not None:
+        return Path(journal).expanduser()
+    from controller.config import ConfigError, load_config
+
+    try:
+        cfg = load_config(config)
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from None
+    return Path(cfg.data_dir).expanduser() / "journal.db"
+
+
+def open_journal(path: Path, must_exist: bool = False) -> Any:
+    from controller.journal import Journal, JournalError
+
+    if must_exist and not path.exists():
+        raise CommandError(f"no journal at {path} (give --journal PATH)")
+    try:
+        return Journal(path)
+    except JournalError as exc:
+        raise CommandError(str(exc)) from None
+
+
+# ---------------------------------------------------------------------------------------- hongsi deal
+def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_json: bool, resume: bool,
+             void: bool, fair: bool | None, journal: Path | None, config: Path | None, unattended: bool,
+             frames: int) -> int:
+    """The whole ``hongsi deal``; return the exit status (0 a good deal, 3 a stopped or voided one)."""
+    from controller.announce import Voice
+    from controller.camera import CameraError, open_camera
+    from controller.config import ConfigError, load_config
+    from controller.dealer import AutoOperator, ConsoleOperator, Dealer
+    from engine.cards import DECKS
+
+    try:
+        cfg = load_config(config)
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from None
+    if game not in DECKS:
+        raise CommandError(f"unknown game {game!r}; known: {', '.join(DECKS)}")
+    jr = open_journal(journal_path(journal, config))
+    out = Console(stderr=True)
+    open_round = jr.last_open_round()
+    if void:
+        if open_round is None:
+            raise CommandError(f"no interrupted hand to void in {jr.path}")
+        result = Dealer(None, None, None, jr).void(open_round, "voided with hongsi deal --void")  # type: ignore[arg-type]
+        out.print(f"{result.message}\n{result.message_zh}")
+        return 0
+    if resume and open_round is None:
+        raise CommandError(f"no interrupted hand to resume in {jr.path}")
+    if not resume and open_round is not None and jr.status(open_round) == "interrupted":
+        raise CommandError(f"hand {open_round} was interrupted: run 'hongsi deal --resume' to finish it "
+                           "or 'hongsi deal --void' to end it (上一局发牌中断：请继续或作废)")
+    rig = _open_rig(serial, cfg)
+    try:
+        cam = open_camera(camera)
+    except CameraError as exc:
+        rig.close()
+        raise CommandError(str(exc)) from None
+    reader = _open_reader()
+    voice = Voice(enabled=cfg.voice, fallback=lambda text: out.print(text))
+    operator = AutoOperator(delay=0.2) if unattended or not sys.stdin.isatty() else ConsoleOperator()
+    dealer = Dealer(rig, cam, reader, jr, config=cfg, voice=voice, panel=_open_panel(cfg), operator=operator,
+                    frames_per_read=frames)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=out, transient=False) as progress:
+        task = progress.add_task("shuffling 洗牌", total=None)
+
+        def on_event(ev: dict[str, Any]) -> None:
+            kind = ev["type"]
+            if kind == "deal_started":
+                progress.update(task, total=ev["total"])
+                if ev.get("commitment"):
+                    progress.console.print(f"fair deal: commitment {ev['commitment']} (公平发牌承诺)")
+            elif kind == "resumed" and "total" in ev:
+                progress.update(task, total=ev["total"], completed=ev["dealt"])
+            elif kind == "card_dealt":
+                where = "bottom 底牌" if ev["seat"] is None else f"seat {ev['seat'] + 1} {ev['seat'] + 1}号"
+                progress.update(task, completed=ev["index"] + 1, description=f"dealing 发牌 → {where}")
+            elif kind in ("paused", "double_feed", "deal_stopped"):
+                msg = ev.get("message") or f"double feed at card {ev['index'] + 1} (双张)"
+                progress.console.print(f"[yellow]{msg}[/yellow]" + (f"\n{ev['message_zh']}" if ev.get("message_zh")
+                                                                    else ""))
+
+        try:
+            if resume:
+                assert open_round is not None
+                result = dealer.resume(open_round, on_event=on_event)
+            else:
+                use_fair = cfg.fair_deal if fair is None else fair
+                result = dealer.run(game, first_seat=first_seat, fair=use_fair, on_event=on_event,
+                                    previous_winner=_previous_winner(jr, game))
+        finally:
+            dealer.close()
+            cam.close()
+            rig.close()
+    voice.close()
+    if result.status != "done":
+        sys.stderr.write(f"hongsi: {result.message}\nhongsi: {result.message_zh}\n")
+        return 3
+    assert result.record is not None and result.first_player is not None
+    proof = dealer.reveal(result.round)   # the hands are printed here, so the seed is no secret any more
+    record = {k: v for k, v in result.record.items() if k != "events"}
+    if proof is not None:
+        record["deal"] = {**record["deal"], "proof": proof}
+    fp = result.first_player
+    out.print(f"[bold]{fp.text_en}[/bold]  {fp.text_zh}")
+    for flag in result.flags:
+        out.print(f"[yellow]check: {flag}[/yellow]")
+    if as_json:
+        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(f"first player: seat {fp.seat} ({fp.text_en} {fp.text_zh}); round {result.round}\n")
+    return 0
+
+
+def _open_rig(serial: str, cfg: Any) -> Any:
+    try:
+        from firmware_bridge import Rig
+    except ImportError as exc:
+        raise CommandError(f"the rig driver is not installed: {exc}") from None
+    try:
+        rig = Rig(serial, angles=list(cfg.servo_angles), bottom_angle=cfg.bottom_angle)
+        rig.connect()
+    except Exception as exc:  # noqa: BLE001 - any failure to reach the rig is one clear line
+        raise CommandError(f"cannot reach the rig on {serial}: {exc}") from None
+    return rig
+
+
+def _open_reader() -> Any:
+    try:
+        from vision.reader import CardReader
+    except ImportError as exc:
+        raise CommandError(f"the card reader is not installed: {exc}") from None
+    return CardReader(threads=1)
+
+
+def _open_panel(cfg: Any) -> Any:
+    """The seat LEDs on a Raspberry Pi; None elsewhere (no GPIO)."""
+    if not Path("/proc/device-tree/model").exists():
+        return None
+    try:
+        from firmware_bridge.panel import SeatLights
+
+        return SeatLights()
+    except Exception:  # noqa: BLE001 - no GPIO here: the voice and the display still announce
+        return None
+
+
+def _previous_winner(journal: Any, game: str) -> int | None:
+    """The seat that deals first by the rules: the previous hand's winner (its verdict's
+    ``next_first_seat``), if the journal has a finished hand of this game."""
+    for round_ in reversed(journal.rounds()):
+        for row in reversed(journal.rows(round_)):
+            if row.kind == "round_end" and row.data.get("status") == "done":
+                rec = row.data.get("record") or {}
+                verdict = row.data.get("verdict") or {}
+                if rec.get("game") == game and isinstance(verdict.get("next_first_seat"), int):
+                    return int(verdict["next_first_seat"])
+    return None
+
+
+# ---------------------------------------------------------------------------------------- hongsi log
+def log_verify(journal: Path | None, config: Path | None) -> int:
+    jr = open_journal(journal_path(journal, config), must_exist=True)
+    report = jr.verify()
+    if report.ok:
+        sys.stdout.write(f"ok: {report.rows} rows, {report.images} images; the chain and every image check out\n")
+        return 0
+    for problem in report.problems:
+        sys.stdout.write(f"FAIL: {problem}\n")
+    sys.stderr.write(f"hongsi: the journal {jr.path} fails verification ({len(report.problems)} problems)\n")
+    return 1
+
+
+def log_export(round_: int, out: Path | None, journal: Path | None, config: Path | None) -> int:
+    from controller.journal import JournalError
+
+    jr = open_journal(journal_path(journal, config), must_exist=True)
+    target = out or Path(f"round-{round_}")
+    try:
+        jr.export(round_, target)
+    except JournalError as exc:
+        raise CommandError(str(exc)) from None
+    has_record = (target / "record.json").exists()
+    sys.stdout.write(f"{target}: journal.jsonl, {len(list((target / 'images').iterdir()))} images"
+                     + (", record.json\n" if has_record else " (the round has no record: it did not finish)\n"))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------- verify-deal
+def verify_deal(file: Path) -> int:
+    """Check a fair deal's proof (a proof, a record holding ``deal.proof``, or an export folder)."""
+    from controller.fair_deal import verify_proof
+
+    path = file / "record.json" if file.is_dir() else file
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CommandError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CommandError(f"{path}: not valid JSON ({exc})") from None
+    proof = obj.get("deal", {}).get("proof") if isinstance(obj, dict) and "deal" in obj else obj
+    if not isinstance(proof, dict) or "seed" not in proof:
+        raise CommandError(f"{path}: no fair-deal proof in it (a round dealt without fair deal, or the seed "
+                           "is not revealed yet)")
+    check = verify_proof(proof)
+    if check.ok:
+        sys.stdout.write(f"ok: every one of the {len(proof['seats'])} cards went where the committed seed "
+                         f"says (commitment {proof['commitment'][:16]}…)\n")
+        return 0
+    for problem in check.problems:
+        sys.stdout.write(f"REJECTED: {problem}\n")
+    sys.stderr.write("hongsi: the deal does not follow its committed seed\n")
+    return 1
