@@ -1,0 +1,365 @@
+"""The table service's HTTP API and pages (FastAPI), as ``shared/spec/interfaces.md`` fixes them.
+
+>>> app = create_app(data_dir=Path("/tmp/hongsi"))     # doctest: +SKIP
+>>> uvicorn.run(app, host="127.0.0.1", port=8000)      # doctest: +SKIP
+
+Who may do what: anyone reads the display, the public state and the live events; a seat token reads
+its own seat and acts for it; the operator token does everything. Without a needed token: 401; with
+the wrong one: 403; bad input: 422 with a clear message (``detail``, and ``detail_zh`` in Chinese).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from controller.service.dispute import replay
+from controller.service.table import ServiceError, TableService
+from controller.service.tokens import Identity
+from engine.cards import CardError, parse_card
+
+log = logging.getLogger("hongsi.service")
+STATIC = Path(__file__).with_name("static")
+bearer = HTTPBearer(auto_error=False, description="the operator token or a seat token")
+Creds = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+RoundId = Annotated[int, PathParam(ge=1, le=2**62, description="the round's number")]
+Seat = Annotated[int, PathParam(ge=0, le=7, description="a seat, from 0 in play order")]
+
+
+# ---------------------------------------------------------------------------------- request bodies
+class NewRound(BaseModel):
+    """``POST /api/rounds``: shuffle and deal a new hand."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: str = Field("hongsi", max_length=32, description="hongsi, wakeng, zhuohonga, gongzhu or shengji")
+    first_seat: int = Field(0, ge=0, le=7, description="the first seat to receive a card")
+    fair_deal: bool = Field(True, description="a committed random seat assignment (see controller.fair_deal)")
+    bots: list[Annotated[int, Field(ge=0, le=7)]] | Literal["all"] | None = Field(
+        None, max_length=8, description="seats played by bots; 'all'; null = every seat without a token")
+    preset: str | None = Field(None, max_length=64)
+    rules: dict[str, bool | int | float | str | None] | None = Field(None, description="setting overrides")
+
+
+class Event(BaseModel):
+    """``POST /api/rounds/{id}/events``: one action (a record event, ``game-record.md``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    seat: int = Field(ge=0, le=7)
+    action: str = Field(min_length=1, max_length=32, pattern=r"^[a-z_]+$")
+    cards: list[str] | None = Field(None, max_length=60)
+    card: str | None = Field(None, max_length=4)
+    target: int | None = Field(None, ge=0, le=7)
+    count: int | None = Field(None, ge=0, le=60)
+
+    @field_validator("cards")
+    @classmethod
+    def _cards(cls, v: list[str] | None) -> list[str] | None:
+        return None if v is None else [_card(c) for c in v]
+
+    @field_validator("card")
+    @classmethod
+    def _card1(cls, v: str | None) -> str | None:
+        return None if v is None else _card(v)
+
+    def to_action(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+class NewToken(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    seat: int = Field(ge=0, le=7)
+
+
+def _card(text: str) -> str:
+    try:
+        return str(parse_card(text))
+    except CardError as exc:
+        raise ValueError(str(exc)) from None
+
+
+# ---------------------------------------------------------------------------------- auth
+def _identity(svc: TableService, creds: HTTPAuthorizationCredentials | None) -> Identity | None:
+    if creds is None or not creds.credentials:
+        return None
+    return svc.tokens.identify(creds.credentials)
+
+
+def _unauthorized(what: str) -> HTTPException:
+    return HTTPException(401, detail=f"{what}: send 'Authorization: Bearer <token>'",
+                         headers={"WWW-Authenticate": "Bearer"})
+
+
+def _check(svc: TableService, creds: HTTPAuthorizationCredentials | None, *, seat: int | None = None,
+           what: str) -> Identity:
+    """Operator always; a seat token only for ``seat``. 401 without a token, 403 with the wrong one."""
+    if creds is None or not creds.credentials:
+        raise _unauthorized(f"{what} needs the operator token" + (" or that seat's token" if seat is not None else ""))
+    ident = svc.tokens.identify(creds.credentials)
+    if ident is not None and (ident.is_operator or (seat is not None and ident.seat == seat)):
+        return ident
+    raise HTTPException(403, detail=f"this token may not {what}")
+
+
+# ---------------------------------------------------------------------------------- the app
+def create_app(service: TableService | None = None, *, data_dir: Path | None = None,
+               base_url: str | None = None, **service_options: Any) -> FastAPI:
+    """The FastAPI app on ``service`` (or a new :class:`TableService` in ``data_dir``)."""
+    owned = service is None
+    if service is None:
+        service = TableService(Path(data_dir or "~/.local/share/hongsi"), **service_options)
+    svc = service
+
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        if owned:
+            svc.close()
+
+    app = FastAPI(title="hongsi table service", version="1.0",
+                  description="Display, seats, live refereeing and the operator's controls of a hongsi table.",
+                  lifespan=lifespan)
+    app.state.service = svc
+
+    # ---------------------------------------------------------------- errors: clear, never a 500
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_req: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": describe_errors(exc.errors()),
+                                                      "detail_zh": "请求有误：" + describe_errors(exc.errors()),
+                                                      "errors": _jsonable_errors(exc.errors())})
+
+    @app.exception_handler(ServiceError)
+    async def _refused(_req: Request, exc: ServiceError) -> JSONResponse:
+        return JSONResponse(status_code=exc.status, content={"detail": exc.message, "detail_zh": exc.message_zh})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_req: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail},
+                            headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _crash(_req: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error")
+        return JSONResponse(status_code=500, content={"detail": f"internal error: {type(exc).__name__}"})
+
+    # ---------------------------------------------------------------- pages
+    @app.get("/", include_in_schema=False)
+    def display() -> FileResponse:
+        return FileResponse(STATIC / "display.html")
+
+    @app.get("/seat", include_in_schema=False)
+    def seat_page() -> FileResponse:
+        return FileResponse(STATIC / "seat.html")
+
+    @app.get("/operator", include_in_schema=False)
+    def operator_page() -> FileResponse:
+        return FileResponse(STATIC / "operator.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    # ---------------------------------------------------------------- public
+    @app.get("/api/health", summary="the service's and the rig's state")
+    def health() -> dict[str, Any]:
+        return svc.status()
+
+    @app.get("/api/rounds", summary="the rounds of this session, newest first (public summaries)")
+    def list_rounds() -> dict[str, Any]:
+        with svc._lock:
+            rounds = sorted(svc.rounds.values(), key=lambda r: -r.id)
+        return {"rounds": [{"id": r.id, "game": r.game.name, "phase": r.phase} for r in rounds[:50]],
+                "current": svc.current.id if svc.current else None}
+
+    @app.get("/api/rounds/{rid}", summary="the public state of a round (never a hidden card)")
+    def public_state(rid: RoundId) -> dict[str, Any]:
+        rnd = svc.get_round(rid)
+        with rnd.lock:
+            return rnd.public()
+
+    @app.get("/api/ledger", summary="the chip ledger: each seat's running total across hands")
+    def ledger() -> dict[str, Any]:
+        return {"ledger": svc.ledger_list()}
+
+    @app.get("/api/events", summary="live public events (server-sent events)",
+             response_class=StreamingResponse)
+    async def events(last_id: Annotated[int | None, Query(ge=0)] = None,
+                     max_events: Annotated[int | None, Query(ge=1, le=100000)] = None,
+                     last_event_id: Annotated[str | None, Header()] = None) -> StreamingResponse:
+        if last_id is None and last_event_id and last_event_id.isdigit():
+            last_id = int(last_event_id)
+        return StreamingResponse(svc.hub.stream(last_id=last_id, max_events=max_events),
+                                 media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    # ---------------------------------------------------------------- seats
+    @app.get("/api/whoami", summary="who a token belongs to")
+    def whoami(creds: Creds) -> dict[str, Any]:
+        if creds is None or not creds.credentials:
+            raise _unauthorized("whoami")
+        ident = _identity(svc, creds)
+        if ident is None:
+            raise HTTPException(403, detail="unknown token")
+        return {"role": ident.role, "seat": ident.seat, "round": svc.current.id if svc.current else None}
+
+    @app.get("/api/rounds/{rid}/seats/{seat}", summary="a seat's own hand (that seat or the operator)")
+    def seat_hand(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, seat=seat, what=f"read seat {seat}'s hand")
+        rnd = svc.get_round(rid)
+        if seat >= rnd.plan.seats:
+            raise ServiceError(404, f"{rnd.game.name} has seats 0..{rnd.plan.seats - 1}", "没有这个座位")
+        with rnd.lock:
+            return rnd.seat_view(seat)
+
+    @app.post("/api/rounds/{rid}/events", summary="one action, refereed at once (that seat or the operator)")
+    def post_event(rid: RoundId, event: Event, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, seat=event.seat, what=f"act for seat {event.seat}")
+        return svc.act(rid, event.to_action())
+
+    # ---------------------------------------------------------------- operator / after the hand
+    @app.get("/api/rounds/{rid}/record", summary="the game record with its verdict (operator; anyone after)")
+    def record(rid: RoundId, creds: Creds) -> dict[str, Any]:
+        rnd = svc.get_round(rid)
+        with rnd.lock:
+            over = rnd.phase == "finished"
+        if not over:
+            _check(svc, creds, what="read the record before the hand is over")
+        with rnd.lock:
+            rec = rnd.record()
+            rec["phase"] = rnd.phase
+            rec["verdict"] = rnd.result() if over else _live_verdict(rnd)
+        return rec
+
+    @app.get("/api/rounds/{rid}/replay", summary="the dispute view: the record replayed step by step")
+    def dispute(rid: RoundId, creds: Creds) -> dict[str, Any]:
+        rnd = svc.get_round(rid)
+        with rnd.lock:
+            over = rnd.phase == "finished"
+        if not over:
+            _check(svc, creds, what="replay a hand before it is over")
+        with rnd.lock:
+            rec = rnd.record()
+        return replay(rec, svc.journal, rid)
+
+    @app.get("/api/images/{digest}", summary="a camera crop from the journal (operator)",
+             response_class=Response)
+    def image(digest: Annotated[str, PathParam(pattern=r"^[0-9a-f]{64}$")], creds: Creds) -> Response:
+        _check(svc, creds, what="see camera crops")
+        path = svc.journal.image_path(digest)
+        if not path.exists():
+            raise HTTPException(404, detail="no such image")
+        return Response(path.read_bytes(), media_type="image/jpeg")
+
+    @app.post("/api/rounds", summary="shuffle and deal a new hand (operator)")
+    def new_round(body: NewRound, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="start a deal")
+        rnd = svc.start_round(game=body.game, first_seat=body.first_seat, fair_deal=body.fair_deal,
+                              bots=body.bots, preset=body.preset, rules=body.rules)
+        return {"id": rnd.id, "phase": rnd.phase, "bots": sorted(rnd.bots)}
+
+    @app.post("/api/rounds/{rid}/resume", summary="resume an interrupted deal (operator)")
+    def resume(rid: RoundId, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="resume a deal")
+        rnd = svc.resume(rid)
+        return {"id": rnd.id, "phase": rnd.phase}
+
+    @app.post("/api/rounds/{rid}/void", summary="void a round (operator)")
+    def void(rid: RoundId, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="void a round")
+        rnd = svc.void(rid)
+        return {"id": rnd.id, "phase": rnd.phase}
+
+    @app.post("/api/estop", summary="emergency stop: motors off at once, the round paused (operator)")
+    def estop(creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="press the emergency stop")
+        return svc.estop("operator")
+
+    @app.post("/api/clear", summary="clear the fault / e-stop and continue (operator)")
+    def clear(creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="clear a fault")
+        return svc.clear_fault()
+
+    @app.post("/api/tokens", summary="make a seat token, with its link and QR code (operator)")
+    def make_token(body: NewToken, request: Request, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="make seat tokens")
+        token = svc.tokens.new_seat_token(body.seat)
+        url = seat_url(base_url or str(request.base_url), token)
+        return {"seat": body.seat, "token": token, "url": url, "qr_svg": qr_svg(url)}
+
+    @app.get("/api/tokens", summary="which seats have tokens (operator)")
+    def list_tokens(creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="list seat tokens")
+        return {"seats": {str(k): v for k, v in svc.tokens.seats_with_tokens().items()}}
+
+    @app.get("/api/journal", summary="the journal's rows (operator)")
+    def journal(creds: Creds, round: Annotated[int | None, Query(ge=0)] = None,
+                limit: Annotated[int, Query(ge=1, le=5000)] = 200) -> dict[str, Any]:
+        _check(svc, creds, what="read the journal")
+        rows = svc.journal.rows(round)[-limit:]
+        return {"rows": [{"seq": r.seq, "round": r.round, "kind": r.kind, "t": r.t, "data": r.data,
+                          "image": r.image, "hash": r.hash} for r in rows],
+                "verified": svc.journal.verify().ok if round is None else None}
+
+    return app
+
+
+def _live_verdict(rnd: Any) -> dict[str, Any] | None:
+    if rnd.state is None:
+        return None
+    verdict = rnd.state.verdict()
+    verdict["violations"] = [v for entry in rnd.violations for v in entry["list"]]
+    return verdict
+
+
+def seat_url(base: str, token: str) -> str:
+    """The seat page's link: the token goes in the fragment, so it never reaches a server log."""
+    return base.rstrip("/") + "/seat#t=" + token
+
+
+def qr_svg(text: str) -> str:
+    import qrcode
+    import qrcode.image.svg
+
+    q = qrcode.QRCode(border=2)
+    q.add_data(text)
+    q.make(fit=True)
+    return q.make_image(image_factory=qrcode.image.svg.SvgPathImage).to_string(encoding="unicode")
+
+
+def qr_terminal(text: str) -> str:
+    import qrcode
+
+    q = qrcode.QRCode(border=1)
+    q.add_data(text)
+    q.make(fit=True)
+    out = io.StringIO()
+    q.print_ascii(out=out, invert=True)
+    return out.getvalue()
+
+
+def describe_errors(errors: Any) -> str:
+    """Pydantic's errors as one line: ``body.cards[0]: not a card: 'H11' (...)``."""
+    parts = []
+    for err in errors:
+        loc = ""
+        for p in err.get("loc", ()):
+            loc += f"[{p}]" if isinstance(p, int) else (f".{p}" if loc else str(p))
+        msg = re.sub(r"^Value error, ", "", str(err.get("msg", "invalid")))
+        parts.append(f"{loc}: {msg}" if loc else msg)
+    return "; ".join(parts) or "invalid request"
+
+
+def _jsonable_errors(errors: Any) -> list[dict[str, Any]]:
+    return [{"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")), "type": str(e.get("type", ""))}
+            for e in errors]

@@ -1,0 +1,246 @@
+"""One round (one hand) as the table service keeps it: deal progress, the engine's state, the actions.
+
+A :class:`Round` holds secrets (every seat's hand) and knows how to show itself to each audience:
+
+- :meth:`Round.public` — what anyone may see: phase, deal progress, the first player, card counts, the
+  applied actions, the current trick, the called card (记牌器), refused actions *without their cards*;
+- :meth:`Round.seat_view` — one seat's own hand and its legal actions;
+- :meth:`Round.record` — the whole game record (``game-record.md``), for the operator, or anyone once
+  the hand is over.
+
+The round is game-generic: everything game-specific comes through ``engine.game.State``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from typing import Any
+
+from controller.announce import first_player, seat_zh
+from engine.cards import RANK_ORDERS, Card, parse_card
+from engine.game import Game, State, Violation
+
+PHASES = ("dealing", "interrupted", "playing", "finished", "void")
+# Fields of an action that are public once the action is applied (a refused action shows none of them).
+PUBLIC_ACTION_FIELDS = ("cards", "card", "target", "count")
+
+
+class Round:
+    """A hand in progress. Not thread-safe by itself: the service holds ``lock`` around every use."""
+
+    def __init__(self, rid: int, game: Game, settings: Any, *, first_seat: int, fair_deal: bool,
+                 bots: set[int], preset: str | None = None, rules: dict[str, Any] | None = None):
+        self.id = rid
+        self.game = game
+        self.settings = settings
+        self.plan = game.deal_plan(settings)
+        self.first_seat = first_seat
+        self.fair_deal = fair_deal
+        self.bots = set(bots)
+        self.preset = preset
+        self.rules = dict(rules or {})
+        self.lock = threading.RLock()
+        self.phase = "dealing"
+        self.paused = False
+        self.message: str | None = None
+        self.created = time.time()
+        self.total = sum(self.plan.cards_per_seat) + self.plan.bottom
+        self.dealt = 0
+        self.dealt_per_seat = [0] * self.plan.seats
+        self.hands: list[list[Card]] | None = None
+        self.bottom: list[Card] = []
+        self.state: State | None = None
+        self.first_player: int | None = None
+        self.first_text: tuple[str, str] | None = None  # what the voice says about the first player
+        self.deal_extra: dict[str, Any] = {}
+        self.events: list[dict[str, Any]] = []  # every submitted event, applied or not (the record's)
+        self.violations: list[dict[str, Any]] = []  # per event index, as JSON
+        self.applied: list[bool] = []
+        self.trick: list[dict[str, Any]] = []
+        self.verdict: dict[str, Any] | None = None
+        self.announced_low: dict[int, int] = {}
+
+    # ------------------------------------------------------------------ the deal
+    def card_dealt(self, seat: int | None) -> None:
+        self.dealt += 1
+        if seat is not None and 0 <= seat < self.plan.seats:
+            self.dealt_per_seat[seat] += 1
+
+    def start_play(self, hands: list[list[Card]], bottom: list[Card], first: int | None,
+                   extra: dict[str, Any]) -> None:
+        self.hands = [list(h) for h in hands]
+        self.bottom = list(bottom)
+        self.dealt = self.total
+        self.dealt_per_seat = [len(h) for h in hands]
+        self.deal_extra = dict(extra)
+        self.state = self.game.new_state(self.hands, self.bottom, self.settings)
+        self.first_player = first if first is not None else self._first_player()
+        if self.first_text is None and self.first_player is not None:
+            self.first_text = (f"{seat_zh(self.first_player)}先出", f"Seat {self.first_player + 1} plays first.")
+        self.phase = "playing"
+
+    def _first_player(self) -> int | None:
+        """The first player by the game's rule (``controller.announce.first_player``: ♥4's holder in
+        红桃四), with what to announce; else whoever the engine says acts first."""
+        try:
+            fp = first_player(self.game.name, [[str(c) for c in h] for h in self.hands or []],
+                              [str(c) for c in self.bottom], dealer=self.first_seat)
+        except ValueError:
+            return self.state.current_player() if self.state is not None else None
+        self.first_text = (fp.text_zh, fp.text_en)
+        return fp.seat
+
+    # ------------------------------------------------------------------ actions
+    def judge(self, action: dict[str, Any]) -> tuple[int, list[Violation], bool]:
+        """Referee ``action`` through the engine; keep it in the record. Return (index, violations, applied)."""
+        assert self.state is not None
+        index = len(self.events)
+        violations = [v.at(index) for v in self.state.judge(action)]
+        applied = not any(v.severity == "error" for v in violations)
+        self.events.append(dict(action))
+        self.violations.append({"index": index, "list": [v.to_json() for v in violations]})
+        self.applied.append(applied)
+        if applied and action.get("action") in ("play", "pass"):
+            self._track_trick(action)
+        if self.state.is_terminal():
+            self.phase = "finished"
+        return index, violations, applied
+
+    def _track_trick(self, action: dict[str, Any]) -> None:
+        entry = {"seat": action["seat"], "action": action["action"]}
+        if action["action"] == "play":
+            entry["cards"] = list(action.get("cards") or [])
+            plays = [e for e in self.trick if e["action"] == "play"]
+            if not plays or plays[-1]["seat"] == action["seat"]:
+                self.trick = []  # everyone else passed: the same player leads a new trick
+        self.trick.append(entry)
+
+    def public_action(self, index: int) -> dict[str, Any]:
+        """Event ``index`` as anyone may see it: a refused action carries no cards."""
+        ev = self.events[index]
+        out: dict[str, Any] = {"index": index, "seat": ev.get("seat"), "action": ev.get("action"),
+                               "applied": self.applied[index]}
+        vs = self.violations[index]["list"]
+        if self.applied[index]:
+            out.update({k: ev[k] for k in PUBLIC_ACTION_FIELDS if k in ev})
+        out["violations"] = [{k: v[k] for k in ("rule", "severity", "message", "message_zh")} for v in vs]
+        return out
+
+    # ------------------------------------------------------------------ views
+    def counts(self) -> list[int] | None:
+        """Cards left in each seat's hand."""
+        if self.state is None:
+            return None if self.phase == "dealing" else list(self.dealt_per_seat)
+        view = self._view()
+        for key in ("counts", "hand_counts", "card_counts", "hand_sizes"):
+            value = view.get(key)
+            if isinstance(value, list) and len(value) == self.plan.seats:
+                return [int(v) for v in value]
+        played: Counter[int] = Counter()
+        for ev, ok in zip(self.events, self.applied, strict=True):
+            if ok and ev.get("action") == "play":
+                played[ev["seat"]] += len(ev.get("cards") or [])
+        return [len(h) - played[s] for s, h in enumerate(self.hands or [])]
+
+    def _view(self, seat: int | None = None) -> dict[str, Any]:
+        try:
+            view = self.state.public_view(seat) if self.state is not None else {}
+        except Exception:  # an engine that cannot show this phase; the service shows its own facts
+            view = {}
+        return view if isinstance(view, dict) else {}
+
+    def announce_at(self) -> int:
+        return int(getattr(self.settings, "count_announce_at", 3) or 0)
+
+    def called(self) -> dict[str, Any] | None:
+        """The 记牌器: which seat called which card (the call is public once applied)."""
+        for ev, ok in zip(self.events, self.applied, strict=True):
+            if ok and ev.get("action") == "call":
+                return {"seat": ev["seat"], "card": ev.get("card")}
+        return None
+
+    def turn(self) -> int | None:
+        if self.state is None or self.phase != "playing":
+            return None
+        try:
+            return self.state.current_player()
+        except Exception:
+            return None
+
+    def public(self) -> dict[str, Any]:
+        counts = self.counts()
+        low_at = self.announce_at()
+        out: dict[str, Any] = {
+            "id": self.id, "game": self.game.name, "phase": self.phase, "paused": self.paused,
+            "message": self.message, "seats": self.plan.seats, "first_seat": self.first_seat,
+            "fair_deal": self.fair_deal, "bots": sorted(self.bots),
+            "total": self.total, "dealt": self.dealt, "dealt_per_seat": list(self.dealt_per_seat),
+            "first_player": self.first_player, "counts": counts,
+            "low": [s for s, n in enumerate(counts or []) if 0 < n <= low_at],
+            "turn": self.turn(), "called": self.called(), "trick": [dict(t) for t in self.trick],
+            "actions": [self.public_action(i) for i in range(len(self.events))],
+            "result": None,
+        }
+        if self.state is not None and self.phase in ("playing", "finished"):
+            out["table"] = self._view(None)
+        if self.phase == "finished":
+            out["result"] = self.result()
+        return out
+
+    def result(self) -> dict[str, Any] | None:
+        """The settled verdict (public once the hand is over)."""
+        if self.phase != "finished" or self.state is None:
+            return None
+        if self.verdict is None:
+            from engine.record import parse_record
+            from engine.referee import judge_record
+
+            self.verdict = judge_record(parse_record(self.record()))
+        return self.verdict
+
+    def seat_view(self, seat: int) -> dict[str, Any]:
+        """``seat``'s own hand (as dealt so far: the engine's view once play starts) and legal actions."""
+        out: dict[str, Any] = {"id": self.id, "game": self.game.name, "seat": seat, "phase": self.phase,
+                               "paused": self.paused, "hand": [], "legal": [], "turn": self.turn()}
+        if self.hands is None:
+            return out
+        order = RANK_ORDERS.get(self.game.name)
+        view = self._view(seat)
+        hand = view.get("hand")
+        if not isinstance(hand, list):
+            played = Counter(c for ev, ok in zip(self.events, self.applied, strict=True)
+                             if ok and ev.get("seat") == seat and ev.get("action") == "play"
+                             for c in ev.get("cards") or [])
+            hand = []
+            for c in self.hands[seat]:
+                if played[str(c)]:
+                    played[str(c)] -= 1
+                else:
+                    hand.append(str(c))
+        cards = [parse_card(c) for c in hand]
+        out["hand"] = order.sort(cards) if order else [str(c) for c in cards]
+        if self.phase == "playing" and not self.paused and self.state is not None:
+            try:
+                out["legal"] = self.state.legal_actions(seat)
+            except Exception:
+                out["legal"] = []
+        out["view"] = view
+        return out
+
+    def record(self) -> dict[str, Any]:
+        """The game record of ``game-record.md`` (hands as dealt, every event), with deal facts."""
+        rec: dict[str, Any] = {"game": self.game.name}
+        if self.preset:
+            rec["preset"] = self.preset
+        if self.rules:
+            rec["rules"] = dict(self.rules)
+        rec["hands"] = [[str(c) for c in h] for h in (self.hands or [])]
+        rec["bottom"] = [str(c) for c in self.bottom]
+        rec["events"] = [dict(e) for e in self.events]
+        rec["round"] = self.id
+        rec["first_seat"] = self.first_seat
+        rec["fair_deal"] = self.fair_deal
+        rec.update({k: v for k, v in self.deal_extra.items() if k not in rec})
+        return rec

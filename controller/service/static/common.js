@@ -1,0 +1,84 @@
+// Shared helpers of the table pages: API calls, cards, seat names (seats are 0-based in the API,
+// 1-based for people: seat 0 is "Seat 1 / 一号位").
+"use strict";
+
+const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const ZH_NUM = ["一", "二", "三", "四", "五", "六", "七", "八"];
+const RANK_ORDER = ["4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "3"];
+
+function seatName(s) {
+  return `<span class="zh">${ZH_NUM[s] || s + 1}号位</span> <span class="en">Seat ${s + 1}</span>`;
+}
+
+function cardParts(c) {
+  if (c === "BJ") return { suit: "", rank: "小王", red: false };
+  if (c === "RJ") return { suit: "", rank: "大王", red: true };
+  const suit = c[0], rank = c.slice(1);
+  return { suit: SUIT[suit] || suit, rank, red: suit === "H" || suit === "D" };
+}
+
+function cardHtml(c, extra = "") {
+  const p = cardParts(c);
+  return `<span class="card ${p.red ? "red" : "black"} ${extra}" data-card="${c}">` +
+    `<span class="rank">${p.rank}</span><span class="suit">${p.suit}</span></span>`;
+}
+
+function esc(text) {
+  return String(text ?? "").replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[ch]));
+}
+
+async function api(path, { method = "GET", token = null, body = undefined } = {}) {
+  const headers = {};
+  if (token) headers["Authorization"] = "Bearer " + token;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let data = null;
+  try { data = await res.json(); } catch (e) { data = null; }
+  if (!res.ok) {
+    const err = new Error((data && data.detail) || res.statusText);
+    err.status = res.status;
+    err.zh = data && data.detail_zh;
+    throw err;
+  }
+  return data;
+}
+
+const PHASE = {
+  dealing: ["发牌中", "Dealing"], interrupted: ["发牌中断", "Deal interrupted"], playing: ["出牌中", "Playing"],
+  finished: ["本局结束", "Hand over"], void: ["本局作废", "Voided"],
+};
+const ACTION = {
+  play: ["出牌", "plays"], pass: ["不要", "passes"], tiao: ["挑", "declares 挑 (alone)"],
+  baomen: ["爆闷", "declares 爆闷"], call: ["叫牌", "calls"], pa: ["请趴", "asks to lie down"],
+  pa_accept: ["同意趴", "lies down"], pa_refuse: ["拒绝趴", "refuses"], announce: ["报牌", "announces"],
+};
+const MODE = {
+  normal: ["普通二打二", "2 vs 2"], pa: ["趴", "Pa"], dui_pa: ["对趴", "Double pa"], anjiao: ["暗叫", "Secret call"],
+  dantiao: ["单挑", "Alone"], duitiao: ["对挑", "Duel"], baomen: ["爆闷", "Baomen"],
+};
+
+function phaseText(p) {
+  const t = PHASE[p] || [p, p];
+  return `<span class="zh">${t[0]}</span> <span class="en">${t[1]}</span>`;
+}
+
+function actionText(a) {
+  const t = ACTION[a.action] || [a.action, a.action];
+  let what = "";
+  if (a.cards) what = a.cards.map((c) => cardHtml(c, "small")).join("");
+  if (a.card) what = cardHtml(a.card, "small");
+  if (a.target !== undefined && a.target !== null) what = seatName(a.target);
+  if (a.count !== undefined && a.count !== null) what = `${a.count}`;
+  return `${seatName(a.seat)} <b>${t[0]}</b> <span class="en">${t[1]}</span> ${what}`;
+}
+
+function sortCards(cards) {
+  return [...cards].sort((a, b) => RANK_ORDER.indexOf(a.slice(1)) - RANK_ORDER.indexOf(b.slice(1)) || a.localeCompare(b));
+}
+
+// A live-event subscription that re-opens itself; handler(event) for every public event.
+function subscribe(handler) {
+  const es = new EventSource("/api/events");
+  es.onmessage = (m) => { try { handler(JSON.parse(m.data)); } catch (e) { console.error(e); } };
+  return es;
+}

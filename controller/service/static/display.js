@@ -1,0 +1,135 @@
+// The table display: seats around the table, the deal live, the first player, counts, trick, calls.
+"use strict";
+
+let roundId = null;
+let pub = null;
+let refreshTimer = null;
+const refereeCalls = [];
+
+function $(id) { return document.getElementById(id); }
+
+function seatBox(s) {
+  let el = document.querySelector(`.seat-${s}`);
+  if (!el) {
+    el = document.createElement("div");
+    el.className = `seat seat-${s}`;
+    el.id = `seat-${s}`;
+    $("table").appendChild(el);
+  }
+  return el;
+}
+
+function render() {
+  if (!pub) return;
+  $("round-label").textContent = `#${pub.id} · ${pub.game}`;
+  $("phase").innerHTML = phaseText(pub.phase) + (pub.paused ? ' · <b>暂停 Paused</b>' : "");
+  const table = pub.table || {};
+  const n = pub.seats;
+  for (let s = 0; s < n; s++) {
+    const el = seatBox(s);
+    const count = pub.counts ? pub.counts[s] : pub.dealt_per_seat[s];
+    const low = pub.low.includes(s);
+    const badges = [];
+    if (pub.first_player === s) badges.push(pub.game === "hongsi" ? "♥4 先出" : "先出 first");
+    if (pub.bots.includes(s)) badges.push("🤖 bot");
+    if ((table.tiao || []).includes(s)) badges.push("挑");
+    if (table.baomen && table.h4_holder === s) badges.push("爆闷");
+    if ((table.lying_down || []).includes(s)) badges.push("趴 lying down");
+    if ((table.spectators || []).includes(s)) badges.push("观战");
+    if (table.partner === s && table.mode) badges.push("partner 搭档");
+    const perSeat = pub.total / n;
+    el.className = `seat seat-${s}` + (pub.turn === s ? " turn" : "") + (pub.first_player === s ? " first" : "");
+    el.innerHTML = `<div>${seatName(s)}</div>
+      <div class="count ${low ? "low" : ""}" data-count="${count}">${count}</div>
+      <div class="en">${low ? "≤3 报牌 cards left!" : "cards · 张"}</div>
+      ${pub.phase === "dealing" ? `<div class="progress"><div style="width:${Math.min(100, 100 * pub.dealt_per_seat[s] / perSeat)}%"></div></div>` : ""}
+      <div class="badges">${badges.map((b) => `<span>${esc(b)}</span>`).join("")}</div>`;
+  }
+  const dealing = pub.phase === "dealing" || pub.phase === "interrupted";
+  $("deal").classList.toggle("hidden", !dealing && pub.dealt >= pub.total);
+  $("deal-count").textContent = `${pub.dealt} / ${pub.total}`;
+  $("deal-bar").style.width = `${(100 * pub.dealt) / Math.max(1, pub.total)}%`;
+  const fp = $("first-player");
+  if (pub.first_player !== null && pub.first_player !== undefined && pub.phase !== "finished") {
+    const s = pub.first_player;
+    fp.innerHTML = pub.game === "hongsi"
+      ? `红桃四在${ZH_NUM[s]}号位，${ZH_NUM[s]}号先出<span class="en">Seat ${s + 1} holds ♥4 and plays first</span>`
+      : `${ZH_NUM[s]}号先出<span class="en">Seat ${s + 1} plays first</span>`;
+    fp.classList.remove("hidden");
+    fp.dataset.seat = s;
+  } else {
+    fp.classList.add("hidden");
+  }
+  $("turn").innerHTML = pub.turn !== null && pub.turn !== undefined ? `轮到 <span class="en">to act:</span> ${seatName(pub.turn)}` : "";
+  const trick = pub.trick || [];
+  $("trick").innerHTML = trick.map((t) => `<div>${actionText(t)}</div>`).join("");
+  const called = pub.called;
+  $("tracker").innerHTML = called
+    ? `${cardHtml(called.card, "big")}<div>${seatName(called.seat)}<br><span class="zh">叫牌</span> <span class="en">called it</span></div>`
+    : `<span class="en">${pub.game === "hongsi" ? "no call yet · 尚未叫牌" : "—"}</span>`;
+  for (const a of pub.actions) {
+    if (!a.applied && !refereeCalls.some((c) => c.round === pub.id && c.index === a.index)) {
+      const v = a.violations[0] || {};
+      refereeCalls.unshift({ round: pub.id, index: a.index, seat: a.seat, action: a.action, rule: v.rule,
+        message: v.message, message_zh: v.message_zh });
+    }
+  }
+  renderCalls();
+  const r = pub.result;
+  $("result").innerHTML = r ? resultHtml(r) : "";
+}
+
+function resultHtml(r) {
+  const mode = MODE[r.mode] || [r.mode, r.mode];
+  const rows = (r.scores || []).map((v, s) => `<div>${seatName(s)}: <b class="${v > 0 ? "pos" : v < 0 ? "neg" : ""}">${v > 0 ? "+" : ""}${v}</b></div>`).join("");
+  return `<h2>本局结束 <span class="en">Hand over</span> · ${mode[0]} <span class="en">${mode[1]}</span>${r.multiplier > 1 ? ` ×${r.multiplier}` : ""}</h2>
+    <div class="en">winners 胜: ${(r.winners || []).map((w) => "Seat " + (w + 1)).join(", ")}</div>${rows}`;
+}
+
+function renderCalls() {
+  $("calls").innerHTML = refereeCalls.length
+    ? refereeCalls.slice(0, 12).map((c) => `<div class="call">${seatName(c.seat)} · <b>${esc(c.rule)}</b><br>${esc(c.message_zh)}<br><span class="en">${esc(c.message)}</span></div>`).join("")
+    : '<span class="en">—</span>';
+}
+
+function renderLedger(ledger) {
+  $("ledger").innerHTML = `<tr><th>座位 Seat</th><th>筹码 Chips</th></tr>` + ledger.map((v, s) =>
+    `<tr><td>${seatName(s)}</td><td class="${v > 0 ? "pos" : v < 0 ? "neg" : ""}">${v > 0 ? "+" : ""}${v}</td></tr>`).join("");
+}
+
+async function refresh() {
+  refreshTimer = null;
+  if (roundId === null) return;
+  try {
+    pub = await api(`/api/rounds/${roundId}`);
+    render();
+  } catch (e) { console.warn(e); }
+}
+
+function soon() { if (!refreshTimer) refreshTimer = setTimeout(refresh, 60); }
+
+function onEvent(ev) {
+  if (ev.type === "voice") { $("caption").innerHTML = `${esc(ev.text_zh)}<br><span class="en">${esc(ev.text)}</span>`; return; }
+  if (ev.type === "estop") { $("estop").classList.remove("hidden"); soon(); return; }
+  if (ev.type === "cleared") { $("estop").classList.add("hidden"); soon(); return; }
+  if (ev.type === "finished" && ev.ledger) renderLedger(ev.ledger);
+  if (ev.type === "round") { roundId = ev.round; pub = null; soon(); return; }
+  if (ev.round !== roundId) return;
+  if (ev.type === "deal" && pub) {
+    pub.dealt = ev.dealt;
+    if (ev.seat !== null && ev.seat !== undefined) pub.dealt_per_seat[ev.seat] += 1;
+    render();
+    return;
+  }
+  soon();
+}
+
+async function start() {
+  const health = await api("/api/health");
+  $("estop").classList.toggle("hidden", !health.estop);
+  renderLedger((await api("/api/ledger")).ledger);
+  subscribe(onEvent);
+  if (health.round) { roundId = health.round; await refresh(); }
+}
+
+start();

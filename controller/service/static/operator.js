@@ -1,0 +1,97 @@
+// The operator's page: deals, e-stop, faults, seat tokens (QR), the journal and the dispute view.
+"use strict";
+
+function $(id) { return document.getElementById(id); }
+
+const hash = new URLSearchParams(location.hash.slice(1));
+if (hash.get("t")) { localStorage.setItem("hongsi-operator-token", hash.get("t")); history.replaceState(null, "", "/operator"); }
+let token = localStorage.getItem("hongsi-operator-token") || "";
+$("token").value = token;
+let current = null;
+let replayData = null;
+
+function showMsg(html, kind = "ok") { const el = $("msg"); el.innerHTML = html; el.className = `msg ${kind}`; }
+function fail(e) { showMsg(`${esc(e.zh || "")} <span class="en">${esc(e.status || "")} ${esc(e.message)}</span>`, "refused"); }
+
+async function call(path, opts = {}) {
+  try { return await api(path, { token, ...opts }); } catch (e) { fail(e); throw e; }
+}
+
+async function health() {
+  const h = await api("/api/health");
+  current = h.round;
+  $("health").textContent = JSON.stringify(h, null, 1);
+  if (current && !$("replay-round").value) $("replay-round").value = current;
+}
+
+function botSeats() {
+  if ($("bots-auto").checked) return null;
+  return [...document.querySelectorAll("#bots input:checked")].map((el) => Number(el.value));
+}
+
+$("bots").innerHTML = [0, 1, 2, 3].map((s) => `<label><input type="checkbox" value="${s}"> ${s + 1}</label>`).join(" ");
+$("btn-save").onclick = async () => {
+  token = $("token").value.trim();
+  localStorage.setItem("hongsi-operator-token", token);
+  try { const me = await api("/api/whoami", { token }); $("who").textContent = `✓ ${me.role}`; } catch (e) { fail(e); }
+};
+$("btn-deal").onclick = async () => {
+  const body = { game: $("game").value, first_seat: Number($("first-seat").value), fair_deal: $("fair").checked, bots: botSeats() };
+  const r = await call("/api/rounds", { method: "POST", body });
+  showMsg(`第 ${r.id} 局开始发牌 <span class="en">Round ${r.id} is dealing</span>`);
+  health();
+};
+$("btn-estop").onclick = async () => { await call("/api/estop", { method: "POST" }); showMsg("急停 <span class='en'>Emergency stop</span>", "refused"); health(); };
+$("btn-clear").onclick = async () => { await call("/api/clear", { method: "POST" }); showMsg("已解除 <span class='en'>Cleared</span>"); health(); };
+$("btn-resume").onclick = async () => { await call(`/api/rounds/${current}/resume`, { method: "POST" }); showMsg("继续发牌 <span class='en'>Resumed</span>"); health(); };
+$("btn-void").onclick = async () => { await call(`/api/rounds/${current}/void`, { method: "POST" }); showMsg("已作废 <span class='en'>Voided</span>"); health(); };
+
+$("token-buttons").innerHTML = [0, 1, 2, 3].map((s) => `<button data-seat="${s}">${s + 1}号位 <span class="en">Seat ${s + 1}</span></button>`).join(" ");
+for (const b of document.querySelectorAll("#token-buttons button")) {
+  b.onclick = async () => {
+    const t = await call("/api/tokens", { method: "POST", body: { seat: Number(b.dataset.seat) } });
+    $("qr").innerHTML = `<div>${seatName(t.seat)}</div>${t.qr_svg}<div class="kv"><a href="${esc(t.url)}" target="_blank">${esc(t.url)}</a></div>`;
+  };
+}
+
+async function journal() {
+  const j = await call("/api/journal?limit=150");
+  $("journal").innerHTML = `<div>${j.verified ? "✓ 哈希链完好 <span class='en'>hash chain verified</span>" : "✗ <b>chain broken</b>"}</div>` +
+    j.rows.reverse().map((r) => `<div>#${r.seq} r${r.round} <b>${esc(r.kind)}</b> ${esc(JSON.stringify(r.data).slice(0, 180))}</div>`).join("");
+}
+$("btn-journal").onclick = journal;
+
+async function cropUrl(digest) {
+  const res = await fetch(`/api/images/${digest}`, { headers: { Authorization: "Bearer " + token } });
+  if (!res.ok) return null;
+  return URL.createObjectURL(await res.blob());
+}
+
+function showStep(i) {
+  if (!replayData) return;
+  const st = replayData.steps[i];
+  $("step-label").textContent = replayData.steps.length ? `${i + 1} / ${replayData.steps.length}` : "0 / 0";
+  if (!st) { $("replay").innerHTML = esc(replayData.error || "no events"); return; }
+  const v = st.verdict || {};
+  $("replay").innerHTML = `<div>${actionText(st.event)} ${st.applied ? "✓" : "<b class='neg'>✗ refused</b>"}</div>` +
+    st.violations.map((x) => `<div class="call">${esc(x.rule)} (${esc(x.severity)}): ${esc(x.message_zh)} <span class="en">${esc(x.message)}</span></div>`).join("") +
+    `<div class="kv">mode ${esc(v.mode)} · teams ${esc(JSON.stringify(v.teams))} · partner ${esc(v.partner)} · finished ${esc(v.finished)} · scores ${esc(JSON.stringify(v.scores))}</div>` +
+    st.hands.map((h, s) => `<div>${seatName(s)} ${h.map((c) => cardHtml(c, "small")).join("")}</div>`).join("");
+}
+$("step").oninput = () => showStep(Number($("step").value));
+$("btn-replay").onclick = async () => {
+  replayData = await call(`/api/rounds/${Number($("replay-round").value)}/replay`);
+  $("step").max = Math.max(0, replayData.steps.length - 1);
+  $("step").value = 0;
+  showStep(0);
+  const crops = [];
+  for (const c of replayData.cards.slice(0, 120)) {
+    const url = c.image ? await cropUrl(c.image) : null;
+    crops.push(`<span title="#${c.index} → seat ${c.seat} (${c.confidence})">${url ? `<img src="${url}" alt="${esc(c.label)}">` : ""}${cardHtml(c.label || "?", "small")}</span>`);
+  }
+  $("crops").innerHTML = crops.join("") || '<span class="en">no camera reads for this round (software deal)</span>';
+};
+
+subscribe((ev) => { if (ev.type !== "deal" && ev.type !== "voice") health(); });
+health();
+if (token) journal();

@@ -1,0 +1,109 @@
+// A player's phone: their own hand (behind the seat token), tap to play, declarations, referee's answer.
+"use strict";
+
+function $(id) { return document.getElementById(id); }
+
+const params = new URLSearchParams(location.hash.slice(1));
+if (params.get("t")) { sessionStorage.setItem("hongsi-seat-token", params.get("t")); history.replaceState(null, "", "/seat"); }
+const token = sessionStorage.getItem("hongsi-seat-token");
+let seat = null;
+let roundId = null;
+let view = null;
+let selected = new Set();
+let timer = null;
+
+function showMsg(html, kind) {
+  const el = $("msg");
+  el.innerHTML = html;
+  el.className = `msg ${kind}`;
+}
+
+function render(pub) {
+  $("who").innerHTML = `${seatName(seat)}`;
+  if (!view) return;
+  const myTurn = view.turn === seat;
+  $("status").innerHTML = `#${view.id} · ${phaseText(view.phase)}${view.paused ? " · <b>暂停 Paused</b>" : ""}` +
+    (view.turn !== null && view.turn !== undefined ? ` · ${myTurn ? "<b>轮到你 Your turn</b>" : "轮到 to act: " + seatName(view.turn)}` : "");
+  if (pub) {
+    const called = pub.called ? `记牌器 <span class="en">called</span> ${cardHtml(pub.called.card, "small")} (${seatName(pub.called.seat)})` : "";
+    const counts = (pub.counts || []).map((n, s) => `${seatName(s)} <b class="${pub.low.includes(s) ? "neg" : ""}">${n}</b>`).join(" · ");
+    $("table-info").innerHTML = `<div>${called}</div><div class="en">${counts}</div>`;
+    $("trick").innerHTML = (pub.trick || []).map((t) => `<div>${actionText(t)}</div>`).join("");
+  }
+  const hand = view.hand || [];
+  selected = new Set([...selected].filter((c) => hand.includes(c)));
+  $("hand").innerHTML = hand.map((c) => cardHtml(c, selected.has(c) ? "selected" : "")).join("");
+  for (const el of document.querySelectorAll("#hand .card")) {
+    el.addEventListener("click", () => {
+      const c = el.dataset.card;
+      if (selected.has(c)) selected.delete(c); else selected.add(c);
+      el.classList.toggle("selected");
+    });
+  }
+  const legal = view.legal || [];
+  const kinds = new Set(legal.map((a) => a.action));
+  const mark = (id, kind) => $(id).classList.toggle("legal", kinds.has(kind));
+  mark("btn-play", "play"); mark("btn-pass", "pass"); mark("btn-tiao", "tiao"); mark("btn-baomen", "baomen");
+  mark("btn-call", "call"); mark("btn-pa", "pa"); mark("btn-pa-accept", "pa_accept"); mark("btn-pa-refuse", "pa_refuse");
+  const calls = legal.filter((a) => a.action === "call").map((a) => a.card);
+  $("call-card").innerHTML = (calls.length ? calls : ["S4", "D4", "C4"]).map((c) => `<option value="${c}">${cardParts(c).suit}${cardParts(c).rank}</option>`).join("");
+  const targets = legal.filter((a) => a.action === "pa").map((a) => a.target);
+  $("pa-target").innerHTML = (targets.length ? targets : [...Array(pub ? pub.seats : 4).keys()].filter((s) => s !== seat))
+    .map((s) => `<option value="${s}">${s + 1}号位 Seat ${s + 1}</option>`).join("");
+}
+
+async function refresh() {
+  timer = null;
+  try {
+    const me = await api("/api/whoami", { token });
+    seat = me.seat;
+    if (me.round) roundId = me.round;
+    if (roundId === null) { $("status").innerHTML = "等待发牌 <span class='en'>Waiting for a deal</span>"; return; }
+    view = await api(`/api/rounds/${roundId}/seats/${seat}`, { token });
+    const pub = await api(`/api/rounds/${roundId}`);
+    render(pub);
+  } catch (e) {
+    showMsg(`${esc(e.zh || "")} <span class="en">${esc(e.message)}</span>`, "refused");
+  }
+}
+
+function soon() { if (!timer) timer = setTimeout(refresh, 80); }
+
+async function act(action) {
+  if (roundId === null) return;
+  try {
+    const res = await api(`/api/rounds/${roundId}/events`, { method: "POST", token, body: { seat, ...action } });
+    const errors = res.violations.filter((v) => v.severity === "error");
+    if (errors.length) {
+      const v = errors[0];
+      showMsg(`<b>违规 Refused</b> · <code>${esc(v.rule)}</code><br>${esc(v.message_zh)}<br><span class="en">${esc(v.message)}</span>`, "refused");
+    } else {
+      showMsg(`✓ ${ACTION[action.action] ? ACTION[action.action][0] : action.action} <span class="en">accepted</span>` +
+        res.violations.map((v) => `<br><span class="en">${esc(v.message)}</span>`).join(""), "ok");
+      if (action.action === "play") selected.clear();
+    }
+  } catch (e) {
+    showMsg(`${esc(e.zh || "")} <span class="en">${esc(e.message)}</span>`, "refused");
+  }
+  soon();
+}
+
+$("btn-play").onclick = () => act({ action: "play", cards: sortCards([...selected]) });
+$("btn-pass").onclick = () => act({ action: "pass" });
+$("btn-tiao").onclick = () => act({ action: "tiao" });
+$("btn-baomen").onclick = () => act({ action: "baomen" });
+$("btn-call").onclick = () => act({ action: "call", card: $("call-card").value });
+$("btn-pa").onclick = () => act({ action: "pa", target: Number($("pa-target").value) });
+$("btn-pa-accept").onclick = () => act({ action: "pa_accept" });
+$("btn-pa-refuse").onclick = () => act({ action: "pa_refuse" });
+
+if (!token) {
+  showMsg("请扫描座位二维码 <span class='en'>Open this page from your seat's link or QR code.</span>", "refused");
+} else {
+  subscribe((ev) => {
+    if (ev.type === "round") { roundId = ev.round; selected.clear(); }
+    if (ev.type !== "voice" && ev.type !== "deal") soon();
+    else if (ev.type === "deal" && ev.dealt === ev.total) soon();
+  });
+  refresh();
+}

@@ -1,0 +1,418 @@
+"""The table service's core, without HTTP: rounds, refereeing, bots, voice, e-stop, the chip ledger.
+
+:class:`TableService` is what the FastAPI app (``controller.service.app``) calls; tests can drive it
+directly too. It is thread-safe: the deal runs in its own thread, bots in theirs, requests in the
+server's. Everything it publishes to the :class:`~controller.service.hub.EventHub` is public.
+
+>>> svc = TableService(data_dir, deal_source=SoftwareDealSource())        # doctest: +SKIP
+>>> rid = svc.start_round(game="hongsi", first_seat=0, bots="all").id     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from controller.announce import ZH_DIGITS, seat_zh
+from controller.journal import Journal
+from controller.service.bots import choose_action
+from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
+from controller.service.hub import EventHub
+from controller.service.rounds import Round
+from controller.service.tokens import TokenStore
+from controller.service.voice import Announcer
+from engine.registry import UnknownGame, get_game
+
+log = logging.getLogger("hongsi.service")
+
+# Deal-progress fields the service passes on from a deal source: never a card's identity.
+DEAL_EVENT_FIELDS = ("index", "seat", "dealt", "total", "stage", "message", "message_zh")
+
+
+class ServiceError(Exception):
+    """A request the service refuses; ``status`` is the HTTP status (404, 409, 422)."""
+
+    def __init__(self, status: int, message: str, message_zh: str = ""):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.message_zh = message_zh or message
+
+
+class TableService:
+    """Rounds on one table. ``bot_delay``: seconds a bot waits before acting (to be watchable)."""
+
+    def __init__(self, data_dir: Path, deal_source: DealSource | None = None, *, voice: Announcer | None = None,
+                 bot_delay: float = 0.8, seats: int = 4, seed: int | None = None):
+        self.data_dir = Path(data_dir).expanduser()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.tokens = TokenStore(self.data_dir)
+        self.hub = EventHub()
+        self.journal = Journal(self.data_dir / "journal.db")
+        self.deal_source: DealSource = deal_source or SoftwareDealSource()
+        self.voice = voice or Announcer(speak=False)
+        self.voice.attach(self.hub)
+        self.bot_delay = bot_delay
+        self.seats = seats
+        self._rng = random.Random(seed)
+        self._lock = threading.RLock()
+        self.rounds: dict[int, Round] = {}
+        self.current: Round | None = None
+        self.estopped = False
+        self.fault: str | None = None
+        self._wake = threading.Condition(self._lock)
+        self._closing = False
+        self._threads: list[threading.Thread] = []
+        self.ledger = self._load_ledger()
+        bot_thread = threading.Thread(target=self._bot_loop, name="hongsi-bots", daemon=True)
+        bot_thread.start()
+        self._threads.append(bot_thread)
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        with self._lock:
+            self._closing = True
+            self._wake.notify_all()
+        try:
+            self.deal_source.close()
+        finally:
+            for t in self._threads:
+                t.join(timeout=5)
+            self.voice.close()
+            self.journal.close()
+
+    def status(self) -> dict[str, Any]:
+        try:
+            rig = self.deal_source.status()
+        except Exception as exc:  # a rig that cannot answer is itself a status
+            rig = {"state": "error", "error": str(exc)}
+        cur = self.current
+        return {"status": "ok", "rig": rig, "estop": self.estopped, "fault": self.fault,
+                "round": cur.id if cur else None, "phase": cur.phase if cur else None,
+                "voice": self.voice.status(), "clients": self.hub.client_count}
+
+    # ------------------------------------------------------------------ rounds
+    def get_round(self, rid: int) -> Round:
+        with self._lock:
+            rnd = self.rounds.get(rid)
+        if rnd is None:
+            raise ServiceError(404, f"no round {rid}", f"没有第 {rid} 局")
+        return rnd
+
+    def start_round(self, *, game: str = "hongsi", first_seat: int = 0, fair_deal: bool = True,
+                    bots: list[int] | str | None = None, preset: str | None = None,
+                    rules: dict[str, Any] | None = None) -> Round:
+        """Start shuffling and dealing a new hand (in a thread); return the new round at once.
+
+        ``bots``: seats a bot plays; ``"all"``; ``None`` = every seat that has no seat token."""
+        try:
+            impl = get_game(game)
+            settings = impl.settings(preset, rules)
+            plan = impl.deal_plan(settings)
+        except UnknownGame as exc:
+            raise ServiceError(422, str(exc), f"未知的游戏 {game!r}") from None
+        except (ValueError, ImportError) as exc:
+            raise ServiceError(422, f"{game}: {exc}", f"{game}：设置有误") from None
+        if not 0 <= first_seat < plan.seats:
+            raise ServiceError(422, f"first_seat {first_seat}: {game} has seats 0..{plan.seats - 1}",
+                               f"首发座位 {first_seat} 不存在（0..{plan.seats - 1}）")
+        bot_seats = self._bot_seats(bots, plan.seats)
+        with self._lock:
+            if self.estopped:
+                raise ServiceError(409, "the emergency stop is on: clear the fault first", "急停中：请先解除故障")
+            cur = self.current
+            if cur is not None and cur.phase in ("dealing", "interrupted"):
+                raise ServiceError(409, f"round {cur.id} is still {cur.phase}: resume or void it first",
+                                   f"第 {cur.id} 局尚未发完：请先继续或作废")
+            rid = self.journal.new_round({"game": game, "first_seat": first_seat, "fair_deal": fair_deal,
+                                          "source": "service"})
+            rnd = Round(rid, impl, settings, first_seat=first_seat, fair_deal=fair_deal, bots=bot_seats,
+                        preset=preset, rules=rules)
+            self.rounds[rid] = rnd
+            self.current = rnd
+        self.hub.publish({"type": "round", "round": rid, "game": game, "phase": "dealing",
+                          "first_seat": first_seat, "total": rnd.total, "seats": plan.seats,
+                          "bots": sorted(bot_seats)})
+        self._spawn_deal(rnd, resume=False)
+        return rnd
+
+    def _bot_seats(self, bots: list[int] | str | None, seats: int) -> set[int]:
+        if bots == "all":
+            return set(range(seats))
+        if bots is None:
+            taken = self.tokens.seats_with_tokens()
+            return {s for s in range(seats) if s not in taken}
+        if isinstance(bots, str):
+            raise ServiceError(422, f"bots {bots!r}: a list of seats, 'all', or null", "机器人座位有误")
+        for s in bots:
+            if not 0 <= s < seats:
+                raise ServiceError(422, f"bots: seat {s} is not a seat 0..{seats - 1}", f"机器人座位 {s} 不存在")
+        return set(bots)
+
+    def _spawn_deal(self, rnd: Round, resume: bool) -> None:
+        t = threading.Thread(target=self._deal, args=(rnd, resume), name=f"hongsi-deal-{rnd.id}", daemon=True)
+        self._threads = [x for x in self._threads if x.is_alive()] + [t]
+        t.start()
+
+    def _deal(self, rnd: Round, resume: bool) -> None:
+        def on_event(ev: dict[str, Any]) -> None:
+            public = {k: ev[k] for k in DEAL_EVENT_FIELDS if k in ev and _plain(ev[k])}
+            with rnd.lock:
+                if ev.get("type") == "card":
+                    rnd.card_dealt(ev.get("seat"))
+                public.update({"dealt": rnd.dealt, "total": rnd.total})
+            self.hub.publish({"type": "deal", "round": rnd.id, **public})
+
+        try:
+            result = self.deal_source.deal(game=rnd.game.name, plan=rnd.plan, first_seat=rnd.first_seat,
+                                           fair=rnd.fair_deal, on_event=on_event, resume=resume)
+        except DealInterrupted as exc:
+            with rnd.lock:
+                rnd.phase = "interrupted"
+                rnd.message = str(exc)
+            self.journal.append(rnd.id, "service_interrupted", {"message": str(exc), "dealt": rnd.dealt})
+            self.hub.publish({"type": "interrupted", "round": rnd.id, "dealt": rnd.dealt, "message": str(exc),
+                              "resumable": exc.resumable})
+            self.voice.say("发牌中断", "The deal was interrupted")
+            return
+        except Exception as exc:  # a rig fault: the round waits for the operator
+            log.exception("deal failed")
+            with rnd.lock:
+                rnd.phase = "interrupted"
+                rnd.message = f"deal failed: {exc}"
+            self.fault = str(exc)
+            self.hub.publish({"type": "fault", "round": rnd.id, "message": rnd.message})
+            return
+        with rnd.lock:
+            if rnd.phase == "void":
+                return
+            try:
+                rnd.start_play(result.hands, result.bottom, result.first_player, result.extra)
+            except Exception as exc:  # the camera's hand does not fit the game: an operator matter
+                rnd.phase = "interrupted"
+                rnd.message = f"the dealt hand cannot be played: {exc}"
+                self.hub.publish({"type": "fault", "round": rnd.id, "message": rnd.message})
+                return
+            first = rnd.first_player
+            self.journal.append(rnd.id, "service_dealt", {"hands": rnd.record()["hands"],
+                                                          "bottom": rnd.record()["bottom"], "first_player": first})
+        self.hub.publish({"type": "dealt", "round": rnd.id, "first_player": first, "phase": "playing",
+                          "counts": rnd.counts(), "turn": rnd.turn()})
+        if rnd.first_text is not None:
+            self.voice.say(*rnd.first_text)
+        self._kick()
+
+    # ------------------------------------------------------------------ actions
+    def act(self, rid: int, action: dict[str, Any], *, by_bot: bool = False) -> dict[str, Any]:
+        """Referee one action now; apply it if legal. Return ``{"index", "applied", "violations"}``.
+
+        After a play that leaves a seat with ``count_announce_at`` or fewer cards (rule 8), the service
+        announces the count itself: by voice, on the display, and in the record as an ``announce``."""
+        rnd = self.get_round(rid)
+        seat = action.get("seat")
+        with rnd.lock:
+            if rnd.phase == "dealing" or rnd.phase == "interrupted":
+                raise ServiceError(409, f"round {rid} is still being dealt", "还在发牌")
+            if rnd.phase == "void":
+                raise ServiceError(409, f"round {rid} was voided", "本局已作废")
+            if rnd.paused or self.estopped:
+                raise ServiceError(409, "the round is paused (emergency stop)", "本局暂停（急停）")
+            if not isinstance(seat, int) or not 0 <= seat < rnd.plan.seats:
+                raise ServiceError(422, f"seat {seat!r}: not a seat 0..{rnd.plan.seats - 1}", "座位有误")
+            before = rnd.counts() or []
+            index, violations, applied = rnd.judge(action)
+            published = [rnd.public_action(index)]
+            self.journal.append(rid, "action", {"index": index, "event": action, "applied": applied,
+                                                "violations": rnd.violations[index]["list"]})
+            after = rnd.counts() or []
+            count = None
+            if applied and action.get("action") == "play" and rnd.phase == "playing" and seat < len(after):
+                n = after[seat]
+                if 0 < n <= rnd.announce_at() and (not before or before[seat] != n):
+                    count = n
+                    if rnd.game.name == "hongsi":  # the service announces for the player (rule 8)
+                        ann = {"seat": seat, "action": "announce", "count": n}
+                        i2, _, _ = rnd.judge(ann)
+                        published.append(rnd.public_action(i2))
+                        self.journal.append(rid, "action", {"index": i2, "event": ann, "applied": rnd.applied[i2],
+                                                            "violations": rnd.violations[i2]["list"]})
+            finished = rnd.phase == "finished"
+            turn = rnd.turn()
+            trick = [dict(t) for t in rnd.trick]
+        for pub in published:
+            self.hub.publish({"type": "action", "round": rid, **pub, "turn": turn, "counts": after,
+                              "trick": trick})
+        errors = [v for v in violations if v.severity == "error"]
+        if errors:
+            v = errors[0]
+            self.hub.publish({"type": "refused", "round": rid, "seat": seat, "action": action.get("action"),
+                              "rule": v.rule, "message": v.message, "message_zh": v.message_zh})
+            self.voice.say(f"{seat_zh(seat)}位违规：{v.message_zh}", f"Seat {seat + 1}: {v.message}")
+        if count is not None:
+            self.hub.publish({"type": "count", "round": rid, "seat": seat, "count": count})
+            self.voice.say(f"{seat_zh(seat)}位剩{ZH_DIGITS.get(count, count)}张",
+                           f"Seat {seat + 1} has {count} card{'s' if count > 1 else ''} left")
+        if finished:
+            self._finish(rnd)
+        self._kick()
+        return {"index": index, "applied": applied, "violations": [v.to_json() for v in violations]}
+
+    def _finish(self, rnd: Round) -> None:
+        with rnd.lock:
+            verdict = rnd.result() or {}
+            record = rnd.record()
+        scores = verdict.get("scores")
+        with self._lock:
+            if isinstance(scores, list):
+                for s, v in enumerate(scores):
+                    self.ledger[s] = self.ledger.get(s, 0) + int(v)
+            ledger = dict(self.ledger)
+        self.journal.append(rnd.id, "round_end", {"status": "done", "record": record, "verdict": verdict,
+                                                  "scores": scores})
+        self.hub.publish({"type": "finished", "round": rnd.id, "result": verdict, "ledger": _ledger_list(ledger)})
+        winners = verdict.get("winners") or []
+        if winners:
+            names = "、".join(f"{seat_zh(w)}位" for w in winners)
+            self.voice.say(f"本局结束，{names}获胜",
+                           "Hand over: seats " + ", ".join(str(w + 1) for w in winners) + " win")
+        else:
+            self.voice.say("本局结束", "Hand over")
+
+    def _load_ledger(self) -> dict[int, int]:
+        ledger: dict[int, int] = {}
+        for row in self.journal.rows():
+            if row.kind == "round_end" and isinstance(row.data.get("scores"), list):
+                for s, v in enumerate(row.data["scores"]):
+                    ledger[s] = ledger.get(s, 0) + int(v)
+        return ledger
+
+    def ledger_list(self) -> list[int]:
+        with self._lock:
+            return _ledger_list(self.ledger, self.seats)
+
+    # ------------------------------------------------------------------ safety
+    def estop(self, reason: str = "operator") -> dict[str, Any]:
+        """Motors off at once (the deal source's e-stop), then pause the current round."""
+        try:
+            self.deal_source.estop()
+        finally:
+            with self._lock:
+                self.estopped = True
+                self.fault = f"emergency stop ({reason})"
+                cur = self.current
+            if cur is not None:
+                with cur.lock:
+                    if cur.phase == "playing":
+                        cur.paused = True
+            self.journal.append(cur.id if cur else 0, "estop", {"reason": reason})
+            self.hub.publish({"type": "estop", "round": cur.id if cur else None, "reason": reason})
+            self.voice.say("紧急停止", "Emergency stop")
+        return self.status()
+
+    def clear_fault(self) -> dict[str, Any]:
+        self.deal_source.clear_fault()
+        with self._lock:
+            self.estopped = False
+            self.fault = None
+            cur = self.current
+        if cur is not None:
+            with cur.lock:
+                cur.paused = False
+        self.hub.publish({"type": "cleared", "round": cur.id if cur else None})
+        self._kick()
+        return self.status()
+
+    def resume(self, rid: int) -> Round:
+        rnd = self.get_round(rid)
+        with rnd.lock:
+            if rnd.phase != "interrupted":
+                raise ServiceError(409, f"round {rid} is {rnd.phase}, not interrupted", "本局未中断")
+            if self.estopped:
+                raise ServiceError(409, "the emergency stop is on: clear the fault first", "急停中：请先解除故障")
+            rnd.phase = "dealing"
+            rnd.message = None
+        self.journal.append(rid, "resumed", {"pid": __import__("os").getpid(),
+                                             "host": __import__("os").uname().nodename})
+        self.hub.publish({"type": "resumed", "round": rid, "dealt": rnd.dealt, "total": rnd.total})
+        self._spawn_deal(rnd, resume=True)
+        return rnd
+
+    def void(self, rid: int) -> Round:
+        rnd = self.get_round(rid)
+        with rnd.lock:
+            if rnd.phase in ("finished", "void"):
+                raise ServiceError(409, f"round {rid} is already {rnd.phase}", "本局已结束")
+            rnd.phase = "void"
+            rnd.paused = False
+        self.deal_source.estop() if rnd.phase == "dealing" else None
+        self.journal.append(rid, "round_end", {"status": "void"})
+        self.hub.publish({"type": "void", "round": rid})
+        return rnd
+
+    # ------------------------------------------------------------------ bots
+    def _kick(self) -> None:
+        with self._lock:
+            self._wake.notify_all()
+
+    def _bot_move(self) -> tuple[Round, dict[str, Any], int] | None:
+        """The next bot action due, if any (called with the lock held)."""
+        cur = self.current
+        if cur is None or cur.phase != "playing" or cur.paused or self.estopped or not cur.bots:
+            return None
+        with cur.lock:
+            state = cur.state
+            if state is None or state.is_terminal():
+                return None
+            for seat in sorted(cur.bots):  # answers first: a 趴 request to a bot seat
+                legal = state.legal_actions(seat)
+                if any(a.get("action") in ("pa_accept", "pa_refuse") for a in legal):
+                    return cur, choose_action(cur.game.name, state, seat, legal, self._rng), len(cur.events)
+            seat = state.current_player()
+            if seat is None or seat not in cur.bots:
+                return None
+            legal = state.legal_actions(seat)
+            if not legal:
+                return None
+            return cur, choose_action(cur.game.name, state, seat, legal, self._rng), len(cur.events)
+
+    def _bot_loop(self) -> None:
+        while True:
+            with self._lock:
+                move = None
+                while not self._closing:
+                    try:
+                        move = self._bot_move()
+                    except Exception:
+                        log.exception("bot failed to choose")
+                        move = None
+                    if move is not None:
+                        break
+                    self._wake.wait(timeout=1.0)
+                if self._closing:
+                    return
+            rnd, action, version = move
+            if self.bot_delay:
+                time.sleep(self.bot_delay)
+            try:
+                with rnd.lock:
+                    if len(rnd.events) != version or rnd.paused or rnd.phase != "playing":
+                        continue  # the table changed while the bot thought: choose again
+                self.act(rnd.id, action, by_bot=True)
+            except ServiceError:
+                continue
+            except Exception:
+                log.exception("bot action failed")
+                time.sleep(0.5)
+
+
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, (int, float, str, bool))
+
+
+def _ledger_list(ledger: dict[int, int], seats: int = 4) -> list[int]:
+    n = max([seats, *(s + 1 for s in ledger)])
+    return [ledger.get(s, 0) for s in range(n)]
