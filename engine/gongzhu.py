@@ -1,0 +1,492 @@
+"""拱猪 (``gongzhu``): 4 players, one deck, 13 tricks of one card; take as few bad cards as you can.
+
+The rules digest is ``docs/rules/gongzhu.md`` (rule ids, settings and every choice made).
+Actions: ``expose`` (亮牌, before the first trick; ``cards``, optional ``hidden`` for 暗卖) and
+``play`` (``cards``: one card, or ``card``).
+
+>>> import random
+>>> game = GongzhuGame()
+>>> record = game.bot_hand(random.Random(1))
+>>> len(record["events"]) >= 52
+True
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.cards import DECKS, Card, parse_cards
+from engine.game import Action, DealPlan, Game, State, Violation
+from engine.tricks import (
+    CODES,
+    NAMES,
+    Trick,
+    error,
+    event_cards,
+    names,
+    settings_overrides,
+    shuffled_deck,
+)
+
+SEATS = 4
+S, H, D, C = 0, 1, 2, 3
+PIG, SHEEP, TRANSFORMER, HEART_A = CODES["SQ"], CODES["DJ"], CODES["C10"], CODES["HA"]
+EXPOSABLE = (PIG, HEART_A, SHEEP, TRANSFORMER)
+HEARTS = tuple(range(13, 26))
+# Heart values by rank index 0 ('2') .. 12 ('A').
+HEART_VALUES = {
+    "standard": (0, 0, 0, -10, -10, -10, -10, -10, -10, -20, -30, -40, -50),
+    "book": (-2, -3, -10, -5, -6, -7, -8, -9, -10, -20, -30, -40, -50),
+}
+TEAMS = Literal["none", "partners", "zhuyang"]
+
+
+@dataclass(frozen=True)
+class GongzhuSettings:
+    """Every rule the texts disagree on. Defaults are the preset ``gonglue`` (see the digest)."""
+
+    first_lead_card: str = "C2"
+    first_lead_must_play: bool = True
+    leader: int | None = None
+    next_leader: Literal["biggest_loser", "pig_taker"] = "biggest_loser"
+    exposure: Literal["optional", "none", "all_but_sheep", "all"] = "optional"
+    force_last: bool = False
+    shouming: bool = False
+    anmai: bool = False
+    exposed_may_lead: bool = True
+    exposed_factor: int = 2
+    shouming_factor: int = 4
+    heart_values: Literal["standard", "book"] = "standard"
+    pig_value: int = -100
+    sheep_value: int = 100
+    transformer_factor: int = 2
+    transformer_alone: int = 50
+    all_hearts: Literal["fixed", "negate"] = "fixed"
+    all_hearts_value: int = 100
+    grand_slam_unexposed: int | None = 1000
+    discard_colour: bool = False
+    teams: TEAMS = "none"
+    match_limit: int = -1000
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.first_lead_card, str) and self.first_lead_card.upper() in CODES
+                and self.first_lead_card.upper() not in ("BJ", "RJ")):
+            raise ValueError(f"first_lead_card = {self.first_lead_card!r} is not a card of the deck")
+        if self.leader is not None and not (isinstance(self.leader, int) and 0 <= self.leader < SEATS):
+            raise ValueError(f"leader = {self.leader!r} is not a seat 0..3")
+
+
+PRESETS = {
+    "gonglue": GongzhuSettings(),
+    "partners": GongzhuSettings(teams="partners"),
+    "zhuyang": GongzhuSettings(teams="zhuyang", exposure="none"),
+    "quanliang": GongzhuSettings(exposure="all_but_sheep"),
+    "computer": GongzhuSettings(next_leader="pig_taker", all_hearts="negate", grand_slam_unexposed=None,
+                                force_last=True),
+}
+
+_COLOUR = (0, 1, 1, 0)  # S H D C: black red red black
+
+
+def _suit(card: int) -> int:
+    return card // 13
+
+
+class GongzhuState(State):
+    """One hand of 拱猪. Hands are per-seat sets of card codes."""
+
+    def __init__(self, hands: list[list[Card]], settings: GongzhuSettings):
+        self.settings = settings
+        self.dealt = [[CODES[str(c)] for c in h] for h in hands]
+        self.hands = [set(h) for h in self.dealt]
+        self.values = self._card_values()
+        self.exposed: dict[int, str] = {}   # card -> "open" | "first" (首明) | "hidden" (暗卖)
+        self.exposed_by: dict[int, int] = {}
+        self.taken: list[list[int]] = [[] for _ in range(SEATS)]
+        self.tricks: list[Trick] = []
+        self.led_suits: set[int] = set()
+        self.first_round = False
+        self.penalties: list[dict[str, Any]] = []
+        self.started = False
+        lead_card = CODES[settings.first_lead_card.upper()]
+        if settings.leader is not None:
+            self.leader = settings.leader
+            self.must_lead: int | None = None
+        else:
+            self.leader = next(s for s in range(SEATS) if lead_card in self.hands[s])
+            self.must_lead = lead_card if settings.first_lead_must_play else None
+        self.trick = Trick(self.leader, SEATS)
+        forced = {"all": EXPOSABLE, "all_but_sheep": (PIG, HEART_A, TRANSFORMER)}.get(settings.exposure, ())
+        for card in forced:
+            self._expose(self._holder(card), card, "open")
+
+    # ------------------------------------------------------------------ helpers
+    def _card_values(self) -> list[int]:
+        values = [0] * 52
+        for i, v in enumerate(HEART_VALUES[self.settings.heart_values]):
+            values[13 + i] = v
+        values[PIG] = self.settings.pig_value
+        values[SHEEP] = self.settings.sheep_value
+        return values
+
+    def _holder(self, card: int) -> int:
+        return next(s for s in range(SEATS) if card in self.dealt[s])
+
+    def _expose(self, seat: int, card: int, kind: str) -> None:
+        self.exposed[card] = kind
+        self.exposed_by[card] = seat
+
+    def _held_back(self, card: int) -> bool:
+        """An openly exposed card (not 首明, not 暗卖) is held back on the first round of its suit."""
+        return self.exposed.get(card) == "open"
+
+    def factor(self, card: int) -> int:
+        kind = self.exposed.get(card)
+        if kind is None:
+            return 1
+        return self.settings.shouming_factor if kind == "first" else self.settings.exposed_factor
+
+    def finished(self) -> bool:
+        return len(self.tricks) == 13
+
+    # ------------------------------------------------------------------ State interface
+    def current_player(self) -> int | None:
+        return None if self.finished() else self.trick.to_play
+
+    def is_terminal(self) -> bool:
+        return self.finished()
+
+    def legal_plays(self, seat: int) -> list[int]:
+        """The cards ``seat`` may play now (empty when it is not their turn)."""
+        if self.finished() or seat != self.trick.to_play:
+            return []
+        hand = self.hands[seat]
+        if not self.trick.plays:
+            if self.must_lead is not None:
+                return [self.must_lead]
+            if self.settings.exposed_may_lead:
+                return sorted(hand)
+            free = [c for c in hand if not (self._held_back(c) and _suit(c) not in self.led_suits)]
+            return sorted(free or hand)
+        led = _suit(self.trick.lead[0])
+        suited = [c for c in hand if _suit(c) == led]
+        if not suited:
+            return sorted(hand)
+        if len(suited) > 1 and self.first_round:
+            suited = [c for c in suited if not self._held_back(c)] or suited
+        return sorted(suited)
+
+    def expose_options(self, seat: int) -> list[int]:
+        if self.started or self.settings.exposure in ("none", "all") or self.settings.teams == "zhuyang":
+            return []
+        return [c for c in EXPOSABLE if c in self.hands[seat] and c not in self.exposed
+                and not (c == SHEEP and self.settings.exposure == "all_but_sheep")]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        out: list[Action] = [{"seat": seat, "action": "play", "cards": [NAMES[c]]}
+                             for c in self.legal_plays(seat)]
+        for c in self.expose_options(seat):
+            out.append({"seat": seat, "action": "expose", "cards": [NAMES[c]]})
+            if self.settings.anmai:
+                out.append({"seat": seat, "action": "expose", "cards": [NAMES[c]], "hidden": True})
+        return out
+
+    def judge(self, action: Action) -> list[Violation]:
+        kind = action.get("action")
+        seat = action.get("seat")
+        if self.finished():
+            return [error("finished", "the hand is over", "这一副牌已经打完")]
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < SEATS:
+            return [error("malformed", f"seat {seat!r} is not a seat 0..3", f"座位 {seat!r} 不存在")]
+        if kind == "play":
+            return self._judge_play(seat, action)
+        if kind == "expose":
+            return self._judge_expose(seat, action)
+        return [error("phase", f"unknown action {kind!r} (拱猪: expose, play)",
+                      f"未知动作 {kind!r}（拱猪：expose 亮牌、play 出牌）")]
+
+    def _judge_expose(self, seat: int, action: Action) -> list[Violation]:
+        cards = event_cards(action)
+        if isinstance(cards, Violation):
+            return [cards]
+        if self.started:
+            return [error("phase", "cards are exposed only before the first trick", "亮牌只能在出第一轮牌之前")]
+        if self.settings.teams == "zhuyang" or self.settings.exposure in ("none", "all"):
+            return [error("expose_forbidden", "no exposing under these rules", "此玩法不许亮牌")]
+        hidden = bool(action.get("hidden", False))
+        if hidden and not self.settings.anmai:
+            return [error("expose", "暗卖 (hidden exposing) is off", "未开启暗卖")]
+        for c in cards:
+            if c not in self.hands[seat]:
+                return [error("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中")]
+            if c not in EXPOSABLE:
+                return [error("expose", f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
+                              f"{NAMES[c]} 不能亮（只能亮黑桃Q、红桃A、方块J、梅花10）")]
+            if c in self.exposed or cards.count(c) > 1:
+                return [error("expose", f"{NAMES[c]} is already exposed", f"{NAMES[c]} 已经亮过")]
+            if c == SHEEP and self.settings.exposure == "all_but_sheep":
+                return [error("expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮")]
+        for c in cards:
+            first = self.settings.shouming and not hidden and self.dealt[seat][0] == c
+            self._expose(seat, c, "hidden" if hidden else "first" if first else "open")
+        if self.settings.force_last and self.settings.exposure == "optional":
+            rest = [c for c in EXPOSABLE if c not in self.exposed]
+            if len(rest) == 1:
+                self._expose(self._holder(rest[0]), rest[0], "open")
+        return []
+
+    def _judge_play(self, seat: int, action: Action) -> list[Violation]:
+        cards = event_cards(action)
+        if isinstance(cards, Violation):
+            return [cards]
+        if seat != self.trick.to_play:
+            return [error("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
+                          f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号")]
+        if len(cards) != 1:
+            return [error("malformed", "拱猪 plays one card at a time", "拱猪每次只出一张牌")]
+        card = cards[0]
+        hand = self.hands[seat]
+        if card not in hand:
+            return [error("not_in_hand", f"{NAMES[card]} is not in seat {seat}'s hand", f"{NAMES[card]} 不在该玩家手中")]
+        if card not in self.legal_plays(seat):
+            return [self._why_illegal(seat, card)]
+        self._play(seat, card)
+        return []
+
+    def _why_illegal(self, seat: int, card: int) -> Violation:
+        if self.must_lead is not None and not self.trick.plays:
+            m = NAMES[self.must_lead]
+            return error("first_lead", f"the first trick is led with {m}", f"第一轮必须先出 {m}")
+        if self.trick.plays:
+            led = _suit(self.trick.lead[0])
+            if _suit(card) != led:
+                return error("follow_suit", f"follow suit: seat {seat} holds {'SHDC'[led]}",
+                             f"有{'黑桃红桃方块梅花'[2 * led:2 * led + 2]}必须跟出")
+        return error("exposed_first_round",
+                     f"the exposed {NAMES[card]} may not be played on the first round of its suit",
+                     f"亮过的 {NAMES[card]} 不得在该花色首轮打出")
+
+    def _play(self, seat: int, card: int) -> None:
+        self.started = True
+        self.hands[seat].discard(card)
+        trick = self.trick
+        if not trick.plays:
+            self.must_lead = None
+            led = _suit(card)
+            self.first_round = led not in self.led_suits
+            self.led_suits.add(led)
+        led = _suit(trick.lead[0]) if trick.plays else _suit(card)
+        trick.add(seat, (card,), lambda new, best: _suit(new[0]) == led and new[0] > best[0])
+        if trick.done:
+            self._close(trick)
+
+    def _close(self, trick: Trick) -> None:
+        taker = trick.winner
+        if self.settings.discard_colour:
+            taker = self._colour_penalty(trick) or taker
+        self.taken[taker].extend(trick.cards())
+        self.tricks.append(trick)
+        if not self.finished():
+            self.trick = Trick(trick.winner, SEATS)
+
+    def _colour_penalty(self, trick: Trick) -> int | None:
+        """垫牌规则: a discard of the wrong colour (holding the led colour) takes the trick's scoring cards."""
+        led = _suit(trick.lead[0])
+        for seat, (card,) in trick.plays[1:]:
+            if _suit(card) != led and _COLOUR[_suit(card)] != _COLOUR[led]:
+                if any(_COLOUR[_suit(c)] == _COLOUR[led] for c in self.hands[seat]):
+                    self.penalties.append({"seat": seat, "card": NAMES[card], "trick": len(self.tricks)})
+                    return seat
+        return None
+
+    # ------------------------------------------------------------------ scoring
+    def seat_points(self, seat: int) -> int:
+        """One seat's score for the hand from the cards it took (the digest's scoring section)."""
+        s = self.settings
+        taken = set(self.taken[seat])
+        values = self.values
+        hf = self.factor(HEART_A)
+        heart_cards = [c for c in taken if 13 <= c < 26]
+        all_hearts = len(heart_cards) == 13
+        if all_hearts and PIG in taken and SHEEP in taken and TRANSFORMER in taken:
+            if not self.exposed and s.grand_slam_unexposed is not None:
+                return s.grand_slam_unexposed
+            total = (sum(abs(values[c]) for c in HEARTS) * hf + abs(values[PIG]) * self.factor(PIG)
+                     + abs(values[SHEEP]) * self.factor(SHEEP))
+            return total * s.transformer_factor * self.factor(TRANSFORMER)
+        hearts = sum(values[c] for c in heart_cards) * hf
+        if all_hearts:
+            hearts = s.all_hearts_value * hf if s.all_hearts == "fixed" else -hearts
+        base = hearts
+        base += values[PIG] * self.factor(PIG) if PIG in taken else 0
+        base += values[SHEEP] * self.factor(SHEEP) if SHEEP in taken else 0
+        if TRANSFORMER in taken:
+            if not any(values[c] for c in taken):
+                return s.transformer_alone * self.factor(TRANSFORMER)
+            return base * s.transformer_factor * self.factor(TRANSFORMER)
+        return base
+
+    def teams(self) -> list[list[int]]:
+        mode = self.settings.teams
+        if mode == "partners":
+            return [[0, 2], [1, 3]]
+        if mode == "zhuyang" and self.finished():
+            holders = {self._taker(PIG), self._taker(SHEEP)}
+            return [sorted(holders), sorted(set(range(SEATS)) - holders)]
+        return [[s] for s in range(SEATS)]
+
+    def _taker(self, card: int) -> int:
+        return next(s for s in range(SEATS) if card in self.taken[s])
+
+    def returns(self) -> list[int] | None:
+        """Each seat's points (its team's total in team play). Not zero-sum: 拱猪 scores by the cards taken."""
+        if not self.finished():
+            return None
+        points = [self.seat_points(s) for s in range(SEATS)]
+        out = list(points)
+        for team in self.teams():
+            total = sum(points[s] for s in team)
+            for s in team:
+                out[s] = total
+        return out
+
+    def next_leader(self) -> int:
+        if self.settings.next_leader == "pig_taker":
+            return self._taker(PIG)
+        points = [self.seat_points(s) for s in range(SEATS)]
+        order = [(self.leader + i) % SEATS for i in range(SEATS)]
+        return min(order, key=lambda s: points[s])
+
+    # ------------------------------------------------------------------ views
+    def _exposures_public(self) -> list[dict[str, Any]]:
+        out = []
+        for card, kind in self.exposed.items():
+            seat = self.exposed_by[card]
+            if kind == "hidden" and not self.finished():
+                out.append({"seat": seat, "kind": "hidden"})
+            else:
+                out.append({"seat": seat, "card": NAMES[card], "kind": kind})
+        return out
+
+    def public_view(self, seat: int | None = None) -> dict[str, Any]:
+        view: dict[str, Any] = {
+            "game": "gongzhu",
+            "to_play": self.current_player(),
+            "leader": self.leader,
+            "started": self.started,
+            "exposed": self._exposures_public(),
+            "hand_sizes": [len(h) for h in self.hands],
+            "trick": self.trick.to_json() if not self.finished() else None,
+            "tricks_done": len(self.tricks),
+            "taken": [names(sorted(t)) for t in self.taken],
+        }
+        if seat is not None:
+            view["seat"] = seat
+            view["hand"] = names(sorted(self.hands[seat]))
+            view["legal"] = self.legal_actions(seat)
+        return view
+
+    def verdict(self) -> dict[str, Any]:
+        done = self.finished()
+        points = [self.seat_points(s) for s in range(SEATS)] if done else None
+        return {
+            "game": "gongzhu",
+            "leader": self.leader,
+            "exposed": self._exposures_public(),
+            "teams": self.teams(),
+            "tricks": [t.to_json() for t in self.tricks],
+            "taken": [names(sorted(t)) for t in self.taken],
+            "penalties": self.penalties,
+            "finished": done,
+            "seat_points": points,
+            "scores": self.returns(),
+            "zero_sum": False,
+            "pig_taker": self._taker(PIG) if done else None,
+            "next_first_seat": self.next_leader() if done else None,
+        }
+
+
+# ---------------------------------------------------------------------- bots
+def _greedy_play(state: GongzhuState, seat: int, options: list[int]) -> int:
+    """Duck under the trick when possible; when void, discard the worst card (pig, then high hearts)."""
+    trick = state.trick
+    if not trick.plays:
+        counts = [0, 0, 0, 0]
+        for c in state.hands[seat]:
+            counts[_suit(c)] += 1
+        return min(options, key=lambda c: (-counts[_suit(c)], c % 13))
+    led = _suit(trick.lead[0])
+    if _suit(options[0]) != led:
+        return min(options, key=lambda c: (state.values[c] if c != SHEEP else 99, -(c % 13)))
+    best = trick.plays[trick.best][1][0]
+    under = [c for c in options if c < best]
+    return max(under) if under else max(options)
+
+
+def play_bot_hand(game: GongzhuGame, rng: random.Random, bot: str, settings: GongzhuSettings) -> dict[str, Any]:
+    deck = shuffled_deck(game.deal_plan(settings).deck.cards(), rng)
+    hands_txt = [deck[i * 13:(i + 1) * 13] for i in range(SEATS)]
+    hands = [parse_cards(h) for h in hands_txt]
+    state = GongzhuState(hands, settings)
+    events: list[Action] = []
+    for seat in range(SEATS):
+        for c in state.expose_options(seat):
+            if rng.random() < 0.25:
+                hidden = settings.anmai and rng.random() < 0.5
+                ev: Action = {"seat": seat, "action": "expose", "cards": [NAMES[c]]}
+                if hidden:
+                    ev["hidden"] = True
+                state.apply(ev)
+                events.append(ev)
+    while not state.finished():
+        seat = state.trick.to_play
+        options = state.legal_plays(seat)
+        card = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
+        ev = {"seat": seat, "action": "play", "cards": [NAMES[card]]}
+        state._play(seat, card)
+        events.append(ev)
+    record: dict[str, Any] = {"game": "gongzhu", "preset": game.default_preset,
+                              "rules": settings_overrides(game, settings),
+                              "hands": hands_txt, "bottom": [], "events": events}
+    verdict = state.verdict()
+    record["scores"] = verdict["scores"]
+    record["next_first_seat"] = verdict["next_first_seat"]
+    return record
+
+
+class GongzhuGame(Game):
+    """拱猪. Presets: ``gonglue`` (default: the text's first rule set), ``partners`` (对家配合),
+    ``zhuyang`` (猪羊一家), ``quanliang`` (除羊全亮), ``computer`` (the text's computer-game rules)."""
+
+    name = "gongzhu"
+    settings_type = GongzhuSettings
+    presets = PRESETS
+    default_preset = "gonglue"
+
+    def deal_plan(self, settings: Any) -> DealPlan:
+        return DealPlan(seats=SEATS, cards_per_seat=(13,) * SEATS, bottom=0, deck=DECKS["gongzhu"])
+
+    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any) -> GongzhuState:
+        from engine.record import RecordError
+
+        if len(hands) != SEATS or any(len(h) != 13 for h in hands) or bottom:
+            raise RecordError("拱猪 deals 13 cards to each of 4 seats and no bottom: "
+                              f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
+        return GongzhuState(hands, settings or self.settings())
+
+    def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
+                 first_seat: int = 0) -> dict[str, Any]:
+        """A whole hand by bots (``random`` or ``greedy``), exposing now and then; the first hand of a
+        match (♣2 leads) unless ``settings.leader`` names the leader. ``first_seat`` is not used: the
+        deal order does not matter in 拱猪."""
+        return play_bot_hand(self, rng, bot, settings or self.settings())
+
+
+def match_standing(totals: list[int], limit: int = -1000) -> dict[str, Any]:
+    """The match after cumulative ``totals``: over once a seat passes ``limit`` (当猪); the highest wins."""
+    losers = [s for s, t in enumerate(totals) if t < limit]
+    over = bool(losers)
+    return {"over": over, "pig": min(losers, key=lambda s: totals[s]) if over else None,
+            "winner": max(range(len(totals)), key=lambda s: totals[s]) if over else None}

@@ -1,0 +1,151 @@
+"""The trick-taking core shared by 拱猪 (``gongzhu``) and 升级 (``shengji``).
+
+Built once, parameterised by each game's *effective suit* and *order* of a card, so that 升级's trump
+(jokers, level cards and the trump suit form one suit of their own) works with the same code as 拱猪's
+plain suits:
+
+- :class:`Trick`: who led, the plays so far, whose turn it is, and the winning play so far
+  (a game-supplied ``beats(new, best)`` decides; the first of equal plays keeps the trick);
+- :func:`follow_suit_ok`: a follower plays as many cards of the led effective suit as the lead has,
+  or all they hold of it;
+- the lead of the next trick passes to the trick's winner (the games do this with :attr:`Trick.winner`).
+
+Cards are small integer *codes* here for speed (``suit * 13 + rank``, rank 0 = ``2`` … 12 = ``A``;
+52 = ``BJ``, 53 = ``RJ``); :func:`code` and :func:`name` convert to and from the record notation.
+
+>>> t = Trick(leader=3, seats=4)
+>>> t.add(3, (code("D5"),), lambda new, best: False)
+>>> t.to_play, t.winner, t.done
+(0, 3, False)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from engine.cards import JOKERS, RANKS, SUITS
+from engine.game import Violation
+
+BJ, RJ = 52, 53
+NAMES: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) + JOKERS
+CODES: dict[str, int] = {n: i for i, n in enumerate(NAMES)}
+
+
+def code(text: str) -> int:
+    """The code of a card written in record notation (``KeyError`` if it is not one)."""
+    return CODES[text.strip().upper()]
+
+
+def name(card: int) -> str:
+    return NAMES[card]
+
+
+def names(cards: Iterable[int]) -> list[str]:
+    return [NAMES[c] for c in cards]
+
+
+def suit_index(card: int) -> int:
+    """0..3 for S H D C; 4 for a joker."""
+    return card // 13 if card < 52 else 4
+
+
+def rank_index(card: int) -> int:
+    """0 for ``2`` … 12 for ``A``; 13 for ``BJ``, 14 for ``RJ``."""
+    return card % 13 if card < 52 else card - 39
+
+
+def error(rule: str, message: str, message_zh: str) -> Violation:
+    return Violation(rule, message, message_zh, "error")
+
+
+def event_cards(event: dict[str, Any]) -> list[int] | Violation:
+    """The cards of an event (``cards`` list, or a single ``card``) as codes, or a ``malformed`` error."""
+    raw = event.get("cards")
+    if raw is None and "card" in event:
+        raw = [event["card"]]
+    if not isinstance(raw, list) or not raw:
+        return error("malformed", "the action needs 'cards': a non-empty list of cards",
+                     "该动作需要 cards：非空的牌列表")
+    out = []
+    for text in raw:
+        c = CODES.get(text.strip().upper()) if isinstance(text, str) else None
+        if c is None:
+            return error("malformed", f"not a card: {text!r}", f"不是一张牌：{text!r}")
+        out.append(c)
+    return out
+
+
+def has_cards(counts: Sequence[int], cards: Iterable[int]) -> bool:
+    """Whether a hand kept as per-code counts holds every card of ``cards`` (as a multiset)."""
+    need: dict[int, int] = {}
+    for c in cards:
+        need[c] = need.get(c, 0) + 1
+    return all(counts[c] >= k for c, k in need.items())
+
+
+def follow_suit_ok(played: Sequence[int], holding: int, led_count: int, led_suit: int,
+                   effective_suit: Sequence[int]) -> bool:
+    """Follow suit: the play holds ``min(led_count, holding)`` cards of the led effective suit.
+
+    ``holding`` is how many cards of that suit the follower held before playing."""
+    in_suit = sum(1 for c in played if effective_suit[c] == led_suit)
+    return in_suit >= min(led_count, holding)
+
+
+class Trick:
+    """One trick: ``seats`` plays in seat order from ``leader``; the best play so far wins it."""
+
+    __slots__ = ("leader", "seats", "plays", "best")
+
+    def __init__(self, leader: int, seats: int = 4):
+        self.leader = leader
+        self.seats = seats
+        self.plays: list[tuple[int, tuple[int, ...]]] = []
+        self.best = 0  # index into plays of the winning play so far
+
+    @property
+    def to_play(self) -> int:
+        return (self.leader + len(self.plays)) % self.seats
+
+    @property
+    def done(self) -> bool:
+        return len(self.plays) == self.seats
+
+    @property
+    def lead(self) -> tuple[int, ...]:
+        return self.plays[0][1]
+
+    @property
+    def winner(self) -> int:
+        return self.plays[self.best][0]
+
+    def add(self, seat: int, cards: tuple[int, ...],
+            beats: Callable[[tuple[int, ...], tuple[int, ...]], bool]) -> None:
+        """Add a play; it becomes the best if ``beats(cards, best cards)`` (strictly better)."""
+        self.plays.append((seat, cards))
+        if len(self.plays) > 1 and beats(cards, self.plays[self.best][1]):
+            self.best = len(self.plays) - 1
+
+    def cards(self) -> list[int]:
+        return [c for _, cs in self.plays for c in cs]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"leader": self.leader, "plays": [{"seat": s, "cards": names(cs)} for s, cs in self.plays],
+                "winner": self.winner if self.plays else None}
+
+
+def settings_overrides(game: Any, settings: Any) -> dict[str, Any]:
+    """The fields of ``settings`` that differ from the game's default preset (a record's ``rules``)."""
+    base = game.presets[game.default_preset]
+    return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
+            if getattr(settings, f.name) != getattr(base, f.name)}
+
+
+def shuffled_deck(deck_cards: list[Any], rng: random.Random) -> list[str]:
+    """A shuffled copy of a deck as notation strings."""
+    cards = [str(c) for c in deck_cards]
+    rng.shuffle(cards)
+    return cards
