@@ -18,6 +18,7 @@ operations and one dictionary look-up.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from engine.cards import Card
@@ -76,6 +77,13 @@ class HongsiState(State):
         self.winners: list[int] | None = None
         self.scores: list[int] | None = None
         self._active: tuple[int, ...] = tuple(range(SEATS))
+
+    def clone(self) -> HongsiState:
+        """An independent copy (to try an action without touching this state)."""
+        new = copy.copy(self)
+        new.hands, new.log, new.tiaos = list(self.hands), list(self.log), list(self.tiaos)
+        new.requests, new.asked, new.lying = dict(self.requests), set(self.asked), set(self.lying)
+        return new
 
     # ------------------------------------------------------------------ facts derived from the phase
     @property
