@@ -182,15 +182,29 @@ def serve(
     sim: Annotated[bool, typer.Option("--sim", help="run on a virtual rig in the same process")] = False,
     host: Annotated[str, typer.Option()] = "127.0.0.1",
     port: Annotated[int, typer.Option()] = 8000,
+    no_rig: Annotated[bool, typer.Option("--no-rig", help="deal in software, without a rig")] = False,
+    bot_delay: Annotated[float, typer.Option(min=0.0, help="seconds a bot thinks before acting")] = 0.8,
 ) -> None:
     """The table service: web display, API, voice."""
-    raise not_built("serve")
+    from controller.config import ConfigError
+    from controller.service.server import serve as run_service
+
+    try:
+        run_service(sim=sim, host=host, port=port, no_rig=no_rig, bot_delay=bot_delay)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
 
 
 @app.command()
 def token(seat: Annotated[int | None, typer.Option(help="make a token for this seat")] = None) -> None:
     """Print the operator token, or make a seat token (with a QR code)."""
-    raise not_built("token")
+    from controller.config import ConfigError
+    from controller.service.server import token as make_token
+
+    try:
+        sys.stdout.write(make_token(seat))
+    except (ConfigError, ValueError) as exc:
+        raise fail(str(exc)) from None
 
 
 # ---------------------------------------------------------------- config

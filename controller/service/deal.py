@@ -1,16 +1,19 @@
 """Where a round's cards come from: the seam between the table service and the dealer.
 
-A :class:`DealSource` deals one hand and reports progress through ``on_event`` (dicts; the service
-passes on only whitelisted, card-free fields). It answers a :class:`DealResult` (who holds what, read
-by the camera) or raises :class:`DealInterrupted` (e-stop, fault) — the service then lets the operator
-resume or void the deal.
+A :class:`DealSource` deals one hand (blocking, in the service's deal thread) and reports progress
+through ``on_event`` — the service passes on only whitelisted, card-free fields. It answers a
+:class:`DealResult` (who holds what, as the camera read it) or raises :class:`DealInterrupted`.
+
+A fault that needs a person (an e-stop, a jam) *pauses* the deal inside ``deal()``: the source emits a
+``paused`` event and waits until the service calls :meth:`resolve` with ``"resume"`` or ``"void"``
+(the operator's buttons). ``deal(resume=True)`` continues a deal whose thread ended (after a crash).
 
 Two sources:
 
-- :class:`RigDealSource` — the real thing: ``controller.dealer.Dealer`` driving a rig (real or the
-  virtual one) over serial, with the camera reading every card.
-- :class:`SoftwareDealSource` — a software shuffle (``secrets``-seeded) dealt in the game's deal
-  order, for running the service with no rig at all (and a seat in tests for the service alone).
+- :class:`RigDealSource` — the real thing: :class:`controller.dealer.Dealer` driving a rig (a real one,
+  or the virtual rig of ``firmware_bridge.sim``) over serial, the camera reading every card, the journal.
+- :class:`SoftwareDealSource` — a software shuffle dealt in the game's deal order, for running the
+  service with no rig at all (``hongsi serve --no-rig``) and for testing the service on its own.
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.cards import Card
-from engine.game import DealPlan
+from controller.plan import BOTTOM, make_plan
+from engine.cards import Card, parse_card
 
 OnEvent = Callable[[dict[str, Any]], None]
 
@@ -36,98 +39,249 @@ class DealResult:
     bottom: list[Card]
     first_player: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # goes into the game record (deal facts)
-    journal_round: int | None = None
 
 
 class DealInterrupted(Exception):
-    """The deal stopped before the end (e-stop, jam, fault); ``dealt`` cards went out."""
+    """The deal ended without a hand: ``resumable`` false means it must be voided (a bad deck)."""
 
-    def __init__(self, message: str, dealt: int = 0, resumable: bool = True):
+    def __init__(self, message: str, message_zh: str = "", resumable: bool = True):
         super().__init__(message)
-        self.dealt = dealt
+        self.message_zh = message_zh or message
         self.resumable = resumable
 
 
 class DealSource(Protocol):
-    def deal(self, *, game: str, plan: DealPlan, first_seat: int, fair: bool, on_event: OnEvent,
-             resume: bool = False) -> DealResult: ...
+    def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealResult: ...
+
+    @property
+    def waiting(self) -> bool: ...
+
+    def resolve(self, answer: str) -> None: ...
 
     def estop(self) -> None: ...
 
     def clear_fault(self) -> None: ...
+
+    def after_hand(self, round_id: int) -> dict[str, Any] | None: ...
 
     def status(self) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
 
 
-def deal_order(plan: DealPlan, first_seat: int) -> list[int | None]:
-    """Seat of each card in dealing order: round-robin from ``first_seat`` until each seat has its
-    share; ``None`` marks a bottom card (dealt last)."""
-    left = list(plan.cards_per_seat)
-    order: list[int | None] = []
-    seat = first_seat % plan.seats
-    while any(left):
-        if left[seat]:
-            order.append(seat)
-            left[seat] -= 1
-        seat = (seat + 1) % plan.seats
-    return order + [None] * plan.bottom
+class _Pause:
+    """A deal waiting for the operator: ``attend()`` blocks until ``resolve("resume" | "void")``."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._answer: str | None = None
+        self.waiting = False
+
+    def attend(self) -> str:
+        with self._cond:
+            self.waiting, self._answer = True, None
+            while self._answer is None:
+                self._cond.wait()
+            self.waiting = False
+            return self._answer
+
+    def resolve(self, answer: str) -> None:
+        if answer not in ("resume", "void"):
+            raise ValueError(f"answer {answer!r}: resume or void")
+        with self._cond:
+            self._answer = answer
+            self._cond.notify_all()
 
 
 class SoftwareDealSource:
-    """Deal a software-shuffled deck (no rig). ``card_delay`` seconds between cards, for a visible deal.
+    """Deal a software-shuffled deck (no rig): the plan of :func:`controller.plan.make_plan` (fair deal
+    or round robin), ``card_delay`` seconds between cards so the display can show the deal.
 
     >>> src = SoftwareDealSource(card_delay=0)
-    >>> res = src.deal(game="hongsi", plan=plan, first_seat=0, fair=True, on_event=print)  # doctest: +SKIP
+    >>> res = src.deal(round_id=1, game="hongsi", first_seat=0, fair=True, preset=None, rules=None,
+    ...                on_event=lambda ev: None)
+    >>> sorted(len(h) for h in res.hands)
+    [13, 13, 13, 13]
     """
 
     def __init__(self, card_delay: float = 0.0, seed: int | None = None):
         self.card_delay = card_delay
         self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self._stop = threading.Event()
-        self._pending: dict[str, Any] | None = None  # an interrupted deal, to resume
+        self._pause = _Pause()
+        self._pending: dict[str, Any] | None = None  # a deal whose thread ended early, to resume
         self.state = "ready"
 
-    def deal(self, *, game: str, plan: DealPlan, first_seat: int, fair: bool, on_event: OnEvent,
-             resume: bool = False) -> DealResult:
-        if resume and self._pending is not None:
+    @property
+    def waiting(self) -> bool:
+        return self._pause.waiting
+
+    def resolve(self, answer: str) -> None:
+        self._pause.resolve(answer)
+
+    def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealResult:
+        if resume and self._pending is not None and self._pending["round"] == round_id:
             p = self._pending
         else:
+            plan = make_plan(game, first_seat=first_seat, fair=fair, preset=preset, rules=rules)
             cards = plan.deck.cards()
             self._rng.shuffle(cards)
-            p = {"cards": cards, "order": deal_order(plan, first_seat), "next": 0,
-                 "hands": [[] for _ in range(plan.seats)], "bottom": []}
+            p = {"round": round_id, "cards": cards, "order": list(plan.order), "next": 0,
+                 "hands": [[] for _ in range(plan.seats)], "bottom": [], "fair": fair,
+                 "commitment": plan.commitment}
         self._pending = p
-        self._stop.clear()
         self.state = "dealing"
         total = len(p["order"])
+        on_event({"type": "deal_started", "total": total, "fair": fair, "commitment": p["commitment"]})
         while p["next"] < total:
             if self._stop.is_set():
-                self.state = "stopped"
-                raise DealInterrupted("emergency stop while dealing", dealt=p["next"])
+                self.state = "paused"
+                on_event({"type": "paused", "reason": "estop", "message": "Emergency stop. Make the table safe, "
+                          "then resume.", "message_zh": "急停。确认安全后继续。"})
+                if self._pause.attend() == "void":
+                    self._pending, self.state = None, "ready"
+                    raise DealInterrupted("voided by the operator", "操作员已作废本局", resumable=False)
+                self._stop.clear()
+                self.state = "dealing"
+                on_event({"type": "resumed"})
             k = p["next"]
             seat = p["order"][k]
-            (p["bottom"] if seat is None else p["hands"][seat]).append(p["cards"][k])
+            (p["bottom"] if seat == BOTTOM else p["hands"][seat]).append(p["cards"][k])
             p["next"] = k + 1
-            on_event({"type": "card", "index": k, "seat": seat, "dealt": k + 1, "total": total})
+            on_event({"type": "card_dealt", "index": k, "seat": None if seat == BOTTOM else seat, "total": total})
             if self.card_delay:
                 time.sleep(self.card_delay)
         self._pending = None
         self.state = "ready"
-        return DealResult(hands=p["hands"], bottom=p["bottom"], extra={"deal_source": "software"})
+        return DealResult(hands=p["hands"], bottom=p["bottom"],
+                          extra={"deal": {"source": "software", "fair": fair, "first_seat": first_seat}})
 
     def estop(self) -> None:
         self._stop.set()
 
     def clear_fault(self) -> None:
-        self._stop.clear()
-        if self.state == "stopped":
-            self.state = "ready"
+        if not self.waiting:
+            self._stop.clear()
+
+    def after_hand(self, round_id: int) -> dict[str, Any] | None:
+        return None
 
     def status(self) -> dict[str, Any]:
-        return {"rig": "software", "state": self.state, "estop": self._stop.is_set(),
-                "resumable": self._pending is not None}
+        return {"rig": "software", "state": self.state, "estop": self._stop.is_set(), "waiting": self.waiting}
 
     def close(self) -> None:
         self._stop.set()
+        if self.waiting:
+            self.resolve("void")
+
+
+class RigDealSource:
+    """:class:`controller.dealer.Dealer` on a rig: every card shuffled, read by the camera, dealt, and
+    journaled. ``rig``, ``camera``, ``reader`` are the dealer's parts (see ``controller.dealer``).
+
+    >>> src = RigDealSource.open(serial="/dev/pts/5", camera_url="http://127.0.0.1:8081/stream.mjpg",
+    ...                          journal=journal, config=cfg)                           # doctest: +SKIP
+    """
+
+    def __init__(self, rig: Any, camera: Any, reader: Any, journal: Any, *, config: Any = None,
+                 panel: Any = None, frames_per_read: int | None = None, owned: tuple[Any, ...] = ()):
+        from controller.dealer import Dealer, EventOperator
+
+        self.rig, self.camera, self.reader, self.journal = rig, camera, reader, journal
+        self.operator = EventOperator()
+        options = {} if frames_per_read is None else {"frames_per_read": frames_per_read}
+        # voice=None: the table service announces the first player itself (display + voice queue)
+        self.dealer = Dealer(rig, camera, reader, journal, config=config, voice=None, panel=panel,
+                             operator=self.operator, **options)
+        self._owned = owned
+        self._estop = False
+        self.state = "ready"
+
+    @classmethod
+    def open(cls, *, serial: str, camera_url: str, journal: Any, config: Any, panel: Any = None,
+             frames_per_read: int | None = None) -> RigDealSource:
+        """Connect to the rig on ``serial`` and the camera at ``camera_url``; load the card reader."""
+        from vision.reader import CardReader
+
+        from controller.camera import open_camera
+        from firmware_bridge import Rig
+
+        rig = Rig(serial, angles=list(config.servo_angles), bottom_angle=config.bottom_angle)
+        rig.connect()
+        try:
+            camera = open_camera(camera_url)
+        except Exception:
+            rig.close()
+            raise
+        reader = CardReader(threads=1)
+        return cls(rig, camera, reader, journal, config=config, panel=panel, frames_per_read=frames_per_read,
+                   owned=(camera, rig))
+
+    @property
+    def waiting(self) -> bool:
+        return self.operator.waiting
+
+    def resolve(self, answer: str) -> None:
+        self.operator.resolve(answer)
+
+    def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealResult:
+        self.state = "dealing"
+        try:
+            if resume:
+                result = self.dealer.resume(round_id, on_event=on_event)
+            else:
+                result = self.dealer.run(game, first_seat=first_seat, fair=fair, preset=preset, rules=rules,
+                                         on_event=on_event, round_=round_id)
+        except Exception as exc:  # the rig or the camera failed beyond the dealer's own recovery
+            raise DealInterrupted(f"the rig stopped: {exc}", f"发牌机故障：{exc}", resumable=True) from exc
+        finally:
+            self.state = "ready"
+        if result.status != "done" or result.record is None:
+            raise DealInterrupted(result.message or f"the deal ended: {result.status}",
+                                  result.message_zh or "发牌未完成", resumable=False)
+        rec = result.record
+        extra = {k: v for k, v in rec.items() if k not in ("game", "hands", "bottom", "events", "preset", "rules")}
+        return DealResult(hands=[[parse_card(c) for c in h] for h in rec["hands"]],
+                          bottom=[parse_card(c) for c in rec.get("bottom", [])],
+                          first_player=result.first_player.seat if result.first_player else None, extra=extra)
+
+    def estop(self) -> None:
+        self._estop = True
+        self.dealer.estop()
+
+    def clear_fault(self) -> None:
+        self._estop = False
+        if not self.waiting:
+            try:
+                self.rig.clear_fault()
+            except Exception:  # a rig that is not latched has nothing to clear
+                pass
+
+    def after_hand(self, round_id: int) -> dict[str, Any] | None:
+        """The hand is over: reveal the fair deal's seed (the proof goes into the record)."""
+        try:
+            return self.dealer.reveal(round_id)
+        except Exception:
+            return None
+
+    def status(self) -> dict[str, Any]:
+        try:
+            rig = self.rig.status()
+            rig = rig if isinstance(rig, dict) else dict(getattr(rig, "__dict__", {}))
+        except Exception as exc:
+            rig = {"error": str(exc)}
+        return {"rig": "serial", "state": self.state, "estop": self._estop, "waiting": self.waiting,
+                "mcu": {k: v for k, v in rig.items() if isinstance(v, (int, float, str, bool, type(None)))}}
+
+    def close(self) -> None:
+        if self.waiting:
+            self.resolve("void")
+        self.dealer.close()
+        for part in self._owned:
+            try:
+                part.close()
+            except Exception:
+                pass

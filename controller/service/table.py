@@ -30,7 +30,7 @@ from engine.registry import UnknownGame, get_game
 log = logging.getLogger("hongsi.service")
 
 # Deal-progress fields the service passes on from a deal source: never a card's identity.
-DEAL_EVENT_FIELDS = ("index", "seat", "dealt", "total", "stage", "message", "message_zh")
+DEAL_EVENT_FIELDS = ("index", "seat", "total", "reason", "message", "message_zh", "passes", "fair", "commitment")
 
 
 class ServiceError(Exception):
@@ -47,12 +47,12 @@ class TableService:
     """Rounds on one table. ``bot_delay``: seconds a bot waits before acting (to be watchable)."""
 
     def __init__(self, data_dir: Path, deal_source: DealSource | None = None, *, voice: Announcer | None = None,
-                 bot_delay: float = 0.8, seats: int = 4, seed: int | None = None):
+                 bot_delay: float = 0.8, seats: int = 4, seed: int | None = None, journal: Journal | None = None):
         self.data_dir = Path(data_dir).expanduser()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.tokens = TokenStore(self.data_dir)
         self.hub = EventHub()
-        self.journal = Journal(self.data_dir / "journal.db")
+        self.journal = journal if journal is not None else Journal(self.data_dir / "journal.db")
         self.deal_source: DealSource = deal_source or SoftwareDealSource()
         self.voice = voice or Announcer(speak=False)
         self.voice.attach(self.hub)
@@ -158,28 +158,45 @@ class TableService:
         self._threads = [x for x in self._threads if x.is_alive()] + [t]
         t.start()
 
-    def _deal(self, rnd: Round, resume: bool) -> None:
-        def on_event(ev: dict[str, Any]) -> None:
-            public = {k: ev[k] for k in DEAL_EVENT_FIELDS if k in ev and _plain(ev[k])}
-            with rnd.lock:
-                if ev.get("type") == "card":
-                    rnd.card_dealt(ev.get("seat"))
-                public.update({"dealt": rnd.dealt, "total": rnd.total})
+    def _on_deal_event(self, rnd: Round, ev: dict[str, Any]) -> None:
+        """A deal source's event: count the card, follow pauses; publish only card-free facts."""
+        kind = ev.get("type")
+        public = {k: ev[k] for k in DEAL_EVENT_FIELDS if k in ev and _plain(ev[k])}
+        with rnd.lock:
+            if kind in ("card_dealt", "card"):
+                rnd.card_dealt(ev.get("seat"))
+            elif kind == "paused":
+                if rnd.phase == "void" and self.deal_source.waiting:
+                    self.deal_source.resolve("void")
+                else:
+                    rnd.phase, rnd.message = "interrupted", ev.get("message")
+            elif kind == "resumed" and rnd.phase == "interrupted":
+                rnd.phase, rnd.message = "dealing", None
+            public.update({"dealt": rnd.dealt, "total": rnd.total, "phase": rnd.phase})
+        if kind in ("card_dealt", "card"):
             self.hub.publish({"type": "deal", "round": rnd.id, **public})
+            return
+        self.hub.publish({"type": "deal_status", "stage": str(kind), "round": rnd.id, **public})
+        if kind == "paused" and ev.get("message"):
+            self.voice.say(str(ev.get("message_zh") or ev["message"]), str(ev["message"]))
 
+    def _deal(self, rnd: Round, resume: bool) -> None:
         try:
-            result = self.deal_source.deal(game=rnd.game.name, plan=rnd.plan, first_seat=rnd.first_seat,
-                                           fair=rnd.fair_deal, on_event=on_event, resume=resume)
+            result = self.deal_source.deal(round_id=rnd.id, game=rnd.game.name, first_seat=rnd.first_seat,
+                                           fair=rnd.fair_deal, preset=rnd.preset, rules=rnd.rules or None,
+                                           on_event=lambda ev: self._on_deal_event(rnd, ev), resume=resume)
         except DealInterrupted as exc:
             with rnd.lock:
-                rnd.phase = "interrupted"
+                voided = not exc.resumable or rnd.phase == "void"
+                rnd.phase = "void" if voided else "interrupted"
                 rnd.message = str(exc)
-            self.journal.append(rnd.id, "service_interrupted", {"message": str(exc), "dealt": rnd.dealt})
-            self.hub.publish({"type": "interrupted", "round": rnd.id, "dealt": rnd.dealt, "message": str(exc),
-                              "resumable": exc.resumable})
-            self.voice.say("发牌中断", "The deal was interrupted")
+            self.journal.append(rnd.id, "round_end" if voided else "service_interrupted",
+                                {"status": "void", "message": str(exc)} if voided else {"message": str(exc)})
+            self.hub.publish({"type": "void" if voided else "interrupted", "round": rnd.id, "dealt": rnd.dealt,
+                              "message": str(exc), "message_zh": exc.message_zh})
+            self.voice.say(exc.message_zh, str(exc))
             return
-        except Exception as exc:  # a rig fault: the round waits for the operator
+        except Exception as exc:  # a bug or a fault no source caught: the round waits for the operator
             log.exception("deal failed")
             with rnd.lock:
                 rnd.phase = "interrupted"
@@ -198,8 +215,9 @@ class TableService:
                 self.hub.publish({"type": "fault", "round": rnd.id, "message": rnd.message})
                 return
             first = rnd.first_player
-            self.journal.append(rnd.id, "service_dealt", {"hands": rnd.record()["hands"],
-                                                          "bottom": rnd.record()["bottom"], "first_player": first})
+            rec = rnd.record()
+            self.journal.append(rnd.id, "service_dealt", {"hands": rec["hands"], "bottom": rec["bottom"],
+                                                          "first_player": first})
         self.hub.publish({"type": "dealt", "round": rnd.id, "first_player": first, "phase": "playing",
                           "counts": rnd.counts(), "turn": rnd.turn()})
         if rnd.first_text is not None:
@@ -266,6 +284,11 @@ class TableService:
             verdict = rnd.result() or {}
             record = rnd.record()
         scores = verdict.get("scores")
+        proof = self.deal_source.after_hand(rnd.id)
+        if proof is not None:
+            record["deal"] = {**(record.get("deal") or {}), "proof": proof}
+            with rnd.lock:
+                rnd.deal_extra["deal"] = record["deal"]
         with self._lock:
             if isinstance(scores, list):
                 for s, v in enumerate(scores):
@@ -327,29 +350,35 @@ class TableService:
         return self.status()
 
     def resume(self, rid: int) -> Round:
+        """Resume an interrupted deal: the paused deal goes on, or (its thread gone) the source resumes it."""
         rnd = self.get_round(rid)
         with rnd.lock:
             if rnd.phase != "interrupted":
                 raise ServiceError(409, f"round {rid} is {rnd.phase}, not interrupted", "本局未中断")
             if self.estopped:
                 raise ServiceError(409, "the emergency stop is on: clear the fault first", "急停中：请先解除故障")
-            rnd.phase = "dealing"
-            rnd.message = None
-        self.journal.append(rid, "resumed", {"pid": __import__("os").getpid(),
-                                             "host": __import__("os").uname().nodename})
+            rnd.phase, rnd.message = "dealing", None
         self.hub.publish({"type": "resumed", "round": rid, "dealt": rnd.dealt, "total": rnd.total})
-        self._spawn_deal(rnd, resume=True)
+        if self.deal_source.waiting:
+            self.deal_source.resolve("resume")
+        else:
+            self._spawn_deal(rnd, resume=True)
         return rnd
 
     def void(self, rid: int) -> Round:
+        """Void a round that is not over (its cards go back for a re-shuffle)."""
         rnd = self.get_round(rid)
         with rnd.lock:
             if rnd.phase in ("finished", "void"):
                 raise ServiceError(409, f"round {rid} is already {rnd.phase}", "本局已结束")
-            rnd.phase = "void"
-            rnd.paused = False
-        self.deal_source.estop() if rnd.phase == "dealing" else None
-        self.journal.append(rid, "round_end", {"status": "void"})
+            was = rnd.phase
+            rnd.phase, rnd.paused = "void", False
+        if was == "dealing" and not self.deal_source.waiting:
+            self.deal_source.estop()  # the deal pauses; its paused event sees the void and answers it
+        if self.deal_source.waiting:
+            self.deal_source.resolve("void")
+        elif was != "dealing":
+            self.journal.append(rid, "round_end", {"status": "void", "reason": "voided by the operator"})
         self.hub.publish({"type": "void", "round": rid})
         return rnd
 

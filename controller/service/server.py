@@ -1,0 +1,88 @@
+"""``hongsi serve`` and ``hongsi token``: build the parts, print the links, run uvicorn.
+
+``hongsi serve --sim`` starts the virtual rig (``firmware_bridge.sim.VirtualRig``) in this process and
+deals on it through the real serial link, camera stream and card reader. Without ``--sim`` it talks to
+the rig of the configuration (``serial_port``/``camera_url``; ``sim`` there means the virtual rig too).
+When the rig's parts are not installed, it says so and deals in software (``--no-rig`` forces that).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.service.deal import DealSource, SoftwareDealSource
+
+
+def build_deal_source(cfg: Any, journal: Any, *, sim: bool, no_rig: bool = False, speed: float = 8.0,
+                      card_delay: float = 0.12, say: Any = print) -> tuple[DealSource, Any]:
+    """The deal source for ``cfg`` and the virtual rig it started (or None)."""
+    if no_rig:
+        return SoftwareDealSource(card_delay=card_delay), None
+    from controller.service.deal import RigDealSource
+
+    virtual = None
+    serial, camera = cfg.serial_port, cfg.camera_url
+    try:
+        if sim or serial == "sim":
+            from firmware_bridge.sim import VirtualRig
+
+            virtual = VirtualRig(speed=speed)
+            ends = virtual.start()
+            serial, camera = ends["serial"], ends["camera"]
+            say(f"virtual rig: serial {serial}, camera {camera}")
+        return RigDealSource.open(serial=serial, camera_url=camera, journal=journal, config=cfg), virtual
+    except ImportError as exc:
+        if virtual is not None:
+            virtual.stop()
+        say(f"note: the rig's parts are not all installed ({exc}); dealing in software instead")
+        return SoftwareDealSource(card_delay=card_delay), None
+
+
+def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path | None = None,
+          bot_delay: float = 0.8) -> None:
+    import uvicorn
+
+    from controller.config import load_config
+    from controller.journal import Journal
+    from controller.service.app import create_app
+    from controller.service.table import TableService
+    from controller.service.voice import Announcer
+
+    cfg = load_config(config)
+    data_dir = Path(cfg.data_dir).expanduser()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    journal = Journal(data_dir / "journal.db")
+    source, virtual = build_deal_source(cfg, journal, sim=sim, no_rig=no_rig,
+                                        say=lambda t: sys.stderr.write(t + "\n"))
+    svc = TableService(data_dir, source, voice=Announcer(speak=cfg.voice), bot_delay=bot_delay,
+                       seats=cfg.seats, journal=journal)
+    app = create_app(svc)
+    base = f"http://{host}:{port}"
+    sys.stderr.write(f"table display  {base}/\n"
+                     f"operator page  {base}/operator#t={svc.tokens.operator_token()}\n"
+                     f"seat links     hongsi token --seat N (or the operator page)\n")
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+    finally:
+        svc.close()
+        if virtual is not None:
+            virtual.stop()
+
+
+def token(seat: int | None, *, config: Path | None = None) -> str:
+    """``hongsi token``: the operator token; with ``seat``, a new seat token, its link and a QR code."""
+    from controller.config import load_config
+    from controller.service.app import qr_terminal, seat_url
+    from controller.service.tokens import TokenStore
+
+    cfg = load_config(config)
+    store = TokenStore(Path(cfg.data_dir))
+    if seat is None:
+        return store.operator_token() + "\n"
+    if not 0 <= seat < cfg.seats:
+        raise ValueError(f"seat {seat}: this table has seats 0..{cfg.seats - 1}")
+    tok = store.new_seat_token(seat)
+    url = seat_url(f"http://{cfg.host}:{cfg.port}", tok)
+    return f"{tok}\n{url}\n{qr_terminal(url)}"
