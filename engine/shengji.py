@@ -1,0 +1,744 @@
+"""升级 / 拖拉机 (``shengji``): two decks with jokers, fixed teams (0, 2) and (1, 3), trump declared during the deal.
+
+The rules digest is ``docs/rules/shengji.md`` (actions, rule ids, settings, every choice made).
+Actions: ``declare`` (``cards``, ``dealt`` = how many cards had been dealt from the deck when it was made),
+``bury`` (the dealer, ``cards``: 1..8 cards at a time, 8 in all) and ``play`` (``cards``).
+
+>>> import random
+>>> record = ShengjiGame().bot_hand(random.Random(1))
+>>> record["events"][-1]["action"]
+'play'
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.cards import DECKS, RANKS, Card, parse_cards
+from engine.game import Action, DealPlan, Game, State, Violation
+from engine.tricks import (
+    BJ,
+    CODES,
+    NAMES,
+    RJ,
+    Trick,
+    error,
+    event_cards,
+    has_cards,
+    names,
+    settings_overrides,
+    shuffled_deck,
+)
+
+SEATS = 4
+HAND = 25
+BOTTOM = 8
+DECK_SIZE = 108
+TRUMP = 4  # the effective suit of every trump
+SUIT_LETTERS = "SHDC"
+OPTION_CAP = 64  # legal_actions lists at most this many follows when the choices explode (see the digest)
+POINTS = [0] * 54
+for _s in range(4):
+    POINTS[_s * 13 + 3] = 5    # 5
+    POINTS[_s * 13 + 8] = 10   # 10
+    POINTS[_s * 13 + 11] = 10  # K
+
+
+@dataclass(frozen=True)
+class ShengjiSettings:
+    """Every rule the text leaves open. Defaults are the preset ``sijen`` (see the digest)."""
+
+    level: str = "2"
+    dealer: int = 0
+    reinforce: Literal["anyone", "declarer"] = "anyone"
+    reinforce_protects: bool = True
+    joker_pair: Literal["same", "any"] = "same"
+    throw: bool = False
+    bottom_single: int = 2
+    bottom_pair: int = 4
+    keep_dealer: Literal["same", "partner"] = "same"
+    daguang_partner_deals: bool = True
+
+    def __post_init__(self) -> None:
+        if self.level not in RANKS:
+            raise ValueError(f"level = {self.level!r} is not a rank 2..A")
+        if not (isinstance(self.dealer, int) and 0 <= self.dealer < SEATS):
+            raise ValueError(f"dealer = {self.dealer!r} is not a seat 0..3")
+
+
+PRESETS = {"sijen": ShengjiSettings()}
+
+
+class Trumps:
+    """The effective suit, order and pair-run neighbours of every card once the trump is known."""
+
+    def __init__(self, level: int, suit: int | None):
+        self.level, self.suit = level, suit
+        eff = [0] * 54
+        order = [0] * 54
+        for c in range(52):
+            s, r = divmod(c, 13)
+            plain = r if r < level else r - 1
+            if r == level:
+                eff[c], order[c] = TRUMP, (13 if s == suit else 12)
+            else:
+                eff[c], order[c] = (TRUMP if s == suit else s), plain
+        top = 13 if suit is not None else 12
+        eff[BJ], order[BJ] = TRUMP, top + 1
+        eff[RJ], order[RJ] = TRUMP, top + 2
+        self.eff, self.order = eff, order
+        self.suit_codes = [sorted((c for c in range(54) if eff[c] == s), key=lambda c: order[c])
+                           for s in range(5)]
+
+
+def _counts(cards: list[int]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for c in cards:
+        out[c] = out.get(c, 0) + 1
+    return out
+
+
+def _runs(pair_codes: list[int], order: list[int]) -> list[list[list[int]]]:
+    """Pair codes grouped into runs of consecutive orders: a list of runs, each a list of order slots,
+    each slot the codes of that order (two off-suit level pairs share an order)."""
+    slots: dict[int, list[int]] = {}
+    for c in pair_codes:
+        slots.setdefault(order[c], []).append(c)
+    runs: list[list[list[int]]] = []
+    prev = None
+    for o in sorted(slots):
+        if prev is not None and o == prev + 1:
+            runs[-1].append(slots[o])
+        else:
+            runs.append([slots[o]])
+        prev = o
+    return runs
+
+
+def _longest_run(pair_codes: list[int], order: list[int]) -> int:
+    return max((len(r) for r in _runs(pair_codes, order)), default=0)
+
+
+def _tractors(pair_codes: list[int], order: list[int], length: int | None = None) -> list[tuple[int, ...]]:
+    """Every tractor (``length`` pairs, or every length >= 2) among the pair codes, as code tuples."""
+    out = []
+    for run in _runs(pair_codes, order):
+        lengths = range(2, len(run) + 1) if length is None else [length]
+        for n in lengths:
+            for start in range(len(run) - n + 1):
+                for pick in itertools.product(*run[start:start + n]):
+                    out.append(tuple(pick))
+    return out
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a play is: its effective suit (-1 mixed), pairs, tractor length (0 if not a tractor), top order."""
+
+    suit: int
+    size: int
+    pairs: int
+    tractor: int
+    top: int
+
+    @property
+    def kind(self) -> str:
+        if self.suit < 0:
+            return "mixed"
+        if self.size == 1:
+            return "single"
+        if self.size == 2 and self.pairs == 1:
+            return "pair"
+        if self.tractor and self.tractor * 2 == self.size:
+            return "tractor"
+        return "other"
+
+
+def shape(cards: tuple[int, ...] | list[int], trumps: Trumps) -> Shape:
+    eff, order = trumps.eff, trumps.order
+    suit = eff[cards[0]]
+    if any(eff[c] != suit for c in cards):
+        suit = -1
+    counts = _counts(list(cards))
+    pair_codes = [c for c, k in counts.items() if k == 2]
+    tractor = _longest_run(pair_codes, order) if len(pair_codes) >= 2 else 0
+    return Shape(suit, len(cards), len(pair_codes), tractor if tractor >= 2 else 0,
+                 max(order[c] for c in cards))
+
+
+class ShengjiState(State):
+    """One hand of 升级. Hands are per-seat count vectors over the 54 card codes."""
+
+    def __init__(self, hands: list[list[Card]], bottom: list[Card], settings: ShengjiSettings):
+        self.settings = settings
+        self.level = RANKS.index(settings.level)
+        self.dealer = settings.dealer
+        self.dealt = [[CODES[str(c)] for c in h] for h in hands]
+        self.bottom = [CODES[str(c)] for c in bottom]
+        self.counts = [[0] * 54 for _ in range(SEATS)]
+        for seat, cards in enumerate(self.dealt):
+            for c in cards:
+                self.counts[seat][c] += 1
+        self.phase = "deal"  # deal -> bury -> play -> over
+        self.declarations: list[dict[str, Any]] = []
+        self.decl_suit: int | None = None  # 4 = no trump (jokers)
+        self.decl_strength = 0
+        self.declarer: int | None = None
+        self.last_dealt = 0
+        self.trumps: Trumps | None = None
+        self.trump_from: str | None = None
+        self.flipped: list[int] = []
+        self.buried: list[int] = []
+        self.trick = Trick(self.dealer, SEATS)
+        self.tricks: list[Trick] = []
+        self.attacker_points = 0
+        self.trick_points = 0
+        self.bottom_multiplier = 0
+        self.attackers = ((self.dealer + 1) % SEATS, (self.dealer + 3) % SEATS)
+
+    # ------------------------------------------------------------------ deal and declarations
+    def received(self, seat: int, dealt: int) -> int:
+        """How many cards ``seat`` had when ``dealt`` cards had left the deck (dealing from the dealer)."""
+        offset = (seat - self.dealer) % SEATS
+        return max(0, (dealt - offset + 3) // 4)
+
+    def _declaration(self, seat: int, cards: list[int], dealt: int) -> tuple[str, int | None, int] | Violation:
+        """Check a declaration without applying it: (kind, suit, strength) or the violation."""
+        if self.phase != "deal":
+            return error("phase", "trump is declared only during the deal", "只能在抓牌过程中亮主")
+        if dealt < self.last_dealt:
+            return error("dealt", f"dealt = {dealt} is before an earlier declaration ({self.last_dealt})",
+                         f"dealt = {dealt} 早于之前的亮主（{self.last_dealt}）")
+        if not has_cards(self.counts[seat], cards):
+            return error("not_in_hand", f"seat {seat} does not hold {' '.join(names(cards))}",
+                         f"{seat} 号座位没有 {' '.join(names(cards))}")
+        got = _counts(self.dealt[seat][:self.received(seat, dealt)])
+        if not all(got.get(c, 0) >= k for c, k in _counts(cards).items()):
+            return error("not_dealt", f"seat {seat} had not been dealt {' '.join(names(cards))} "
+                         f"after {dealt} cards", f"发出 {dealt} 张牌时 {seat} 号座位还没有抓到这些牌")
+        level_cards = all(c < 52 and c % 13 == self.level for c in cards)
+        jokers = all(c >= 52 for c in cards)
+        if len(cards) == 1 and level_cards:
+            kind, suit, strength = "single", cards[0] // 13, 1
+        elif len(cards) == 2 and level_cards and cards[0] == cards[1]:
+            kind, suit, strength = "pair", cards[0] // 13, 2
+        elif len(cards) == 2 and jokers and (cards[0] == cards[1] or self.settings.joker_pair == "any"):
+            kind, suit, strength = "jokers", TRUMP, 3
+        else:
+            return error("declare", "a declaration is one level card, a pair of them, or a pair of jokers",
+                         "亮主只能亮一张级牌、一对级牌或一对王")
+        if kind == "single" and self.decl_strength:
+            if suit != self.decl_suit or self.decl_strength > 1:
+                return error("declare", "a single level card cannot overturn a declaration",
+                             "单张级牌不能反主")
+            if self.settings.reinforce == "declarer" and seat != self.declarer:
+                return error("declare", "only the declarer may reinforce (加固)", "只有亮主者可以加固")
+            return "reinforce", suit, 2 if self.settings.reinforce_protects else 1
+        if strength <= self.decl_strength:
+            return error("declare", "a declaration must outrank the one before: pair > single, jokers > pair",
+                         "反主必须大于之前的亮主：对子大于单张，对王大于对子")
+        return kind, suit, strength
+
+    def _judge_declare(self, seat: int, action: Action) -> list[Violation]:
+        cards = event_cards(action)
+        if isinstance(cards, Violation):
+            return [cards]
+        dealt = action.get("dealt", SEATS * HAND)
+        if not isinstance(dealt, int) or isinstance(dealt, bool) or not 1 <= dealt <= SEATS * HAND:
+            return [error("dealt", f"dealt = {dealt!r} is not a count of dealt cards 1..100",
+                          f"dealt = {dealt!r} 不是已发牌数 1..100")]
+        found = self._declaration(seat, cards, dealt)
+        if isinstance(found, Violation):
+            return [found]
+        kind, suit, strength = found
+        self.last_dealt = dealt
+        if kind != "reinforce":
+            self.declarer = seat
+        self.decl_suit, self.decl_strength = suit, strength
+        self.declarations.append({"seat": seat, "cards": names(cards), "dealt": dealt, "kind": kind})
+        return []
+
+    def declaration_options(self, seat: int, dealt: int = SEATS * HAND) -> list[list[int]]:
+        """Every declaration ``seat`` could make now with the cards it had after ``dealt`` cards."""
+        if self.phase != "deal":
+            return []
+        got = _counts(self.dealt[seat][:self.received(seat, dealt)])
+        options: list[list[int]] = []
+        for s in range(4):
+            c = s * 13 + self.level
+            if got.get(c):
+                options.append([c])
+            if got.get(c, 0) >= 2:
+                options.append([c, c])
+        for j in (BJ, RJ):
+            if got.get(j, 0) >= 2:
+                options.append([j, j])
+        if self.settings.joker_pair == "any" and got.get(BJ) and got.get(RJ):
+            options.append([BJ, RJ])
+        return [o for o in options if not isinstance(self._declaration(seat, o, dealt), Violation)]
+
+    def trump_choice(self) -> tuple[int | None, str, list[int]]:
+        """The trump suit (None: no trump) as things stand, where it came from, and the cards flipped:
+        the declared suit, or 翻底 (the first non-joker card of the bottom)."""
+        if self.decl_strength:
+            return (None if self.decl_suit == TRUMP else self.decl_suit), "declared", []
+        i = next(i for i, c in enumerate(self.bottom) if c < 52)
+        return self.bottom[i] // 13, "bottom", self.bottom[:i + 1]
+
+    def _fix_trump(self) -> None:
+        """At the dealer's first bury the trump is fixed and the dealer picks up the bottom."""
+        suit, self.trump_from, self.flipped = self.trump_choice()
+        self.trumps = Trumps(self.level, suit)
+        for c in self.bottom:
+            self.counts[self.dealer][c] += 1
+        self.phase = "bury"
+
+    def _judge_bury(self, seat: int, action: Action) -> list[Violation]:
+        if self.phase not in ("deal", "bury"):
+            return [error("phase", "the bottom is buried before play", "埋底只能在出牌之前")]
+        if seat != self.dealer:
+            return [error("turn", f"only the dealer (seat {self.dealer}) buries", f"只有庄家（{self.dealer} 号）埋底")]
+        cards = event_cards(action)
+        if isinstance(cards, Violation):
+            return [cards]
+        hand = list(self.counts[seat])
+        if self.phase == "deal":
+            for c in self.bottom:
+                hand[c] += 1
+        if not has_cards(hand, cards):
+            return [error("not_in_hand", f"the dealer does not hold {' '.join(names(cards))}",
+                          f"庄家没有 {' '.join(names(cards))}")]
+        if len(self.buried) + len(cards) > BOTTOM:
+            return [error("bury", f"exactly {BOTTOM} cards are buried", f"只能埋 {BOTTOM} 张底牌")]
+        if self.phase == "deal":
+            self._fix_trump()
+        for c in cards:
+            self.counts[seat][c] -= 1
+        self.buried.extend(cards)
+        if len(self.buried) == BOTTOM:
+            self.phase = "play"
+        return []
+
+    # ------------------------------------------------------------------ play
+    def holding(self, seat: int, suit: int) -> list[int]:
+        """The seat's cards of one effective suit, low to high, with copies."""
+        counts = self.counts[seat]
+        assert self.trumps is not None
+        return [c for c in self.trumps.suit_codes[suit] for _ in range(counts[c])]
+
+    def lead_options(self, seat: int) -> list[tuple[int, ...]]:
+        assert self.trumps is not None
+        out: list[tuple[int, ...]] = []
+        order = self.trumps.order
+        counts = self.counts[seat]
+        for suit in range(5):
+            codes = [c for c in self.trumps.suit_codes[suit] if counts[c]]
+            out.extend((c,) for c in codes)
+            pairs = [c for c in codes if counts[c] >= 2]
+            out.extend((c, c) for c in pairs)
+            if len(pairs) >= 2:
+                out.extend(tuple(c for c in t for _ in (0, 1)) for t in _tractors(pairs, order))
+        return out
+
+    def follow_options(self, seat: int, cap: int = OPTION_CAP) -> list[tuple[int, ...]]:
+        """Legal follows of the current trick (at most ``cap`` when the choices explode)."""
+        assert self.trumps is not None
+        order = self.trumps.order
+        lead = shape(self.trick.lead, self.trumps)
+        n = lead.size
+        suited = self.holding(seat, lead.suit)
+        if len(suited) <= n:
+            rest = [c for c in range(54) for _ in range(self.counts[seat][c]) if self.trumps.eff[c] != lead.suit]
+            return _unique(tuple(suited) + f for f in itertools.combinations(rest, n - len(suited)))[:cap] \
+                if n > len(suited) else [tuple(suited)]
+        if lead.pairs == 0:
+            return [(c,) for c in sorted(set(suited), key=suited.index)]
+        held = _counts(suited)
+        held_pairs = [c for c in held if held[c] == 2]
+        tractor = lead.tractor if lead.tractor and _longest_run(held_pairs, order) >= lead.tractor else 0
+        out: list[tuple[int, ...]] = []
+        seen: set[tuple[int, ...]] = set()
+        for t in _tractors(held_pairs, order, tractor) if tractor else [()]:
+            left_pairs = [c for c in held_pairs if c not in t]
+            need = min(lead.pairs - len(t), len(left_pairs))
+            for chosen in itertools.combinations(left_pairs, need):
+                left = list(suited)
+                for c in t + chosen:
+                    left.remove(c)
+                    left.remove(c)
+                for fill in itertools.combinations(left, n - 2 * (len(t) + need)):
+                    option = tuple(sorted((t + chosen) * 2 + fill))
+                    if option not in seen:
+                        seen.add(option)
+                        out.append(option)
+                        if len(out) >= cap:
+                            return out
+        return out
+
+    def _beats(self, new: tuple[int, ...], best: tuple[int, ...]) -> bool:
+        """A follow beats the best play so far: same structure as the lead, all of the led suit or all
+        trump, and higher (a trump over a plain suit always)."""
+        assert self.trumps is not None
+        lead = shape(self.trick.lead, self.trumps)
+        ns = shape(new, self.trumps)
+        if ns.suit < 0 or ns.pairs != lead.pairs or ns.tractor != lead.tractor:
+            return False
+        if lead.kind == "other":  # a throw (甩牌): only a trump of the same shape beats it
+            if ns.suit != TRUMP or lead.suit == TRUMP:
+                return False
+        bs = shape(best, self.trumps)
+        if ns.suit != lead.suit and ns.suit != TRUMP:
+            return False
+        if ns.suit == TRUMP and bs.suit != TRUMP:
+            return True
+        return ns.suit == bs.suit and ns.top > bs.top
+
+    def _judge_play(self, seat: int, action: Action) -> list[Violation]:
+        if self.phase in ("deal", "bury"):
+            return [error("phase", f"play starts after the dealer buried {BOTTOM} cards",
+                          f"庄家埋完 {BOTTOM} 张底牌后才能出牌")]
+        if seat != self.trick.to_play:
+            return [error("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
+                          f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号")]
+        cards = event_cards(action)
+        if isinstance(cards, Violation):
+            return [cards]
+        if not has_cards(self.counts[seat], cards):
+            return [error("not_in_hand", f"seat {seat} does not hold {' '.join(names(cards))}",
+                          f"{seat} 号座位没有 {' '.join(names(cards))}")]
+        assert self.trumps is not None
+        play = tuple(cards)
+        if not self.trick.plays:
+            found = self._check_lead(seat, play)
+        else:
+            found = self._check_follow(seat, play)
+        if found is not None:
+            return [found]
+        self._play(seat, play)
+        return []
+
+    def _check_lead(self, seat: int, play: tuple[int, ...]) -> Violation | None:
+        assert self.trumps is not None
+        sh = shape(play, self.trumps)
+        if sh.kind in ("single", "pair", "tractor"):
+            return None
+        if sh.kind == "other" and self.settings.throw:
+            return self._check_throw(seat, play, sh)
+        return error("lead_combo", "lead a single, a pair or a tractor, all of one suit"
+                     + (" (甩牌 is off)" if not self.settings.throw else ""),
+                     "首家只能出单张、对子或拖拉机（同一门）" + ("（未开启甩牌）" if not self.settings.throw else ""))
+
+    def _check_throw(self, seat: int, play: tuple[int, ...], sh: Shape) -> Violation | None:
+        """甩牌: several units of one suit; legal only if no other seat could beat any unit of it."""
+        assert self.trumps is not None
+        order = self.trumps.order
+        counts = _counts(list(play))
+        pair_codes = [c for c in counts if counts[c] == 2]
+        singles = [c for c in counts if counts[c] == 1]
+        low_single = min((order[c] for c in singles), default=None)
+        low_pair = min((order[c] for c in pair_codes), default=None)
+        for other in range(SEATS):
+            if other == seat:
+                continue
+            theirs = self.holding(other, sh.suit)
+            tc = _counts(theirs)
+            if low_single is not None and any(order[c] > low_single for c in theirs):
+                break
+            if low_pair is not None and any(k == 2 and order[c] > low_pair for c, k in tc.items()):
+                break
+        else:
+            return None
+        return error("throw", "甩牌 fails: another seat can beat a part of it; lead that part alone",
+                     "甩牌失败：别家能管住其中一部分")
+
+    def _check_follow(self, seat: int, play: tuple[int, ...]) -> Violation | None:
+        assert self.trumps is not None
+        lead = shape(self.trick.lead, self.trumps)
+        if len(play) != lead.size:
+            return error("follow_count", f"follow with {lead.size} cards", f"跟牌必须出 {lead.size} 张")
+        eff, order = self.trumps.eff, self.trumps.order
+        suited = self.holding(seat, lead.suit)
+        in_suit = [c for c in play if eff[c] == lead.suit]
+        if len(in_suit) < min(lead.size, len(suited)):
+            name = "trump" if lead.suit == TRUMP else SUIT_LETTERS[lead.suit]
+            return error("follow_suit", f"follow suit: play your {name} cards first", "有该门牌必须先跟该门牌")
+        if lead.pairs:
+            held = _counts(suited)
+            held_pairs = [c for c in held if held[c] == 2]
+            got = _counts(in_suit)
+            got_pairs = [c for c in got if got[c] == 2]
+            if lead.tractor >= 2 and _longest_run(held_pairs, order) >= lead.tractor \
+                    and _longest_run(got_pairs, order) < lead.tractor:
+                return error("follow_structure", "a tractor must be followed with a tractor you hold",
+                             "有拖拉机必须跟拖拉机")
+            if len(got_pairs) < min(lead.pairs, len(held_pairs)):
+                return error("follow_structure", "follow pairs with the pairs you hold in the suit",
+                             "有对子必须跟对子")
+        return None
+
+    def _play(self, seat: int, play: tuple[int, ...]) -> None:
+        counts = self.counts[seat]
+        for c in play:
+            counts[c] -= 1
+        trick = self.trick
+        trick.add(seat, play, self._beats)
+        if trick.done:
+            self._close(trick)
+
+    def _close(self, trick: Trick) -> None:
+        points = sum(POINTS[c] for c in trick.cards())
+        winner = trick.winner
+        self.tricks.append(trick)
+        if winner in self.attackers:
+            self.trick_points += points
+        if not any(self.counts[self.dealer]):
+            self.phase = "over"
+            self.attacker_points = self.trick_points
+            if winner in self.attackers:
+                assert self.trumps is not None
+                lead = shape(trick.lead, self.trumps)
+                s = self.settings
+                self.bottom_multiplier = (s.bottom_single if lead.pairs == 0 else
+                                          s.bottom_pair if lead.tractor < 2 else 2 ** lead.tractor)
+                self.attacker_points += self.bottom_points() * self.bottom_multiplier
+        else:
+            self.trick = Trick(winner, SEATS)
+
+    def bottom_points(self) -> int:
+        return sum(POINTS[c] for c in self.buried)
+
+    # ------------------------------------------------------------------ State interface
+    def current_player(self) -> int | None:
+        if self.phase == "over":
+            return None
+        if self.phase in ("deal", "bury"):
+            return self.dealer
+        return self.trick.to_play
+
+    def is_terminal(self) -> bool:
+        return self.phase == "over"
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        out: list[Action] = []
+        if self.phase == "deal":
+            out += [{"seat": seat, "action": "declare", "cards": names(o), "dealt": SEATS * HAND}
+                    for o in self.declaration_options(seat)]
+        if self.phase in ("deal", "bury") and seat == self.dealer:
+            hand = set(c for c in range(54) if self.counts[seat][c])
+            if self.phase == "deal":
+                hand |= set(self.bottom)
+            out += [{"seat": seat, "action": "bury", "cards": [NAMES[c]]} for c in sorted(hand)]
+        if self.phase == "play" and seat == self.trick.to_play:
+            options = self.follow_options(seat) if self.trick.plays else self.lead_options(seat)
+            out += [{"seat": seat, "action": "play", "cards": names(o)} for o in options]
+        return out
+
+    def judge(self, action: Action) -> list[Violation]:
+        if self.phase == "over":
+            return [error("finished", "the hand is over", "这一副牌已经打完")]
+        seat = action.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < SEATS:
+            return [error("malformed", f"seat {seat!r} is not a seat 0..3", f"座位 {seat!r} 不存在")]
+        kind = action.get("action")
+        if kind == "declare":
+            return self._judge_declare(seat, action)
+        if kind == "bury":
+            return self._judge_bury(seat, action)
+        if kind == "play":
+            return self._judge_play(seat, action)
+        return [error("phase", f"unknown action {kind!r} (升级: declare, bury, play)",
+                      f"未知动作 {kind!r}（升级：declare 亮主、bury 埋底、play 出牌）")]
+
+    # ------------------------------------------------------------------ results
+    def level_change(self) -> tuple[list[int], int] | None:
+        """(the two sides' level changes, the winning side's index: 0 dealer's team, 1 attackers)."""
+        if self.phase != "over":
+            return None
+        p = self.attacker_points
+        if p == 0:
+            return [3, 0], 0
+        if p < 40:
+            return [2, 0], 0
+        if p < 80:
+            return [1, 0], 0
+        if p < 120:
+            return [0, 1], 1
+        return [0, 2], 1
+
+    def returns(self) -> list[int] | None:
+        """Each seat's level change (not zero-sum: only the winning side goes up)."""
+        found = self.level_change()
+        if found is None:
+            return None
+        change, _ = found
+        return [change[0] if (seat - self.dealer) % 2 == 0 else change[1] for seat in range(SEATS)]
+
+    def next_dealer(self) -> int | None:
+        found = self.level_change()
+        if found is None:
+            return None
+        if found[1] == 1:
+            return (self.dealer + 1) % SEATS
+        if self.attacker_points == 0 and self.settings.daguang_partner_deals:
+            return (self.dealer + 2) % SEATS
+        return self.dealer if self.settings.keep_dealer == "same" else (self.dealer + 2) % SEATS
+
+    def _trump_json(self) -> dict[str, Any]:
+        t = self.trumps
+        return {"trump_suit": None if t is None or t.suit is None else SUIT_LETTERS[t.suit],
+                "no_trump": t is not None and t.suit is None,
+                "trump_from": self.trump_from}
+
+    def public_view(self, seat: int | None = None) -> dict[str, Any]:
+        view: dict[str, Any] = {
+            "game": "shengji", "phase": self.phase, "level": self.settings.level, "dealer": self.dealer,
+            "teams": [[0, 2], [1, 3]], "to_play": self.current_player(),
+            "declarations": list(self.declarations), "declarer": self.declarer,
+            **self._trump_json(), "flipped": names(self.flipped),
+            "hand_sizes": [sum(c) for c in self.counts],
+            "trick": self.trick.to_json() if self.trick.plays else None,
+            "tricks_done": len(self.tricks), "attacker_points": self.trick_points,
+        }
+        if seat is not None:
+            view["seat"] = seat
+            view["hand"] = [NAMES[c] for c in range(54) for _ in range(self.counts[seat][c])]
+            if seat == self.dealer and self.buried:
+                view["buried"] = names(self.buried)
+        return view
+
+    def verdict(self) -> dict[str, Any]:
+        done = self.phase == "over"
+        found = self.level_change()
+        return {
+            "game": "shengji", "level": self.settings.level, "dealer": self.dealer,
+            "teams": [[0, 2], [1, 3]], "attackers": sorted(self.attackers),
+            "declarations": list(self.declarations), "declarer": self.declarer, **self._trump_json(),
+            "flipped": names(self.flipped),
+            "buried": names(self.buried) if done else None,
+            "leader": self.dealer if self.tricks or self.trick.plays else None,
+            "tricks": [t.to_json() for t in self.tricks],
+            "finished": done,
+            "trick_points": self.trick_points if done else None,
+            "bottom_points": self.bottom_points() if done else None,
+            "bottom_multiplier": self.bottom_multiplier if done else None,
+            "attacker_points": self.attacker_points if done else None,
+            "winners": ([[0, 2], [1, 3]][(self.dealer + found[1]) % 2] if found else None),
+            "level_up": max(found[0]) if found else None,
+            "scores": self.returns(),
+            "zero_sum": False,
+            "next_dealer": self.next_dealer(),
+            "next_first_seat": self.next_dealer(),
+        }
+
+
+def _unique(options: Any) -> list[tuple[int, ...]]:
+    out, seen = [], set()
+    for o in options:
+        key = tuple(sorted(o))
+        if key not in seen:
+            seen.add(key)
+            out.append(o)
+            if len(out) >= OPTION_CAP:
+                break
+    return out
+
+
+# ---------------------------------------------------------------------- bots
+def _value(state: ShengjiState, option: tuple[int, ...]) -> tuple[int, int]:
+    assert state.trumps is not None
+    return sum(POINTS[c] for c in option), sum(state.trumps.order[c] + 20 * (state.trumps.eff[c] == TRUMP)
+                                              for c in option)
+
+
+def _greedy_play(state: ShengjiState, seat: int, options: list[tuple[int, ...]]) -> tuple[int, ...]:
+    trick = state.trick
+    if not trick.plays:  # lead the longest, then the strongest plain-suit combination
+        assert state.trumps is not None
+        eff = state.trumps.eff
+        return max(options, key=lambda o: (len(o), eff[o[0]] != TRUMP, state.trumps.order[o[0]]))  # type: ignore
+    best = trick.plays[trick.best][1]
+    partner_wins = (trick.winner - seat) % 2 == 0
+    if partner_wins:
+        return max(options, key=lambda o: (_value(state, o)[0], -_value(state, o)[1]))
+    winning = [o for o in options if state._beats(o, best)]
+    if winning:
+        return min(winning, key=lambda o: _value(state, o)[1])
+    return min(options, key=lambda o: _value(state, o))
+
+
+def _greedy_bury(hand: list[int], t: Trumps) -> list[int]:
+    """Bury the lowest plain cards, keeping trumps and points."""
+    return sorted(hand, key=lambda c: (t.eff[c] == TRUMP, POINTS[c] > 0, t.order[c]))[:BOTTOM]
+
+
+def play_bot_hand(game: ShengjiGame, rng: random.Random, bot: str, settings: ShengjiSettings) -> dict[str, Any]:
+    deck = shuffled_deck(DECKS["shengji"].cards(), rng)
+    dealer = settings.dealer
+    hands_txt: list[list[str]] = [[] for _ in range(SEATS)]
+    for k in range(SEATS * HAND):
+        hands_txt[(dealer + k) % SEATS].append(deck[k])
+    bottom_txt = deck[SEATS * HAND:]
+    state = ShengjiState([parse_cards(h) for h in hands_txt], parse_cards(bottom_txt), settings)
+    events: list[Action] = []
+    level = state.level
+    eager = rng.random()
+    for k in range(SEATS * HAND):
+        c = CODES[deck[k]]
+        if not (c >= 52 or c % 13 == level) or rng.random() > eager * 0.6:
+            continue
+        seat = (dealer + k) % SEATS
+        options = state.declaration_options(seat, k + 1)
+        if options:
+            ev: Action = {"seat": seat, "action": "declare", "cards": names(rng.choice(options)), "dealt": k + 1}
+            state.apply(ev)
+            events.append(ev)
+    hand = [c for c in range(54) for _ in range(state.counts[dealer][c])] + state.bottom
+    suit = state.trump_choice()[0]
+    bury = rng.sample(hand, BOTTOM) if bot == "random" else _greedy_bury(hand, Trumps(level, suit))
+    ev = {"seat": dealer, "action": "bury", "cards": names(bury)}
+    state.apply(ev)
+    events.append(ev)
+    while state.phase == "play":
+        seat = state.trick.to_play
+        options = state.follow_options(seat) if state.trick.plays else state.lead_options(seat)
+        option = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
+        events.append({"seat": seat, "action": "play", "cards": names(option)})
+        state._play(seat, option)
+    record: dict[str, Any] = {"game": "shengji", "preset": game.default_preset,
+                              "rules": settings_overrides(game, settings),
+                              "hands": hands_txt, "bottom": bottom_txt, "events": events}
+    verdict = state.verdict()
+    record["scores"] = verdict["scores"]
+    record["attacker_points"] = verdict["attacker_points"]
+    record["next_first_seat"] = verdict["next_first_seat"]
+    return record
+
+
+class ShengjiGame(Game):
+    """升级. Preset ``sijen`` (the text: 四人升级)."""
+
+    name = "shengji"
+    settings_type = ShengjiSettings
+    presets = PRESETS
+    default_preset = "sijen"
+
+    def deal_plan(self, settings: Any) -> DealPlan:
+        return DealPlan(seats=SEATS, cards_per_seat=(HAND,) * SEATS, bottom=BOTTOM, deck=DECKS["shengji"])
+
+    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any) -> ShengjiState:
+        from engine.record import RecordError
+
+        if len(hands) != SEATS or any(len(h) != HAND for h in hands) or len(bottom) != BOTTOM:
+            raise RecordError(f"升级 deals {HAND} cards to each of 4 seats and {BOTTOM} to the bottom: "
+                              f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
+        return ShengjiState(hands, bottom, settings or self.settings())
+
+    def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
+                 first_seat: int = 0) -> dict[str, Any]:
+        """A whole hand by bots: the deal card by card from ``settings.dealer`` with declarations now and
+        then (each with its ``dealt``), the bury, and the play. ``first_seat`` is not used: the dealer is
+        a setting (pass the verdict's ``next_dealer`` as ``rules.dealer`` for the next hand)."""
+        return play_bot_hand(self, rng, bot, settings or self.settings())
