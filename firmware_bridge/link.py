@@ -1,0 +1,191 @@
+"""The host end of the serial link: framing, sequence numbers, retransmit with backoff, exactly-once.
+
+A :class:`Link` sends one command at a time (stop-and-wait): the command is retransmitted — after a NAK at
+once, otherwise after a timeout that doubles from ``rto`` up to ``rto_max`` — until its REPLY arrives or
+``timeout`` passes (:class:`~firmware_bridge.errors.LinkLost`). The firmware answers a retransmission of a
+sequence number it has already seen with its cached reply and never acts twice. Events from the firmware
+are acked at once, duplicates dropped, and handed to ``on_event(name, fields, seq)`` in the reader thread.
+
+>>> link = Link("/dev/ttyACM0")                                    # doctest: +SKIP
+>>> link.command("count")                                          # doctest: +SKIP
+(0, {'count': 1})
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import serial
+
+from firmware_bridge import protocol as P
+from firmware_bridge.errors import LinkLost, RigError
+
+EventHandler = Callable[[str, dict[str, Any], int], None]
+
+
+class Link:
+    def __init__(self, port: str, baud: int = 115200, *, timeout: float = 2.0, rto: float = 0.03,
+                 rto_max: float = 0.25, on_event: EventHandler | None = None):
+        try:
+            self.ser = serial.serial_for_url(port, baud, timeout=0.02, write_timeout=timeout)
+        except (serial.SerialException, ValueError) as exc:
+            raise LinkLost(f"cannot open serial port {port!r}: {exc} / 无法打开串口") from None
+        self.port = port
+        self.timeout = timeout
+        self.rto = rto
+        self.rto_max = rto_max
+        self.on_event = on_event
+        self.decoder = P.FrameDecoder()
+        self.counters = {"commands": 0, "frames_sent": 0, "retransmits": 0, "naks_sent": 0,
+                         "naks_received": 0, "events": 0, "duplicate_events": 0, "stray_replies": 0}
+        self._seq = random.randrange(1, 0xFFFF)
+        self._cmd_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._cv = threading.Condition()
+        self._waiting: int | None = None
+        self._reply: tuple[int, tuple] | None = None
+        self._nak = False
+        self._last_event: int | None = None
+        self._boot_id: int | None = None
+        self.last_rx = time.monotonic()
+        self.dead: str | None = None
+        self._closing = False
+        self._reader = threading.Thread(target=self._read_loop, name=f"link-{port}", daemon=True)
+        self._reader.start()
+
+    # ------------------------------------------------------------------ public
+    @property
+    def crc_errors(self) -> int:
+        return self.decoder.errors
+
+    def stats(self) -> dict[str, int]:
+        return {**self.counters, "crc_errors": self.decoder.errors}
+
+    def command(self, name: str, *args: int, timeout: float | None = None) -> tuple[int, dict[str, Any]]:
+        """Send one command; return (status, reply fields). Retransmits until answered."""
+        _seq, status, fields = self.request(name, *args, timeout=timeout)
+        return status, fields
+
+    def request(self, name: str, *args: int, timeout: float | None = None) -> tuple[int, int, dict[str, Any]]:
+        """Like :meth:`command`, also returning the sequence number the command carried."""
+        msg = P.CMD_IDS[name]
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        with self._cmd_lock:
+            seq = self._seq
+            self._seq = (self._seq % 0xFFFF) + 1  # never 0
+            frame = P.encode(P.CMD, seq, msg, tuple(args))
+            with self._cv:
+                self._waiting, self._reply, self._nak = seq, None, False
+            self.counters["commands"] += 1
+            rto = self.rto
+            first = True
+            try:
+                while True:
+                    if self.dead:
+                        raise LinkLost(f"serial link to {self.port} is down: {self.dead} / 串口连接中断")
+                    if not first:
+                        self.counters["retransmits"] += 1
+                    first = False
+                    self._write(frame)
+                    sent = time.monotonic()
+                    with self._cv:
+                        while self._reply is None and not self._nak and not self.dead:
+                            left = min(sent + rto, deadline) - time.monotonic()
+                            if left <= 0:
+                                break
+                            self._cv.wait(left)
+                        if self._reply is not None:
+                            status, values = self._reply
+                            names = ("status",) + P.COMMANDS[msg][4]
+                            return seq, status, dict(zip(names[1:], values[1:], strict=True))
+                        nak, self._nak = self._nak, False
+                    if time.monotonic() >= deadline:
+                        raise LinkLost(f"no answer to {name!r} from {self.port} within "
+                                       f"{self.timeout if timeout is None else timeout:.1f} s / 单片机无应答")
+                    if not nak:
+                        rto = min(rto * 2, self.rto_max)
+            finally:
+                with self._cv:
+                    self._waiting = None
+
+    def close(self) -> None:
+        self._closing = True
+        try:
+            self.ser.close()
+        except Exception:  # noqa: BLE001 - closing a dead port
+            pass
+        self._reader.join(timeout=1)
+
+    # ------------------------------------------------------------------ internals
+    def _write(self, frame: bytes) -> None:
+        with self._write_lock:
+            try:
+                self.ser.write(frame)
+                self.counters["frames_sent"] += 1
+            except (serial.SerialException, OSError) as exc:
+                self._die(str(exc))
+                raise LinkLost(f"cannot write to {self.port}: {exc} / 串口写入失败") from None
+
+    def _die(self, why: str) -> None:
+        with self._cv:
+            self.dead = self.dead or why
+            self._cv.notify_all()
+
+    def _read_loop(self) -> None:
+        while not self._closing:
+            try:
+                data = self.ser.read(max(1, self.ser.in_waiting))
+            except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+                if not self._closing:
+                    self._die(f"read failed: {exc}")
+                return
+            if data:
+                for item in self.decoder.feed(data):
+                    self._handle(item)
+
+    def _handle(self, item: Any) -> None:
+        if isinstance(item, P.FrameError):
+            self.counters["naks_sent"] += 1
+            self._safe_write(P.encode(P.NAK, 0))
+            return
+        kind, seq, msg, values = item
+        self.last_rx = time.monotonic()
+        if kind == P.REPLY:
+            with self._cv:
+                if seq == self._waiting and self._reply is None:
+                    self._reply = (values[0], values)
+                    self._cv.notify_all()
+                else:
+                    self.counters["stray_replies"] += 1
+        elif kind == P.NAK:
+            self.counters["naks_received"] += 1
+            with self._cv:
+                if self._waiting is not None:
+                    self._nak = True
+                    self._cv.notify_all()
+        elif kind == P.EVENT:
+            self._safe_write(P.encode(P.ACK, seq))
+            name, _fmt, names = P.EVENTS[msg]
+            fields = dict(zip(names, values, strict=True))
+            if name == "boot":
+                if fields["boot_id"] == self._boot_id and seq == self._last_event:
+                    self.counters["duplicate_events"] += 1
+                    return
+                self._boot_id = fields["boot_id"]
+            elif seq == self._last_event:
+                self.counters["duplicate_events"] += 1
+                return
+            self._last_event = seq
+            self.counters["events"] += 1
+            if self.on_event is not None:
+                self.on_event(name, fields, seq)
+
+    def _safe_write(self, frame: bytes) -> None:
+        try:
+            self._write(frame)
+        except RigError:
+            pass

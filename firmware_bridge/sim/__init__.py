@@ -1,0 +1,120 @@
+"""The virtual rig: the project's own firmware on a physical model, behind a real pty and an MJPEG camera.
+
+>>> vr = VirtualRig(seed=3, speed=20)                                   # doctest: +SKIP
+>>> ends = vr.start()     # {"serial": "/dev/pts/5", "camera": "http://127.0.0.1:40123/stream.mjpg"}
+>>> # ... drive firmware_bridge.Rig(ends["serial"]) and read the camera ...
+>>> vr.truth()            # {"hands": [[...], [...], [...], [...]], "bottom": [...]}
+>>> vr.stop()
+
+Several deals run on one virtual rig: the shuffle that starts a deal gathers the previous deal's cards
+back into the shuffler (``load()`` does the same by hand, or loads given cards). ``speed`` scales every
+mechanical timing; the firmware's link and watchdog times are stretched at high speed (configuration, not
+logic) so that host threads have at least ~100 ms of wall time for the host-silence failsafe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from firmware_bridge.sim.camera import CameraServer
+from firmware_bridge.sim.clock import ManualClock, SimClock
+from firmware_bridge.sim.fakes import load_config
+from firmware_bridge.sim.mcu import Mcu, NoisyPort, PtyPort
+from firmware_bridge.sim.model import Board, Mechanics
+
+__all__ = ["VirtualRig", "Board", "Mechanics", "Mcu", "SimClock", "ManualClock", "wall_safe_config"]
+
+
+def wall_safe_config(speed: float) -> dict[str, Any]:
+    """Firmware config overrides for a clock ``speed`` times faster than real: the link's and the
+    watchdog's budgets (which are for real software, not mechanics) keep their wall-clock size."""
+    scale = max(1.0, speed / 8.0)
+    if scale == 1.0:
+        return {}
+    cfg = load_config()
+    return {k: int(getattr(cfg, k) * scale) for k in
+            ("HOST_SILENCE_MS", "HEARTBEAT_MS", "RETX_MS", "RETX_MAX_MS", "WDT_MS")}
+
+
+class VirtualRig:
+    def __init__(self, seed: int | None = None, speed: float = 1.0, decks: int = 1, jokers: bool = False,
+                 jam_rate: float = 0.0, double_feed_rate: float = 0.0, camera_dropout: float = 0.0,
+                 mcu_reset_at: int | None = None, missing: Sequence[str] = (), extra: Sequence[str] = (),
+                 truth_path: str | Path | None = None, *, angles: Sequence[float] | None = None,
+                 bottom_angle: float | None = None, noise: tuple[float, float] = (0.0, 0.0),
+                 camera: bool = True, mechanics: Mechanics | None = None,
+                 fw_overrides: dict[str, Any] | None = None):
+        if decks not in (1, 2):
+            raise ValueError(f"decks = {decks}: 1 or 2")
+        for name, p in (("jam_rate", jam_rate), ("double_feed_rate", double_feed_rate),
+                        ("camera_dropout", camera_dropout)):
+            if not 0.0 <= p <= 1.0:
+                raise ValueError(f"{name} = {p}: a probability 0..1")
+        self.seed, self.speed = seed, speed
+        self.clock = SimClock(speed)
+        self.board = Board(self.clock, seed=seed, decks=decks, jokers=jokers, missing=missing, extra=extra,
+                           jam_rate=jam_rate, double_feed_rate=double_feed_rate, mcu_reset_at=mcu_reset_at,
+                           angles=(0.0, 90.0, 180.0, 270.0) if angles is None else angles,
+                           bottom_angle=45.0 if bottom_angle is None else bottom_angle,
+                           mechanics=mechanics, truth_path=Path(truth_path) if truth_path else None)
+        self.noise = noise
+        self.overrides = {**wall_safe_config(speed), **(fw_overrides or {})}
+        self.camera = CameraServer(self.board, dropout=camera_dropout, seed=seed) if camera else None
+        self.port: Any = None
+        self.mcu: Mcu | None = None
+        self.ends: dict[str, str] | None = None
+
+    def start(self) -> dict[str, str]:
+        """Start the MCU thread and the camera; return {"serial": pty path, "camera": URL}."""
+        if self.ends is not None:
+            return self.ends
+        pty = PtyPort()
+        flip, drop = self.noise
+        self.port = NoisyPort(pty, flip, drop, seed=self.seed) if (flip or drop) else pty
+        self.mcu = Mcu(self.board, self.port, self.overrides)
+        self.mcu.start()
+        url = self.camera.start() if self.camera is not None else ""
+        self.ends = {"serial": pty.name, "camera": url}
+        return self.ends
+
+    def stop(self) -> None:
+        """Stop everything; the truth file gets the deal in progress if it was not written yet."""
+        if self.mcu is not None:
+            self.mcu.stop()
+        if self.camera is not None:
+            self.camera.stop()
+        if self.port is not None:
+            self.port.close()
+            self.port = None
+        with self.board.lock:
+            if self.board.places and not self.board.truth_written:
+                self.board.write_truth()
+        self.ends = None
+
+    def __enter__(self) -> VirtualRig:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def truth(self) -> dict[str, Any]:
+        """Where every card of the current deal really went: {"hands": [[…] per seat], "bottom": […]}
+        (plus "stray" for cards that left with the turntable between places)."""
+        return self.board.truth()
+
+    def load(self, cards: Sequence[str] | None = None) -> None:
+        """The operator reloads the hopper: gathers the dealt cards back, or loads ``cards`` (bottom
+        card first)."""
+        self.board.load(cards)
+
+    def press_estop(self, pressed: bool = True) -> None:
+        """Press (or release) the e-stop wired to the microcontroller."""
+        self.board.press_estop(pressed)
+
+    @property
+    def hopper(self) -> list[str]:
+        with self.board.lock:
+            return list(self.board.hopper)

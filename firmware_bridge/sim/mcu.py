@@ -1,0 +1,172 @@
+"""The virtual Pico: the firmware's own code on a :class:`~firmware_bridge.sim.model.Board`, behind a
+real pseudo-terminal (raw mode), with reboots (watchdog, ``--mcu-reset-at``) and optional line noise.
+
+>>> from firmware_bridge.sim.clock import ManualClock
+>>> from firmware_bridge.sim.model import Board
+>>> port = MemoryPort(); mcu = Mcu(Board(ManualClock()), port); mcu.step()
+>>> mcu.boots
+1
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import select
+import sys
+import threading
+import traceback
+import tty
+from typing import Any
+
+from firmware_bridge.sim.fakes import PWRON_RESET, WDT_RESET, load_firmware
+
+
+class PtyPort:
+    """The firmware's end of the serial line: the master side of a pty. ``name`` is the slave's path,
+    which the host opens with pyserial like any serial port."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        os.set_blocking(self.master, False)
+        self.name = os.ttyname(self.slave)
+        self.dropped_writes = 0
+
+    def fileno(self) -> int:
+        return self.master
+
+    def read(self) -> bytes | None:
+        try:
+            return os.read(self.master, 4096) or None
+        except (BlockingIOError, OSError):
+            return None
+
+    def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self.master, view)
+            except (BlockingIOError, OSError):
+                self.dropped_writes += 1  # nobody reads: like a USB port without a host
+                return
+            view = view[n:]
+
+    def close(self) -> None:
+        for fd in (self.master, self.slave):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+class NoisyPort:
+    """Wraps a port: each byte, both ways, is flipped (one random bit) with chance ``flip`` and dropped
+    with chance ``drop``."""
+
+    def __init__(self, inner: Any, flip: float = 0.01, drop: float = 0.005, seed: int | None = None):
+        self.inner, self.flip, self.drop = inner, flip, drop
+        self.rng = random.Random(seed)
+        self.flipped = self.dropped = 0
+        self.name = getattr(inner, "name", None)
+
+    def fileno(self) -> int:
+        return self.inner.fileno()
+
+    def _noise(self, data: bytes) -> bytes:
+        out = bytearray()
+        for b in data:
+            r = self.rng.random()
+            if r < self.drop:
+                self.dropped += 1
+                continue
+            if r < self.drop + self.flip:
+                self.flipped += 1
+                b ^= 1 << self.rng.randrange(8)
+            out.append(b)
+        return bytes(out)
+
+    def read(self) -> bytes | None:
+        data = self.inner.read()
+        return self._noise(data) or None if data else None
+
+    def write(self, data: bytes) -> None:
+        self.inner.write(self._noise(data))
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class MemoryPort:
+    """An in-memory serial line for tests that step the firmware by hand."""
+
+    def __init__(self) -> None:
+        self.inbox = bytearray()
+        self.sent = bytearray()
+
+    def read(self) -> bytes | None:
+        data, self.inbox = bytes(self.inbox), bytearray()
+        return data or None
+
+    def write(self, data: bytes) -> None:
+        self.sent += data
+
+
+class Mcu:
+    """Runs the firmware: :meth:`step` advances the mechanics to now and runs one pass of the firmware's
+    main loop; :meth:`run_forever` does that on a thread, waking on serial input."""
+
+    def __init__(self, board: Any, port: Any, overrides: dict[str, Any] | None = None):
+        self.board, self.port, self.overrides = board, port, overrides
+        self.fw: Any = None
+        self.modules: dict[str, Any] = {}
+        self.boots = 0
+        self.cause = PWRON_RESET
+        self.boot_at = board.clock.now_ms()
+        self.crashes: list[str] = []
+        self._stop = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def step(self) -> None:
+        board = self.board
+        now = board.clock.now_ms()
+        board.advance(now)
+        if board.reset_request is not None:
+            self.cause = board.reset_request
+            board.power_cycle_outputs()
+            self.fw = None
+            self.boot_at = now + board.mech.boot_ms
+        if self.fw is None:
+            self.port.read()  # a resetting chip hears nothing
+            if now >= self.boot_at:
+                self._boot()
+            return
+        try:
+            self.fw.step()
+        except Exception:  # noqa: BLE001 - a firmware crash: the hardware watchdog would reset the chip
+            self.crashes.append(traceback.format_exc())
+            sys.stderr.write("virtual MCU crashed:\n" + self.crashes[-1])
+            board.request_reset(WDT_RESET)
+
+    def _boot(self) -> None:
+        self.modules = load_firmware(self.board, self.cause, self.overrides)
+        self.fw = self.modules["firmware"].Firmware(self.port)
+        self.boots += 1
+
+    def run_forever(self) -> None:
+        fd = self.port.fileno()
+        while not self._stop.is_set():
+            try:
+                select.select([fd], [], [], 0.001)
+            except (OSError, ValueError):
+                return
+            self.step()
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self.run_forever, name="virtual-mcu", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self.thread is not None:
+            self.thread.join(timeout=2)

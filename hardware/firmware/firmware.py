@@ -1,0 +1,349 @@
+# The Pico's firmware: dumb but safe. It moves only on the host's command, stops everything on its own
+# when something is wrong, and latches faults until the host clears them. MicroPython only.
+#
+#   fw = Firmware(port)   # port.read() -> bytes or None (non-blocking); port.write(bytes)
+#   while True:
+#       fw.step()         # one pass of the main loop: link, motion, safety, watchdog
+import os
+import time
+
+import machine
+from machine import Pin
+
+import config
+import protocol as P
+from drivers import ExitSensor, Input, Motor, Relay, Servo
+
+IDLE = 0
+
+
+class Firmware:
+    def __init__(self, port):
+        self.port = port
+        self.wdt = machine.WDT(timeout=config.WDT_MS)
+        self.reset_cause = machine.reset_cause()
+        self.boot_id = int.from_bytes(os.urandom(4), "little") or 1
+        self.servo = Servo(config.PIN_SERVO)
+        self.motor = Motor(config.PIN_EJECT_A, config.PIN_EJECT_B)
+        self.exit = ExitSensor(config.PIN_EXIT)
+        self.hopper = Input(config.PIN_HOPPER, 0, Pin.PULL_UP)
+        self.endstop = Input(config.PIN_ENDSTOP, 0, Pin.PULL_UP)
+        self.estop_in = Input(config.PIN_ESTOP, 1, Pin.PULL_UP)
+        self.current = Input(config.PIN_CURRENT, 1)
+        self.relay = Relay(config.PIN_RELAY)
+        self.led = Pin(config.PIN_LED, Pin.OUT, value=0)
+        self.estop_pending = False
+        self.estop_in.pin.irq(handler=self._estop_irq, trigger=Pin.IRQ_RISING)
+        self.decoder = P.FrameDecoder()
+        self.connected = False
+        self.last_seq = -1
+        self.last_reply = None
+        self.count = 0
+        self.ejects = 0
+        self.retransmits = 0
+        self.fault = P.F_NONE
+        self.homed = False
+        self.jams = 0
+        self.eject_us = 0
+        self.motion = None  # [cmd id, ref seq, phase, started ms, arg, aux]
+        now = time.ticks_ms()
+        self.last_host = now
+        self.last_beat = now
+        self.ev_seq = 0
+        self.events = []  # [seq, frame]
+        self.ev_sent = None
+        self.ev_tries = 0
+        self.queue_event("boot", (self.boot_id, P.FW_VERSION[0], P.FW_VERSION[1], P.PROTOCOL_VERSION,
+                                  P.PROTOCOL_HASH, self.reset_cause))
+        if self.estop_in.active():
+            self._latch(P.F_ESTOP)
+
+    # ------------------------------------------------------------------ safety
+    def _estop_irq(self, pin):
+        self.all_off()  # at once, in the interrupt
+        self.estop_pending = True
+
+    def all_off(self):
+        self.motor.off()
+        self.relay.off()
+        self.servo.off()
+
+    def moving(self):
+        return self.motor.running != 0 or self.relay.is_on() or self.motion is not None
+
+    def _latch(self, code):
+        if self.fault == P.F_NONE:
+            self.fault = code
+            self.queue_event("fault", (code, time.ticks_ms()))
+
+    def _abort(self, outcome):
+        self.all_off()
+        if self.motion is not None:
+            self._done(outcome, 0, 0)
+
+    def _safety(self, now):
+        if self.estop_pending or (self.estop_in.active() and self.fault != P.F_ESTOP):
+            self.estop_pending = False
+            self._abort(P.DONE_ABORTED)
+            self.queue_event("estop", (0, now))
+            self._latch(P.F_ESTOP)
+        if self.moving() and time.ticks_diff(now, self.last_host) > config.HOST_SILENCE_MS:
+            self._abort(P.DONE_ABORTED)
+            self._latch(P.F_HOST_SILENCE)
+
+    # ------------------------------------------------------------------ events (mcu -> host)
+    def queue_event(self, name, values):
+        if name == "heartbeat":
+            for ev in self.events:
+                if ev[2] == "heartbeat":
+                    return
+        if len(self.events) >= config.EVENT_QUEUE:
+            for i in range(len(self.events)):
+                if self.events[i][2] == "heartbeat" and i > 0:
+                    self.events.pop(i)
+                    break
+            else:
+                self.events.pop(1 if len(self.events) > 1 else 0)
+        self.ev_seq = (self.ev_seq + 1) & 0xFFFF
+        frame = P.encode(P.EVENT, self.ev_seq, P.EVENT_IDS[name], values)
+        self.events.append([self.ev_seq, frame, name])
+
+    def _pump_events(self, now):
+        if not self.events:
+            return
+        if self.ev_sent is not None:
+            rto = config.RETX_MS << min(self.ev_tries - 1, 6)
+            if rto > config.RETX_MAX_MS:
+                rto = config.RETX_MAX_MS
+            if time.ticks_diff(now, self.ev_sent) < rto:
+                return
+            self.retransmits += 1
+        self.port.write(self.events[0][1])
+        self.ev_sent = now
+        self.ev_tries += 1
+
+    def _acked(self, seq):
+        if self.events and self.events[0][0] == seq:
+            self.events.pop(0)
+            self.ev_sent = None
+            self.ev_tries = 0
+
+    # ------------------------------------------------------------------ link (host -> mcu)
+    def _receive(self):
+        data = self.port.read()
+        if not data:
+            return
+        for item in self.decoder.feed(data):
+            if isinstance(item, P.FrameError):
+                self.port.write(P.encode(P.NAK, 0))
+                continue
+            kind, seq, msg, values = item
+            self.last_host = time.ticks_ms()
+            if kind == P.ACK:
+                self._acked(seq)
+            elif kind == P.NAK:
+                self.ev_sent = None if self.events else self.ev_sent
+                if self.last_reply is not None:
+                    self.port.write(self.last_reply)
+            elif kind == P.CMD:
+                self._command(seq, msg, values)
+
+    def _reply(self, seq, msg, status, values=None):
+        names = P.COMMANDS[msg][4]
+        if values is None:
+            values = (0,) * len(names)
+        frame = P.encode(P.REPLY, seq, msg, (status,) + tuple(values))
+        self.port.write(frame)
+        return frame
+
+    def _command(self, seq, msg, values):
+        name = P.COMMANDS[msg][0]
+        if name == "hello":
+            self.connected = True
+            self.last_seq = seq
+            self.last_reply = self._reply(seq, msg, P.OK, (
+                self.boot_id, P.FW_VERSION[0], P.FW_VERSION[1], P.PROTOCOL_VERSION, P.PROTOCOL_HASH,
+                self.reset_cause))
+            return
+        if seq == self.last_seq:  # a retransmission: answer again, never act twice
+            self.port.write(self.last_reply)
+            return
+        if not self.connected:
+            self._reply(seq, msg, P.NOT_CONNECTED)
+            return
+        self.last_seq = seq
+        self.last_reply = self._reply(seq, msg, *self._execute(seq, msg, name, values))
+
+    def _execute(self, seq, msg, name, values):
+        now = time.ticks_ms()
+        if name == "ping":
+            return P.OK, (now,)
+        if name == "count":
+            self.count += 1
+            return P.OK, (self.count,)
+        if name == "status":
+            return P.OK, (self.flags(), self.fault, int((self.servo.angle or 0) * 10), self.ejects & 0xFFFF,
+                          self.decoder.errors, self.retransmits, now)
+        if name == "estop":
+            self._abort(P.DONE_ABORTED)
+            self.queue_event("estop", (1, now))
+            self._latch(P.F_ESTOP)
+            return P.OK, None
+        if name == "clear":
+            if self.estop_in.active():
+                return P.FAULTED, None
+            was = self.fault
+            self.fault = P.F_NONE
+            self.jams = 0
+            return P.OK, (was,)
+        # motion
+        if self.fault != P.F_NONE:
+            return P.FAULTED, None
+        if self.motion is not None:
+            return P.BUSY, None
+        if name == "home":
+            self.homed = False
+            self.servo.move(config.HOME_ANGLE)
+            self._start(msg, seq, config.HOME_TIMEOUT_MS)
+        elif name == "rotate":
+            deg = values[0] / 10
+            if deg > config.SERVO_RANGE_DEG:
+                return P.BAD_ARGS, None
+            if not self.homed:
+                return P.NOT_HOMED, None
+            travel = self.servo.travel_ms(deg)
+            self.servo.move(deg)
+            self._start(msg, seq, travel)
+        elif name == "eject":
+            if not self.hopper.active():
+                return P.EMPTY, None
+            self.exit.arm()
+            self.eject_us = time.ticks_us()
+            self.motor.forward()
+            self._start(msg, seq, 0)
+        elif name == "reverse":
+            self.motor.reverse()
+            self._start(msg, seq, values[0] or config.REVERSE_MS)
+        elif name == "shuffle":
+            if values[0] == 0:
+                return P.OK, None
+            self.relay.on()
+            self._start(msg, seq, values[0])
+        else:
+            return P.UNKNOWN, None
+        return P.ACCEPTED, None
+
+    # ------------------------------------------------------------------ motion
+    def _start(self, msg, seq, arg):
+        # [cmd, ref, phase, phase start, arg, passes done, motion start]
+        now = time.ticks_ms()
+        self.motion = [msg, seq, 0, now, arg, 0, now]
+
+    def _done(self, outcome, value, extra):
+        m = self.motion
+        self.motion = None
+        self.queue_event("done", (m[1], m[0], outcome, value, extra, time.ticks_ms()))
+
+    def _motion(self, now):
+        m = self.motion
+        if m is None:
+            return
+        name = P.COMMANDS[m[0]][0]
+        age = time.ticks_diff(now, m[3])
+        if name == "home":
+            if self.endstop.active():
+                self.homed = True
+                self._done(P.DONE_OK, 0, age)
+            elif age > m[4]:
+                self.servo.off()
+                self._done(P.DONE_HOME_FAILED, 0, age)
+                self._latch(P.F_HOME)
+        elif name == "rotate":
+            if age >= m[4]:
+                self._done(P.DONE_OK, int(self.servo.angle * 10), age)
+        elif name == "reverse":
+            if age >= m[4]:
+                self.motor.off()
+                self._done(P.DONE_OK, age, 0)
+        elif name == "eject":
+            self._eject(m, now, age)
+        elif name == "shuffle":
+            self._shuffle(m, now, age)
+
+    def _eject(self, m, now, age):
+        ex = self.exit
+        pulse = ex.pulse_us()
+        if pulse is not None:
+            self.motor.off()
+            travel = time.ticks_diff(ex.blocked_at, self.eject_us)
+            self.ejects += 1
+            self.jams = 0
+            self.queue_event("card_passed", (pulse, now))
+            double = pulse > config.SINGLE_PULSE_US * config.DOUBLE_RATIO
+            self._done(P.DONE_DOUBLE if double else P.DONE_OK, pulse, travel)
+            return
+        stuck = ex.blocked_at is not None and time.ticks_diff(time.ticks_us(), ex.blocked_at) > config.STUCK_MS * 1000
+        if (ex.blocked_at is None and age > config.JAM_MS) or stuck:
+            self.motor.off()
+            self.jams += 1
+            self.queue_event("jam", (self.jams, now))
+            if self.jams >= P.JAM_TRIES:
+                self._done(P.DONE_JAM, self.jams, 0)
+                self._latch(P.F_JAM)
+            else:
+                self._done(P.DONE_JAM, self.jams, 0)
+
+    def _shuffle(self, m, now, age):
+        # phase 0: relay on, riffling; phase 1: gap between passes (relay off)
+        if m[2] == 0:
+            if config.CURRENT_SENSE:
+                finished = age >= config.PASS_MIN_MS and not self.current.active()
+            else:
+                finished = age >= config.PASS_MS
+            if finished or age > config.PASS_MAX_MS:
+                self.relay.off()
+                if not finished:
+                    self._done(P.DONE_SHUFFLER, m[5], time.ticks_diff(now, m[6]))
+                    self._latch(P.F_SHUFFLER)
+                    return
+                m[5] += 1
+                if m[5] >= m[4]:
+                    self._done(P.DONE_OK, m[5], time.ticks_diff(now, m[6]))
+                    return
+                m[2] = 1
+                m[3] = now
+        elif age >= config.PASS_GAP_MS:
+            self.relay.on()
+            m[2] = 0
+            m[3] = now
+
+    # ------------------------------------------------------------------ the loop
+    def flags(self):
+        f = 0
+        if self.homed:
+            f |= P.FL_HOMED
+        if self.motion is not None:
+            f |= P.FL_BUSY
+        if self.hopper.active():
+            f |= P.FL_HOPPER
+        if self.relay.is_on():
+            f |= P.FL_RELAY
+        if self.motor.running:
+            f |= P.FL_EJECTOR
+        if self.estop_in.active():
+            f |= P.FL_ESTOP_IN
+        if self.connected:
+            f |= P.FL_CONNECTED
+        return f
+
+    def step(self):
+        self._receive()
+        now = time.ticks_ms()
+        self._safety(now)
+        self._motion(now)
+        if self.connected and time.ticks_diff(now, self.last_beat) >= config.HEARTBEAT_MS:
+            self.last_beat = now
+            self.queue_event("heartbeat", (now, self.flags(), self.fault))
+            self.led.value(1 if self.fault else (now // config.HEARTBEAT_MS) & 1)
+        self._pump_events(now)
+        self.wdt.feed()

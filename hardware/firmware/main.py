@@ -1,0 +1,39 @@
+# Entry point on the Pico: USB serial in raw bytes, then the main loop forever.
+import sys
+import time
+
+import micropython
+import select
+
+from firmware import Firmware
+
+
+class UsbSerial:
+    """The USB CDC port as raw bytes (Ctrl-C is data here, not an interrupt)."""
+
+    def __init__(self):
+        micropython.kbd_intr(-1)
+        self.inp = sys.stdin.buffer
+        self.out = sys.stdout.buffer
+        self.poll = select.poll()
+        self.poll.register(self.inp, select.POLLIN)
+
+    def read(self):
+        data = bytearray()
+        while len(data) < 256 and self.poll.poll(0):
+            data += self.inp.read(1)
+        return bytes(data) if data else None
+
+    def write(self, data):
+        self.out.write(data)
+
+
+def main():
+    fw = Firmware(UsbSerial())
+    while True:
+        fw.step()
+        time.sleep_ms(1)
+
+
+if __name__ == "__main__":
+    main()
