@@ -12,7 +12,8 @@ The peer needs RLCard, which is NOT a project dependency. Install it in its own 
 
 If ``rlcard`` imports here it runs in-process; otherwise the script runs the peer with the Python named by
 ``--peer-python`` (default ``$HONGSI_BENCH_PEER_PYTHON`` or ``/work/benchvenv/bin/python``) in a
-subprocess. Both run on one core (the same CPU, pinned when the OS allows).
+subprocess. Both run on one core (the same CPU, pinned when the OS allows), and rates are per second of
+the process's own CPU time, so that other load on a shared machine does not skew the ratio.
 
 What it prints, per game whose engine module imports (``engine.registry.game_names()``):
 - self-play hands/s: random bots play every seat and every action goes through ``State.judge``;
@@ -47,13 +48,13 @@ from rlcard.games.doudizhu.game import DoudizhuGame
 def run(seconds, seed):
     rng = random.Random(seed)
     game = DoudizhuGame(np.random.RandomState(seed))
-    n, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    n, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
         state, _ = game.init_game()
         while not game.is_over():
             state, _ = game.step(rng.choice(state["actions"]))
         n += 1
-    return n / (time.perf_counter() - start)
+    return n / (time.process_time() - start)
 
 if __name__ == "__main__":
     print(json.dumps({"games_per_s": run(float(sys.argv[1]), int(sys.argv[2]))}))
@@ -72,23 +73,23 @@ def pin_one_core() -> int | None:
 def selfplay_rate(name: str, seconds: float, seed: int) -> tuple[float, list[dict]]:
     game = get_game(name)
     rng = random.Random(seed)
-    records, start = [], time.perf_counter()
+    records, start = [], time.process_time()
     first_seat = 0
-    while time.perf_counter() - start < seconds:
+    while time.process_time() - start < seconds:
         rec = game.bot_hand(rng, bot="random", first_seat=first_seat)
         nxt = rec.get("next_first_seat")
         first_seat = nxt if isinstance(nxt, int) else first_seat
         records.append(rec)
-    return len(records) / (time.perf_counter() - start), records
+    return len(records) / (time.process_time() - start), records
 
 
 def referee_rate(records: list[dict]) -> tuple[float, int]:
     texts = [json.dumps(r) for r in records]
-    start = time.perf_counter()
+    start = time.process_time()
     violations = 0
     for text in texts:
         violations += len(judge_record(parse_record(json.loads(text)))["violations"])
-    return len(texts) / (time.perf_counter() - start), violations
+    return len(texts) / (time.process_time() - start), violations
 
 
 def hongsi_latencies(samples: int, seed: int) -> dict[str, float]:

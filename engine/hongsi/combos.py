@@ -156,7 +156,10 @@ _TRIPLES = tuple(Combo(TRIPLE, 1, r) for r in range(N_RANKS))
 _BOMBS = tuple(Combo(BOMB, 1, r) for r in range(N_RANKS))
 
 
-def rank_masks(mask: int) -> tuple[int, int, int, int]:
+RankMasks = tuple[int, int, int, int]
+
+
+def rank_masks(mask: int) -> RankMasks:
     """Bit r of the i-th mask is set when the hand holds at least i+1 cards of rank r."""
     m1 = m2 = m3 = m4 = 0
     for r in range(N_RANKS):
@@ -181,9 +184,11 @@ def _bits(m: int, above: int = -1):
         m ^= low
 
 
-def lead_combos(mask: int, *, bombs: bool, min_pair_run: int) -> list[Combo]:
-    """Every combination a hand can lead (one per rank pattern; suits never matter)."""
-    m1, m2, m3, m4 = rank_masks(mask)
+def lead_combos(mask: int, *, bombs: bool, min_pair_run: int, masks: RankMasks | None = None) -> list[Combo]:
+    """Every combination a hand can lead (one per rank pattern; suits never matter).
+
+    ``masks``: the hand's :func:`rank_masks` if already known."""
+    m1, m2, m3, m4 = masks or rank_masks(mask)
     out = [_SINGLES[r] for r in _bits(m1)]
     out += [_PAIRS[r] for r in _bits(m2)]
     out += [_TRIPLES[r] for r in _bits(m3)]
@@ -194,9 +199,10 @@ def lead_combos(mask: int, *, bombs: bool, min_pair_run: int) -> list[Combo]:
     return out
 
 
-def follow_combos(mask: int, trick: Combo, *, bombs: bool, min_pair_run: int) -> list[Combo]:
+def follow_combos(mask: int, trick: Combo, *, bombs: bool, min_pair_run: int,
+                  masks: RankMasks | None = None) -> list[Combo]:
     """Every combination of the hand that beats ``trick`` (passing is always possible besides)."""
-    m1, m2, m3, m4 = rank_masks(mask)
+    m1, m2, m3, m4 = masks or rank_masks(mask)
     kind, length, top = trick
     if kind == SINGLE:
         out = [_SINGLES[r] for r in _bits(m1, top)]

@@ -49,6 +49,7 @@ class HongsiState(State):
         self.settings = settings
         self.dealt = [C.mask_of(C.CODE[str(c)] for c in h) for h in hands]
         self.hands = list(self.dealt)
+        self.rank_masks = [C.rank_masks(m) for m in self.hands]  # kept in step with ``hands``
         self.h4 = next((s for s, m in enumerate(self.dealt) if m >> C.H4 & 1), None)
         self.n_events = 0
         self.log: list[Action] = []  # applied events: every one of them is public
@@ -82,6 +83,7 @@ class HongsiState(State):
         """An independent copy (to try an action without touching this state)."""
         new = copy.copy(self)
         new.hands, new.log, new.tiaos = list(self.hands), list(self.log), list(self.tiaos)
+        new.rank_masks = list(self.rank_masks)
         new.requests, new.asked, new.lying = dict(self.requests), set(self.asked), set(self.lying)
         return new
 
@@ -198,9 +200,11 @@ class HongsiState(State):
         if self.finished or self.pending is not None or self.call_due() or seat != self.to_play():
             return []
         s = self.settings
+        masks = self.rank_masks[seat]
         if self.trick is None:
-            return C.lead_combos(self.hands[seat], bombs=s.bombs, min_pair_run=s.min_pair_run)
-        return C.follow_combos(self.hands[seat], self.trick, bombs=s.bombs, min_pair_run=s.min_pair_run)
+            return C.lead_combos(self.hands[seat], bombs=s.bombs, min_pair_run=s.min_pair_run, masks=masks)
+        return C.follow_combos(self.hands[seat], self.trick, bombs=s.bombs, min_pair_run=s.min_pair_run,
+                               masks=masks)
 
     def may_pass(self, seat: int) -> bool:
         return (not self.finished and self.pending is None and not self.call_due()
@@ -340,6 +344,7 @@ class HongsiState(State):
             self.requests.clear()  # unanswered 趴 requests count as refused
             self.turn = seat
         self.hands[seat] &= ~mask
+        self.rank_masks[seat] = C.rank_masks(self.hands[seat])
         if combo.kind == C.BOMB:
             self.bombs += 1
         if self.called is not None and mask >> self.called & 1:
