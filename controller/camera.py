@@ -43,6 +43,7 @@ class Frame:
     jpeg: bytes | None
     seq: int
     t: float
+    tag: int | None = None   # the source's own sequence header, if it sends one (X-Frame-Seq)
 
     def to_jpeg(self, quality: int = 90) -> bytes:
         if self.jpeg is not None:
@@ -57,9 +58,12 @@ class Camera(ABC):
     """A source of frames."""
 
     @abstractmethod
-    def grab(self, n: int = 1, *, timeout: float = 2.0, skip: int = 0) -> list[Frame]:
+    def grab(self, n: int = 1, *, timeout: float = 2.0, skip: int = 0, newer_than: int | None = None
+             ) -> list[Frame]:
         """``n`` frames received after this call began (after dropping the first ``skip`` of them, which
-        may have been in flight); raise :class:`CameraError` after ``timeout``."""
+        may have been in flight); with ``newer_than``, only frames whose source tag is greater (a source
+        that tags its frames by scene changes, like the virtual rig). Raise :class:`CameraError` after
+        ``timeout``."""
 
     def close(self) -> None:  # noqa: B027 - optional for sources without resources
         """Release the source."""
@@ -92,18 +96,21 @@ class _Latest:
             self.t = time.monotonic()
             self.cond.notify_all()
 
-    def take(self, n: int, timeout: float, decode: bool = True) -> list[tuple[bytes | np.ndarray, int, float]]:
-        """``n`` distinct frames that arrived after the call."""
+    def take(self, n: int, timeout: float, newer_than: int | None = None
+             ) -> list[tuple[bytes | np.ndarray, int, float, int | None]]:
+        """``n`` distinct frames that arrived after the call (and are tagged after ``newer_than``)."""
         deadline = time.monotonic() + timeout
-        out: list[tuple[bytes | np.ndarray, int, float]] = []
+        out: list[tuple[bytes | np.ndarray, int, float, int | None]] = []
         with self.cond:
             since = time.monotonic()
             last_seq = None
             while len(out) < n:
                 fresh = self.data is not None and self.t > since and self.seq != last_seq
+                if fresh and newer_than is not None and self.tag is not None and self.tag <= newer_than:
+                    fresh = False
                 if fresh:
                     assert self.data is not None
-                    out.append((self.data, self.seq, self.t))
+                    out.append((self.data, self.seq, self.t, self.tag))
                     last_seq = self.seq
                     continue
                 left = deadline - time.monotonic()
@@ -114,13 +121,13 @@ class _Latest:
         return out
 
 
-def _decode(data: bytes | np.ndarray, seq: int, t: float) -> Frame:
+def _decode(data: bytes | np.ndarray, seq: int, t: float, tag: int | None = None) -> Frame:
     if isinstance(data, np.ndarray):
-        return Frame(data, None, seq, t)
+        return Frame(data, None, seq, t, tag)
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
         raise CameraError(f"camera: frame {seq} is not a readable JPEG")
-    return Frame(image, data, seq, t)
+    return Frame(image, data, seq, t, tag)
 
 
 class MJPEGCamera(Camera):
@@ -141,8 +148,9 @@ class MJPEGCamera(Camera):
         self._thread = threading.Thread(target=self._run, name="mjpeg", daemon=True)
         self._thread.start()
 
-    def grab(self, n: int = 1, *, timeout: float = 2.0, skip: int = 0) -> list[Frame]:
-        return [_decode(*item) for item in self._latest.take(n + skip, timeout)[skip:]]
+    def grab(self, n: int = 1, *, timeout: float = 2.0, skip: int = 0, newer_than: int | None = None
+             ) -> list[Frame]:
+        return [_decode(*item) for item in self._latest.take(n + skip, timeout, newer_than)[skip:]]
 
     def close(self) -> None:
         self._stop.set()
@@ -235,7 +243,8 @@ class FolderCamera(Camera):
             raise CameraError(f"camera: no images in {folder}")
         self._next = 0
 
-    def grab(self, n: int = 1, *, timeout: float = 2.0, skip: int = 0) -> list[Frame]:
+    def grab(self, n: int = 1, *, timeout: float = 2.0, skip: int = 0, newer_than: int | None = None
+             ) -> list[Frame]:
         out = []
         for _ in range(n):
             path = self.files[self._next % len(self.files)]
@@ -267,8 +276,9 @@ class VideoCamera(Camera):
                 continue
             self._latest.put(image)
 
-    def grab(self, n: int = 1, *, timeout: float = 2.0, skip: int = 0) -> list[Frame]:
-        return [_decode(*item) for item in self._latest.take(n + skip, timeout)[skip:]]
+    def grab(self, n: int = 1, *, timeout: float = 2.0, skip: int = 0, newer_than: int | None = None
+             ) -> list[Frame]:
+        return [_decode(*item) for item in self._latest.take(n + skip, timeout, newer_than)[skip:]]
 
     def close(self) -> None:
         self._stop.set()

@@ -67,6 +67,7 @@ from controller.announce import FirstPlayer, Voice, first_player
 from controller.camera import Camera, CameraError
 from controller.journal import Journal
 from controller.plan import BOTTOM, Plan, make_plan, rebalance_after_double_feed
+from vision.labels import LABELS
 
 OnEvent = Callable[[dict[str, Any]], None]
 
@@ -166,6 +167,7 @@ class DealState:
     shuffled: bool = False
     flags: list[str] = field(default_factory=list)
     pulses: list[float] = field(default_factory=list)
+    baseline: dict[str, Any] | None = None    # the MCU's boot id and eject counter at a known point
 
     @property
     def next_index(self) -> int:
@@ -200,6 +202,8 @@ class DealState:
                 st.plan.order = list(d["order"])
             elif r.kind == "double_feed":
                 st.flags.append(d["flag"])
+            elif r.kind == "mcu_baseline":
+                st.baseline = d
         return st
 
 
@@ -209,17 +213,21 @@ class Dealer:
 
     def __init__(self, rig: Any, camera: Camera, reader: Any, journal: Journal, *, config: Any = None,
                  voice: Voice | None = None, panel: Any = None, operator: Operator | None = None,
-                 frames_per_read: int = FRAMES_PER_READ, camera_timeout: float = 2.0):
+                 frames_per_read: int = FRAMES_PER_READ, camera_timeout: float = 2.0, skip: int = 1):
         self.rig, self.camera, self.reader, self.journal = rig, camera, reader, journal
         self.config, self.voice, self.panel = config, voice, panel
         self.operator: Operator = operator or AutoOperator()
         self.frames_per_read = frames_per_read
         self.camera_timeout = camera_timeout
+        self.skip = skip                      # frames dropped after a motion (they may show the last card)
         self._estop = threading.Event()
         self._motion = ThreadPoolExecutor(1, thread_name_prefix="rig-motion")
         self._on_event: OnEvent = lambda ev: None
         self._round = 0
         self._at: int | str | None = None     # where the turntable points (None: unknown)
+        self._tagged = False                  # the camera tags frames by scene change
+        self._last_tag: int | None = None     # the tag of the frames of the last read
+        self._eject_tag: int | None = None    # the tag of the card just ejected
 
     def close(self) -> None:
         self._motion.shutdown(wait=True)
@@ -308,11 +316,25 @@ class Dealer:
         state.shuffled = True
 
     def _connect_and_home(self, state: DealState, check_window: bool) -> None:
+        fault = self._status().get("fault")
+        if fault == "host silent":            # the controller was gone (a crash): the MCU stopped safely
+            self.journal.append(state.round, "fault", {"kind": "host silent", "during": "restart"})
+            self._clear_fault()
         self._emit("homing")
         self._move(state, "home", {}, self.rig.home)
         self._at = None
         if check_window or state.pending is not None:
             self._resync(state)
+        else:
+            self._baseline(state)
+
+    def _baseline(self, state: DealState) -> None:
+        """Journal the MCU's boot id and eject counter with the number of cards dealt: after a crash,
+        the counter tells whether an eject in flight happened (even for two identical cards)."""
+        st = self._status()
+        if isinstance(st.get("ejects"), int) and st.get("boot_id") is not None:
+            state.baseline = {"boot_id": st["boot_id"], "ejects": st["ejects"], "dealt": len(state.dealt)}
+            self.journal.append(state.round, "mcu_baseline", state.baseline)
 
     def _deal_cards(self, state: DealState) -> None:
         """The card loop. The next card's read overlaps the rotation to its seat."""
@@ -348,6 +370,7 @@ class Dealer:
     def _card_out(self, state: DealState, i: int, seat: int, pulse: float | None, inferred: bool = False) -> None:
         self.journal.append(state.round, "eject_done", {"index": i, "seat": seat, "pulse_ms": pulse,
                                                         "inferred": inferred})
+        self._eject_tag = self._last_tag      # the next read must show a later scene than this card's
         state.dealt[i] = seat
         state.pending = None
         if pulse:
@@ -373,6 +396,7 @@ class Dealer:
         state.reads[j] = ghost
         self._emit("double_feed", index=i, seat=None if seat == BOTTOM else seat)
         self._card_out(state, j, seat, None, inferred=True)
+        self._baseline(state)
 
     def _finish(self, state: DealState) -> DealResult:
         """Deck-consistency decoding, the checks, the first player, the record."""
@@ -435,22 +459,43 @@ class Dealer:
 
     # ------------------------------------------------------------------ reading
     def _read_card(self, state: DealState, i: int) -> dict[str, Any]:
-        """Read the card at the window (voting over frames; more frames if unsure); journal it."""
-        frames = self._frames(state, self.frames_per_read, skip=1)
+        """Read the card at the window and journal it as card ``i`` (with its evidence crop)."""
+        data, jpeg = self._look(state, i)
+        if not data.get("empty"):
+            self._record_read(state, data, jpeg)
+        return data
+
+    def _look(self, state: DealState, i: int, check: bool = False) -> tuple[dict[str, Any], bytes | None]:
+        """Vote over fresh frames; more frames if unsure; ``empty`` when the hopper has no card.
+
+        Right after an eject, a camera that tags its frames by scene change (the virtual rig's
+        X-Frame-Seq) is asked for frames tagged after the ejected card's; other cameras drop ``skip``
+        frames that may have been in flight. A ``check`` (after a fault) drops a few more."""
+        newer, self._eject_tag = self._eject_tag, None
+        if check:
+            frames = self._frames(state, self.frames_per_read, skip=self.skip + 2)
+        elif newer is not None:
+            frames = self._frames(state, self.frames_per_read, skip=0, newer_than=newer)
+        else:
+            frames = self._frames(state, self.frames_per_read, skip=0 if self._tagged else self.skip)
+        tags = [f.tag for f in frames if getattr(f, "tag", None) is not None]
+        self._tagged = bool(tags)
+        self._last_tag = max(tags) if tags else None
         reading = self._vote(frames)
         if self._empty(reading):
-            return {"index": i, "empty": True}
+            return {"index": i, "empty": True}, None
         if reading.label is None or reading.confidence < SURE:
-            more = self._frames(state, MORE_FRAMES, skip=0)
-            reading = self._vote(frames + more)
-            frames = frames + more
-        unsure = reading.label is None or reading.confidence < SURE
+            frames = frames + self._frames(state, MORE_FRAMES, skip=0)
+            reading = self._vote(frames)
         probs = np.asarray(reading.probs, dtype=float)
         data = {"index": i, "label": reading.label, "confidence": round(float(reading.confidence), 4),
-                "unsure": unsure, "probs": [float(f"{p:.4g}") for p in probs.tolist()]}
-        self.journal.append(state.round, "card_read", data, image=_evidence_jpeg(reading, frames))
-        state.reads[i] = data
-        return data
+                "unsure": reading.label is None or reading.confidence < SURE,
+                "probs": [float(f"{p:.4g}") for p in probs.tolist()]}
+        return data, _evidence_jpeg(reading, frames)
+
+    def _record_read(self, state: DealState, data: dict[str, Any], jpeg: bytes | None) -> None:
+        self.journal.append(state.round, "card_read", data, image=jpeg)
+        state.reads[data["index"]] = data
 
     def _vote(self, frames: list[Any]) -> Any:
         images = [f.image for f in frames]
@@ -459,24 +504,27 @@ class Dealer:
         return self.reader.read(images[0], kind="window")
 
     def _empty(self, reading: Any) -> bool:
-        """The hopper is empty: the rig's card-present sensor says so, or the reader sees no card."""
+        """The hopper is empty: the rig's card-present sensor says so, or the reader sees no card.
+        (A confident read needs no sensor round trip.)"""
+        if reading.label is not None and float(reading.confidence) >= SURE:
+            return False
         status = self._status()
         for key in ("hopper", "card_present", "hopper_card"):
             if key in status and isinstance(status[key], bool):
                 return not status[key]
         return reading.label is None and not getattr(reading, "crops", None) and float(reading.confidence) == 0.0
 
-    def _frames(self, state: DealState, n: int, skip: int) -> list[Any]:
+    def _frames(self, state: DealState, n: int, skip: int, newer_than: int | None = None) -> list[Any]:
         for attempt in range(CAMERA_RETRIES):
             try:
-                return self.camera.grab(n, timeout=self.camera_timeout, skip=skip)
+                return self.camera.grab(n, timeout=self.camera_timeout, skip=skip, newer_than=newer_than)
             except CameraError as exc:
                 self.journal.append(state.round, "fault", {"kind": "camera", "attempt": attempt + 1,
                                                            "message": str(exc)})
                 time.sleep(0.1 * (attempt + 1))
         self._pause(state, "camera", "The camera shows nothing: check its cable and light, then resume.",
                     "摄像头无画面：请检查连线和灯光，然后继续。")
-        return self._frames(state, n, skip)
+        return self._frames(state, n, skip, newer_than)
 
     def _check_leftover(self, state: DealState) -> None:
         """After the last planned card the hopper must be empty; a card left over is an extra card."""
@@ -575,60 +623,45 @@ class Dealer:
             pass
 
     def _resync(self, state: DealState) -> None:
-        """After an eject whose outcome is unknown (crash, reboot, jam): re-read the window and compare
-        it with the journal. The same card still there: it did not leave. Another card (or none): it
-        went to the seat the turntable was pointing at."""
+        """After a crash, reboot or jam: re-read the window and check it against the journal. With an
+        eject in flight, decide whether that card left — by the MCU's eject counter when the MCU did
+        not reboot, else by sight (the same card still at the window: it did not leave)."""
         pending = state.pending
         i = pending["index"] if pending else state.next_index
         known = state.reads.get(i)
-        state.reads.pop(i, None)
-        now = self._read_card_at(state, i)
+        now, jpeg = self._look(state, i, check=True)
         if pending is None:
             if known and known.get("label") and now.get("label") and now["label"] != known["label"]:
                 self._mismatch(state, i, known, now)
                 return
             self.journal.append(state.round, "resync", {"index": i, "outcome": "in the hopper",
                                                         "label": now.get("label")})
+            if not now.get("empty") and known is None:
+                self._record_read(state, now, jpeg)
+            self._baseline(state)
             return
-        same = (not now.get("empty") and known is not None and now.get("label") is not None
-                and now.get("label") == known.get("label"))
-        if same and not self._left_by_counter(state):
-            state.reads[i] = {**now, "index": i}
-            self.journal.append(state.round, "resync", {"index": i, "outcome": "did not leave",
-                                                        "label": now.get("label")})
+        left, how = self._pending_left(state, known, now)
+        self.journal.append(state.round, "resync", {"index": i, "outcome": "left" if left else "did not leave",
+                                                    "by": how, "seat": pending["seat"], "label": now.get("label")})
+        if left:   # card i went where the turntable pointed; the window shows card i+1 (or nothing)
+            self._card_out(state, i, pending["seat"], None, inferred=True)
+            if not now.get("empty"):
+                self._record_read(state, {**now, "index": i + 1}, jpeg)
+        else:
             state.pending = None
-            return
-        # card i left to the seat it was ejected towards; what we see now is card i+1 (or nothing)
-        if known is not None:
-            state.reads[i] = known
-        self.journal.append(state.round, "resync", {"index": i, "outcome": "left", "seat": pending["seat"]})
-        self._card_out(state, i, pending["seat"], None, inferred=True)
-        j = i + 1
-        if not now.get("empty"):
-            now = {**now, "index": j}
-            self.journal.append(state.round, "card_read", {k: v for k, v in now.items() if k != "image"})
-            state.reads[j] = now
+            if known is None and not now.get("empty"):
+                self._record_read(state, now, jpeg)
+        self._baseline(state)
 
-    def _read_card_at(self, state: DealState, i: int) -> dict[str, Any]:
-        """A read for a check: not journalled as card ``i`` until the check says whose it is."""
-        frames = self._frames(state, self.frames_per_read + 2, skip=1)
-        reading = self._vote(frames)
-        if self._empty(reading):
-            return {"index": i, "empty": True}
-        probs = np.asarray(reading.probs, dtype=float)
-        return {"index": i, "label": reading.label, "confidence": round(float(reading.confidence), 4),
-                "unsure": reading.label is None or reading.confidence < SURE,
-                "probs": [float(f"{p:.4g}") for p in probs.tolist()]}
-
-    def _left_by_counter(self, state: DealState) -> bool:
-        """Two copies of a card (two decks) look alike: ask the rig's exit counter, if it has one."""
-        if state.plan.deck.decks == 1:
-            return False
-        status = self._status()
-        for key in ("cards_out", "ejected", "exits"):
-            if isinstance(status.get(key), int):
-                return bool(status[key] > len(state.dealt) + int(status.get("cards_out_base", 0)))
-        return False
+    def _pending_left(self, state: DealState, known: dict[str, Any] | None,
+                      now: dict[str, Any]) -> tuple[bool, str]:
+        base, st = state.baseline, self._status()
+        if base and st.get("boot_id") == base.get("boot_id") and isinstance(st.get("ejects"), int):
+            return st["ejects"] - base["ejects"] > len(state.dealt) - base["dealt"], "counter"
+        if now.get("empty"):
+            return True, "sight: the hopper is empty"
+        same = known is not None and now.get("label") is not None and now["label"] == known.get("label")
+        return (not same), "sight"
 
     def _mismatch(self, state: DealState, i: int, known: dict[str, Any], now: dict[str, Any]) -> None:
         self._pause(state, "mismatch",
@@ -664,8 +697,6 @@ class Dealer:
     def _decode(self, state: DealState) -> tuple[list[str | None], list[str]]:
         """Deck-consistency decoding over every card read; the problems it finds, named."""
         from vision.decode import decode_deal
-
-        from vision.labels import LABELS
 
         n_read = max(state.reads) + 1 if state.reads else 0
         uniform = [1.0 / len(LABELS)] * len(LABELS)
