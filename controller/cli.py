@@ -100,7 +100,31 @@ def simulate(
     extra: Annotated[list[str] | None, typer.Option(help="an extra card in the deck")] = None,
 ) -> None:
     """Start the virtual rig; print {"serial", "camera"} and run until stopped."""
-    raise not_built("simulate")
+    import signal
+    import threading
+
+    from controller.config import ConfigError, load_config
+    from firmware_bridge.sim import VirtualRig
+
+    try:
+        cfg = load_config()
+        vr = VirtualRig(seed=seed, speed=speed, decks=decks, jokers=jokers, jam_rate=jam_rate,
+                        double_feed_rate=double_feed_rate, camera_dropout=camera_dropout,
+                        mcu_reset_at=mcu_reset_at, missing=missing or (), extra=extra or (), truth_path=truth,
+                        angles=cfg.servo_angles, bottom_angle=cfg.bottom_angle)
+    except (ConfigError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    ends = vr.start()
+    try:
+        sys.stdout.write(json.dumps(ends) + "\n")
+        sys.stdout.flush()
+        while not stop.wait(0.2):
+            pass
+    finally:
+        vr.stop()
 
 
 @app.command()

@@ -216,7 +216,7 @@ class Board:
         with self.lock:
             if pressed != self.estop_pressed:
                 self.estop_pressed = pressed
-                self._edge(self.P.PIN_ESTOP, rising=pressed)
+                self.schedule(0, lambda: self._edge(self.P.PIN_ESTOP, rising=pressed))  # in the MCU thread
 
     # ------------------------------------------------------------------ time
     def schedule(self, after_ms: float, fn: Callable[[], None]) -> None:

@@ -337,9 +337,10 @@ class Firmware:
         return f
 
     def step(self):
-        self._receive()
         now = time.ticks_ms()
         self._safety(now)
+        self._receive()
+        now = time.ticks_ms()
         self._motion(now)
         if self.connected and time.ticks_diff(now, self.last_beat) >= config.HEARTBEAT_MS:
             self.last_beat = now

@@ -1,0 +1,157 @@
+"""Faults end to end, real pyserial over a real pty to the firmware on the model: jams, double feeds,
+homing without its sensor, e-stops, and a reboot of the microcontroller in the middle of a deal."""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware_bridge import DoubleFeed, Fault, Jam, McuRebooted
+from firmware_bridge.rig import HopperEmpty
+
+
+def test_a_jam_is_retried_twice_by_reversing_the_wheel_then_succeeds(make_rig):
+    vr, rig = make_rig()
+    rig.home()
+    rig.rotate_to(1)
+    vr.board.forced_jams = 2
+    before = len(vr.board.log)
+    ev = rig.eject()
+    assert ev.attempts == 3 and ev.seat == 1
+    assert [w for _, w in vr.board.log[before:]].count("jam") == 2
+    assert rig.status()["fault"] == "none"
+    assert sum(len(h) for h in vr.truth()["hands"]) == 1
+
+
+def test_a_third_jam_latches_a_fault_that_needs_a_clear(make_rig):
+    vr, rig = make_rig()
+    rig.home()
+    rig.rotate_to(0)
+    vr.board.forced_jams = 3
+    with pytest.raises(Jam) as info:
+        rig.eject()
+    assert info.value.attempts == 3 and info.value.code == "jam"
+    assert rig.status()["fault"] == "jam"
+    with pytest.raises(Fault):  # latched: refused, the wheel does not turn
+        rig.eject()
+    assert vr.truth()["hands"] == [[], [], [], []]
+    assert rig.clear_fault() == "jam"
+    vr.board.stalled = False  # the operator freed the card
+    ev = rig.eject()
+    assert ev.attempts == 1 and len(vr.truth()["hands"][0]) == 1
+
+
+def test_jam_rate_one_always_ends_in_a_latched_jam(make_rig):
+    vr, rig = make_rig(jam_rate=1.0)
+    rig.home()
+    with pytest.raises(Jam):
+        rig.eject()
+    assert rig.status()["fault"] == "jam" and len(vr.hopper) == 52
+
+
+def test_a_double_feed_is_reported_with_its_evidence(make_rig):
+    vr, rig = make_rig()
+    rig.home()
+    rig.rotate_to(2)
+    single = rig.eject()
+    vr.board.forced_doubles = 1
+    with pytest.raises(DoubleFeed) as info:
+        rig.eject()
+    ev = info.value.evidence
+    assert ev.double and ev.seat == 2 and ev.pulse_ms > 1.18 * single.pulse_ms
+    assert len(vr.truth()["hands"][2]) == 3  # both cards really went to seat 2
+    assert rig.eject().double is False
+
+
+def test_double_feed_rate_one_reports_every_eject_as_double(make_rig):
+    vr, rig = make_rig(double_feed_rate=1.0)
+    rig.home()
+    for _ in range(3):
+        with pytest.raises(DoubleFeed):
+            rig.eject()
+    assert len(vr.hopper) == 52 - 6
+
+
+def test_homing_fails_cleanly_without_its_sensor(make_rig):
+    vr, rig = make_rig()
+    vr.board.endstop_connected = False
+    with pytest.raises(Fault) as info:
+        rig.home()
+    assert info.value.code == "home"
+    st = rig.status()
+    assert st["fault"] == "homing failed" and not st["homed"] and not st["busy"]
+    with pytest.raises(Fault):
+        rig.rotate_to(1)  # nothing moves while the fault is latched
+    vr.board.endstop_connected = True
+    assert rig.clear_fault() == "homing failed"
+    rig.home()
+    assert rig.status()["homed"] and rig.rotate_to(3) == 270.0
+
+
+def test_estop_from_the_host_and_from_the_input(make_rig):
+    vr, rig = make_rig()
+    rig.home()
+    rig.estop()
+    assert rig.status()["fault"] == "e-stop"
+    with pytest.raises(Fault):
+        rig.eject()
+    rig.clear_fault()
+    vr.press_estop(True)
+    # the input is wired to the MCU: it latches without the host
+    st = rig.status()
+    assert st["estop_input"] and st["fault"] == "e-stop"
+    with pytest.raises(Fault):
+        rig.clear_fault()  # cannot clear while the button is pressed
+    vr.press_estop(False)
+    assert rig.clear_fault() == "e-stop"
+    assert rig.eject().pulse_ms > 0
+
+
+def test_estop_stops_a_running_shuffle(make_rig):
+    import threading
+
+    vr, rig = make_rig(speed=5)
+    errors = []
+    t = threading.Thread(target=lambda: _catch(errors, rig.shuffle, 5))
+    t.start()
+    while not rig.status()["shuffler_on"]:
+        pass
+    rig.estop()
+    t.join(10)
+    assert errors and isinstance(errors[0], Fault)
+    assert not rig.status()["shuffler_on"]
+
+
+def _catch(errors, fn, *args):
+    try:
+        fn(*args)
+    except Exception as exc:  # noqa: BLE001
+        errors.append(exc)
+
+
+def test_reboot_mid_deal_is_detected_and_never_taken_for_success(make_rig):
+    vr, rig = make_rig(mcu_reset_at=3)
+    first = rig.boot
+    rig.home()
+    rig.eject()
+    rig.eject()
+    with pytest.raises(McuRebooted):
+        rig.eject()  # card 3: the MCU resets while dealing it
+    assert sum(len(h) for h in vr.truth()["hands"]) == 2  # card 3 never left
+    with pytest.raises(McuRebooted):
+        rig.eject()  # nothing moves until the host shakes hands again
+    boot = rig.connect()
+    assert boot.rebooted and boot.boot_id != first.boot_id and boot.reset_cause == "hard reset"
+    assert not rig.status()["homed"]
+    rig.home()
+    rig.eject()
+    assert sum(len(h) for h in vr.truth()["hands"]) == 3 and vr.mcu.boots == 2
+
+
+def test_empty_hopper_is_refused(make_rig):
+    vr, rig = make_rig()
+    vr.load(["H4"])
+    rig.home()
+    rig.eject()
+    with pytest.raises(HopperEmpty):
+        rig.eject()
+    assert vr.truth()["hands"][0] == ["H4"]
