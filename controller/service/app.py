@@ -77,6 +77,22 @@ class Event(BaseModel):
         return self.model_dump(exclude_none=True)
 
 
+class ErrorBody(BaseModel):
+    """Every refusal: what is wrong, in English and in Chinese."""
+
+    detail: str
+    detail_zh: str | None = None
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorBody, "description": "a token is needed"},
+    403: {"model": ErrorBody, "description": "this token may not do that"},
+    404: {"model": ErrorBody, "description": "no such round, seat or image"},
+    409: {"model": ErrorBody, "description": "not now (a deal in progress, the e-stop, a voided round)"},
+    422: {"model": ErrorBody, "description": "bad input, with a clear message"},
+}
+
+
 class NewToken(BaseModel):
     model_config = ConfigDict(extra="forbid")
     seat: int = Field(ge=0, le=7)
@@ -131,7 +147,7 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     app = FastAPI(title="hongsi table service", version="1.0",
                   description="Display, seats, live refereeing and the operator's controls of a hongsi table.",
-                  lifespan=lifespan)
+                  lifespan=lifespan, responses=ERRORS)
     app.state.service = svc
 
     # ---------------------------------------------------------------- errors: clear, never a 500
@@ -147,6 +163,9 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_req: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # a body that cannot even be parsed is bad input like any other
+            return JSONResponse(status_code=422, content={"detail": f"body: {exc.detail} (send UTF-8 JSON)",
+                                                          "detail_zh": "请求体不是有效的 UTF-8 JSON"})
         return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail},
                             headers=getattr(exc, "headers", None))
 
