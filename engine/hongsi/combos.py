@@ -11,7 +11,7 @@ the 10-bit mask of its ranks 4..K — legal-move generation never enumerates sub
 >>> [str(c) for c in lead_combos(hand, bombs=False, min_pair_run=3)][:3]
 ['single 4', 'single 5', 'single 6']
 >>> classify(codes_of(["D5", "D6", "D7"]), bombs=False, min_pair_run=3)
-Combo(kind=3, length=3, top=2)
+Combo(kind=3, length=3, top=3)
 """
 
 from __future__ import annotations

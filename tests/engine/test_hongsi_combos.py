@@ -94,3 +94,13 @@ def test_card_codes_round_trip():
     assert [C.CARD_NAMES[c] for c in C.codes_of(["h4", "S10", "C3"])] == ["H4", "S10", "C3"]
     assert C.code_of("H11") is None and C.code_of(7) is None
     assert C.cards_of(C.mask_of(C.codes_of(["C3", "H4", "SA"]))) == ["H4", "SA", "C3"]
+
+
+def test_the_usage_examples_in_the_docstrings_hold():
+    import doctest
+    import importlib
+
+    for name in ("combos", "settings", "scoring", "state", "bots", "game", "examples"):
+        module = importlib.import_module(f"engine.hongsi.{name}")
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, name

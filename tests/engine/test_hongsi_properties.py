@@ -149,3 +149,22 @@ def test_bot_hands_replay_identically():
         b = GAME.bot_hand(random.Random(99), bot=bot, first_seat=2)
         assert a == b
         assert referee(a) == referee(b) == referee(json.loads(json.dumps(a)))
+
+
+actions = st.sampled_from(["play", "pass", "call", "tiao", "baomen", "pa", "pa_accept", "pa_refuse", "announce"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=52, max_size=52), st.integers(0, 52),
+       st.lists(st.tuples(st.integers(0, 3), actions, st.lists(st.integers(0, 51), max_size=4),
+                          st.integers(-1, 4)), max_size=40))
+def test_partial_or_odd_deals_are_judged_without_errors_escaping(owners, n_dealt, noise):
+    """Records with any number of cards per seat (♥4 maybe missing) are judged, never crash."""
+    hands = [[], [], [], []]
+    for code in range(n_dealt):
+        hands[owners[code]].append(C.CARD_NAMES[code])
+    events = [{"seat": s, "action": a, "cards": [C.CARD_NAMES[c] for c in cs],
+               "card": C.CARD_NAMES[cs[0]] if cs else "S10", "target": t, "count": t} for s, a, cs, t in noise]
+    verdict = referee({"game": "hongsi", "hands": hands, "events": events})
+    assert verdict["game"] == "hongsi" and len(verdict["violations"]) <= len(events)
+    assert verdict["scores"] is None or sum(verdict["scores"]) == 0
