@@ -105,9 +105,10 @@ class _Latest:
             since = time.monotonic()
             last_seq = None
             while len(out) < n:
-                fresh = self.data is not None and self.t > since and self.seq != last_seq
-                if fresh and newer_than is not None and self.tag is not None and self.tag <= newer_than:
-                    fresh = False
+                if newer_than is not None and self.tag is not None:   # the tag proves freshness
+                    fresh = self.data is not None and self.tag > newer_than and self.seq != last_seq
+                else:
+                    fresh = self.data is not None and self.t > since and self.seq != last_seq
                 if fresh:
                     assert self.data is not None
                     out.append((self.data, self.seq, self.t, self.tag))

@@ -168,6 +168,7 @@ class DealState:
     flags: list[str] = field(default_factory=list)
     pulses: list[float] = field(default_factory=list)
     baseline: dict[str, Any] | None = None    # the MCU's boot id and eject counter at a known point
+    misplaced: dict[int, int] = field(default_factory=dict)  # double-fed card -> where it belonged
 
     @property
     def next_index(self) -> int:
@@ -202,6 +203,7 @@ class DealState:
                 st.plan.order = list(d["order"])
             elif r.kind == "double_feed":
                 st.flags.append(d["flag"])
+                st.misplaced = {int(k): v for k, v in (d.get("misplaced") or {}).items()}
             elif r.kind == "mcu_baseline":
                 st.baseline = d
         return st
@@ -384,12 +386,16 @@ class Dealer:
         j = i + 1
         if j >= state.plan.total:
             return
+        planned = state.plan.order[j]
         new_order = rebalance_after_double_feed(state.plan.order, j, seat)
         self.journal.append(state.round, "order", {"order": new_order, "reason": f"double feed at card {i + 1}"})
         state.plan.order = new_order
         flag = f"double feed: cards {i + 1} and {j + 1} both went to {_where(seat)}"
+        if Counter(new_order) != Counter(fair_deal.slots(state.plan.cards_per_seat, state.plan.bottom)):
+            flag += f" (card {j + 1} belongs to {_where(planned)})"
+            state.misplaced[j] = planned
         self.journal.append(state.round, "double_feed", {"index": i, "seat": seat, "pulse_ms": pulse,
-                                                         "flag": flag})
+                                                         "flag": flag, "misplaced": state.misplaced})
         state.flags.append(flag)
         ghost = {"index": j, "label": None, "confidence": 0.0, "unsure": True, "probs": None, "ghost": True}
         self.journal.append(state.round, "card_read", ghost)
@@ -406,11 +412,18 @@ class Dealer:
         bottom: list[str] = []
         for i in sorted(state.dealt):
             (bottom if state.dealt[i] == BOTTOM else hands[state.dealt[i]]).append(labels[i] or "?")
+        sizes_wrong = False
         for s, hand in enumerate(hands):
             if len(hand) != plan.cards_per_seat[s]:
                 problems.append(f"seat {s + 1} has {len(hand)} cards, not {plan.cards_per_seat[s]}")
+                sizes_wrong = True
         if len(bottom) != plan.bottom:
             problems.append(f"the bottom has {len(bottom)} cards, not {plan.bottom}")
+            sizes_wrong = True
+        if sizes_wrong:
+            for j, belongs in state.misplaced.items():   # no later slot could even out a double feed
+                problems.append(f"a double feed put {labels[j]} at {_where(state.dealt[j])} but it belongs to "
+                                f"{_where(belongs)}")
         record: dict[str, Any] = {"game": plan.game, "hands": hands, "bottom": bottom, "events": [],
                                   "deal": {"round": state.round, "fair": plan.fair, "first_seat": plan.first_seat,
                                            "commitment": plan.commitment, "flags": list(state.flags)}}
@@ -509,10 +522,9 @@ class Dealer:
         if reading.label is not None and float(reading.confidence) >= SURE:
             return False
         status = self._status()
-        for key in ("hopper", "card_present", "hopper_card"):
-            if key in status and isinstance(status[key], bool):
-                return not status[key]
-        return reading.label is None and not getattr(reading, "crops", None) and float(reading.confidence) == 0.0
+        if isinstance(status.get("hopper"), bool):          # the card-present sensor decides
+            return not status["hopper"]
+        return not getattr(reading, "found", True)
 
     def _frames(self, state: DealState, n: int, skip: int, newer_than: int | None = None) -> list[Any]:
         for attempt in range(CAMERA_RETRIES):
