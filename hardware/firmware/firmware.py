@@ -160,6 +160,8 @@ class Firmware:
         name = P.COMMANDS[msg][0]
         if name == "hello":
             self.connected = True
+            if self.events and self.events[0][2] == "boot":
+                self._acked(self.events[0][0])  # the reply carries the boot report
             self.last_seq = seq
             self.last_reply = self._reply(seq, msg, P.OK, (
                 self.boot_id, P.FW_VERSION[0], P.FW_VERSION[1], P.PROTOCOL_VERSION, P.PROTOCOL_HASH,

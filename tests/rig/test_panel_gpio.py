@@ -1,0 +1,94 @@
+"""The operator panel on gpiozero's MockFactory with MockPWMPin."""
+
+from __future__ import annotations
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from firmware_bridge.panel import (
+    BUZZER_PIN,
+    DEAL_BUTTON_PIN,
+    ESTOP_PIN,
+    SEAT_LED_PINS,
+    Buzzer,
+    DealButton,
+    EStop,
+    Panel,
+    SeatLights,
+)
+
+
+@pytest.fixture(autouse=True)
+def mock_pins():
+    Device.pin_factory = MockFactory(pin_class=MockPWMPin)
+    yield Device.pin_factory
+    Device.pin_factory.reset()
+
+
+def test_seat_leds_follow_the_seat(mock_pins):
+    lights = SeatLights()
+    for seat in range(4):
+        lights.light(seat)
+        assert [mock_pins.pin(p).state for p in SEAT_LED_PINS] == [i == seat for i in range(4)]
+    lights.follow({"type": "card_dealt", "seat": 1})
+    assert lights.value == (0, 1, 0, 0)
+    lights.off()
+    assert not any(mock_pins.pin(p).state for p in SEAT_LED_PINS)
+    with pytest.raises(ValueError):
+        lights.light(4)
+    lights.close()
+
+
+def test_deal_button_fires_its_callbacks(mock_pins):
+    pressed, held = [], []
+    button = DealButton(when_pressed=lambda: pressed.append(1), when_held=lambda: held.append(1), hold_time=0.05)
+    pin = mock_pins.pin(DEAL_BUTTON_PIN)
+    pin.drive_low()
+    assert button.is_pressed
+    import time
+
+    time.sleep(0.2)
+    pin.drive_high()
+    assert pressed == [1] and held == [1]
+    button.close()
+
+
+def test_estop_fires_every_stop_even_if_one_fails(mock_pins):
+    stops = []
+
+    def broken():
+        raise RuntimeError("link down")
+
+    stop = EStop(on_stop=[broken, lambda: stops.append("rig")])
+    pin = mock_pins.pin(ESTOP_PIN)
+    assert not stop.is_active
+    pin.drive_high()  # normally closed: pressing (or a cut wire) opens the circuit
+    assert stop.is_active and stops == ["rig"] and len(stop.errors) == 1
+    stop.close()
+
+
+def test_buzzer_plays_on_a_pwm_pin(mock_pins):
+    buzzer = Buzzer()
+    pin = mock_pins.pin(BUZZER_PIN)
+    buzzer.tone("A5")
+    assert buzzer.playing and abs(pin.frequency - 880) < 1 and pin.state > 0
+    buzzer.silence()
+    assert not buzzer.playing
+    buzzer.close()
+
+
+def test_panel_wires_the_estop_to_the_rig(mock_pins):
+    class FakeRig:  # a stand-in for the serial Rig: only the callback wiring is under test here
+        stopped = 0
+
+        def estop(self):
+            self.stopped += 1
+
+    rig = FakeRig()
+    deals = []
+    panel = Panel(rig=rig, on_deal=lambda: deals.append(1))
+    mock_pins.pin(ESTOP_PIN).drive_high()
+    mock_pins.pin(DEAL_BUTTON_PIN).drive_low()
+    assert rig.stopped == 1 and deals == [1]
+    panel.close()

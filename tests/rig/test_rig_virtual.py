@@ -1,0 +1,105 @@
+"""The virtual rig as others use it: `hongsi simulate` in a subprocess, whole deals, the camera, truth."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+
+import pytest
+
+from firmware_bridge import Rig
+from firmware_bridge.sim import VirtualRig
+
+
+def _snapshot(url: str) -> tuple[int, int, bytes]:
+    snap = url.replace("stream.mjpg", "snapshot.jpg")
+    with urllib.request.urlopen(snap, timeout=5) as r:
+        return int(r.headers["X-Frame-Seq"]), int(r.headers["X-Hopper-Cards"]), r.read()
+
+
+def test_hongsi_simulate_prints_its_ends_deals_writes_truth_and_stops_on_sigterm(tmp_path):
+    truth = tmp_path / "truth.json"
+    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "simulate", "--seed", "5", "--speed", "40",
+                             "--truth", str(truth)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        ends = json.loads(proc.stdout.readline())
+        assert set(ends) == {"serial", "camera"} and ends["serial"].startswith("/dev/pts/")
+        assert ends["camera"].startswith("http://127.0.0.1:")
+        rig = Rig(ends["serial"], timeout=3.0)
+        rig.connect()
+        rig.home()
+        rig.shuffle(1)
+        seq0, left0, jpg = _snapshot(ends["camera"])
+        assert left0 == 52 and jpg[:2] == b"\xff\xd8"
+        for i in range(52):
+            rig.rotate_to(i % 4)
+            rig.eject()
+            seq, left, _ = _snapshot(ends["camera"])
+            assert left == 51 - i and seq > seq0  # the frame is fresh as soon as eject() returns
+            seq0 = seq
+        rig.close()
+        deadline = time.monotonic() + 5
+        while not truth.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        got = json.loads(truth.read_text())
+        assert [len(h) for h in got["hands"]] == [13, 13, 13, 13] and got["bottom"] == []
+        assert len({c for h in got["hands"] for c in h}) == 52
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+
+
+def test_simulate_rejects_a_bad_card_with_one_line():
+    proc = subprocess.run([sys.executable, "-m", "controller.cli", "simulate", "--missing", "H11"],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 2 and "not a card" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_two_deals_on_one_virtual_rig_conserve_the_deck(make_rig):
+    vr, rig = make_rig(speed=40, decks=1, jokers=True, missing=["S2"], extra=["H4"])
+    rig.home()
+    deck = Counter(vr.hopper)
+    assert sum(deck.values()) == 54 and deck["H4"] == 2 and "S2" not in deck
+    orders = []
+    for _deal in range(2):
+        rig.shuffle(2)
+        orders.append(list(vr.hopper))
+        for i in range(50):
+            rig.rotate_to("bottom" if i >= 48 else i % 4)
+            rig.eject()
+        t = vr.truth()
+        assert [len(h) for h in t["hands"]] == [12, 12, 12, 12] and len(t["bottom"]) == 2
+        dealt = Counter(c for h in t["hands"] for c in h) + Counter(t["bottom"]) + Counter(vr.hopper)
+        assert dealt == deck
+    assert orders[0] != orders[1]
+
+
+def test_camera_dropout_loses_frames_but_not_the_stream():
+    vr = VirtualRig(seed=2, speed=20, camera_dropout=0.5)
+    ends = vr.start()
+    try:
+        codes = []
+        for _ in range(30):
+            try:
+                _snapshot(ends["camera"])
+                codes.append(200)
+            except urllib.error.HTTPError as exc:
+                codes.append(exc.code)
+        assert set(codes) == {200, 503}
+        with urllib.request.urlopen(ends["camera"], timeout=5) as r:
+            assert r.headers["Content-Type"].startswith("multipart/x-mixed-replace")
+            assert b"X-Frame-Seq" in r.read(4000)
+    finally:
+        vr.stop()
+
+
+@pytest.mark.parametrize("decks", [2])
+def test_two_decks_fill_the_hopper(decks):
+    vr = VirtualRig(seed=1, decks=decks, camera=False)
+    assert len(vr.hopper) == 104 and Counter(vr.hopper)["H4"] == 2
