@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from engine.cards import Card, CardError, RankOrder, parse_card
+from engine.cards import ALL_CARDS, Card, CardError, RankOrder, parse_card
 from engine.game import Action, Violation
 
 SINGLE, PAIR, TRIPLE, FOUR = 1, 2, 3, 4
@@ -41,6 +40,9 @@ KIND_NAMES = {SINGLE: "single", PAIR: "pair", TRIPLE: "triple", FOUR: "four of a
               STRAIGHT: "straight", PAIR_RUN: "pair run", TRIPLE_RUN: "triple run"}
 KIND_NAMES_ZH = {SINGLE: "单张", PAIR: "对子", TRIPLE: "三张", FOUR: "四张",
                  STRAIGHT: "单连", PAIR_RUN: "双连", TRIPLE_RUN: "三连"}
+
+
+CODE: dict[str, int] = {str(c): i for i, c in enumerate(ALL_CARDS)}  # card name -> bit of a hand's mask
 
 
 class Combo(NamedTuple):
@@ -80,43 +82,66 @@ class ClimbingRules:
     min_runs: tuple[int, int, int] = (3, 3, 3)
     bombs: bool = False
     joker_pair: bool = False
-    rank_of: dict[Card, int] = field(init=False, repr=False, compare=False)
+    rank_of: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        from engine.cards import ALL_CARDS
-
         index = {r: i for i, r in enumerate(self.order.ranks)}
-        object.__setattr__(self, "rank_of", {c: index[c.rank] for c in ALL_CARDS if c.rank in index})
+        names = {str(c): index[c.rank] for c in ALL_CARDS if c.rank in index}
+        sets = tuple(tuple(Combo(w, 1, r) for w in range(1, 5)) for r in range(len(self.order.ranks)))
+        runs = tuple(tuple(self._runs_in(m, w) for m in range(1 << self.run_top)) if self.min_runs[w - 1] else ()
+                     for w in (1, 2, 3))
+        for name, value in (("rank_of", names), ("_sets", sets), ("_runs", runs), ("_classified", {})):
+            object.__setattr__(self, name, value)
+
+    def _runs_in(self, mask: int, width: int) -> tuple[Combo, ...]:
+        """Every run of ``width`` within the ranks set in ``mask`` (bit r: rank r held ``width`` times)."""
+        least, out = self.min_runs[width - 1], []
+        for low in range(self.run_top):
+            top = low
+            while top < self.run_top and mask >> top & 1:
+                if top - low + 1 >= least:
+                    out.append(Combo(10 + width, top - low + 1, top))
+                top += 1
+        return tuple(out)
+
+    def __deepcopy__(self, memo: dict) -> ClimbingRules:
+        return self  # immutable apart from its classification cache: copies of a state share it
 
     @property
     def n_ranks(self) -> int:
         return len(self.order.ranks)
 
-    def _jokers(self) -> tuple[int, int]:
-        return self.n_ranks - 2, self.n_ranks - 1
-
     # ------------------------------------------------------------------ classify and compare
-    def classify(self, cards: list[Card]) -> Combo | None:
-        """The combination these cards make, or ``None`` if they make none (or hold a foreign card)."""
-        if not cards:
-            return None
+    def classify(self, cards: list[str]) -> Combo | None:
+        """The combination these cards (names such as ``"H4"``) make, or ``None`` (also for a card
+        outside the game's order)."""
+        rank_of = self.rank_of
         try:
-            ranks = Counter(self.rank_of[c] for c in cards)
+            key = tuple(sorted([rank_of[c] for c in cards]))
         except KeyError:
             return None
-        if len(ranks) == 1:
-            ((rank, width),) = ranks.items()
-            return Combo(width, 1, rank) if width <= 4 else None
-        if self.joker_pair and len(cards) == 2 and set(ranks) == set(self._jokers()):
-            return Combo(PAIR, 1, self.n_ranks - 1)
-        widths = set(ranks.values())
-        if len(widths) != 1:
+        try:
+            return self._classified[key]  # type: ignore[attr-defined]
+        except KeyError:
+            combo = self._classified[key] = self._classify(key)  # type: ignore[attr-defined]
+            return combo
+
+    def _classify(self, ranks: tuple[int, ...]) -> Combo | None:
+        if not ranks:
             return None
-        width = widths.pop()
-        if width > 3 or not self.min_runs[width - 1]:
+        low, top, size = ranks[0], ranks[-1], len(ranks)
+        if low == top:
+            return Combo(size, 1, top) if size <= 4 else None
+        n = self.n_ranks
+        if self.joker_pair and ranks == (n - 2, n - 1):
+            return Combo(PAIR, 1, n - 1)
+        width = ranks.count(low)
+        if width > 3 or not self.min_runs[width - 1] or size % width:
             return None
-        low, top, length = min(ranks), max(ranks), len(ranks)
-        if top - low + 1 != length or top >= self.run_top or length < self.min_runs[width - 1]:
+        length = size // width
+        if any(r != low + i // width for i, r in enumerate(ranks)):
+            return None
+        if top >= self.run_top or length < self.min_runs[width - 1]:
             return None
         return Combo(10 + width, length, top)
 
@@ -141,95 +166,107 @@ class ClimbingRules:
     def options(self, counts: list[int], beat: Combo | None) -> list[Combo]:
         """Every combination ``counts`` can play: any lead when ``beat`` is None, else those beating it.
 
-        One option per rank pattern (suits never matter). Passing is not listed."""
+        One option per rank pattern (suits never matter). Passing is not listed. Runs come from
+        tables indexed by the bit mask of ranks held (at least once, twice, three times)."""
         out: list[Combo] = []
         n = len(counts)
+        sets = self._sets  # type: ignore[attr-defined]
         if beat is None:
             for r in range(n):
-                for w in range(1, min(counts[r], 4) + 1):
-                    out.append(Combo(w, 1, r))
+                c = counts[r]
+                if c:
+                    out += sets[r][:c]
             if self.joker_pair and counts[n - 2] and counts[n - 1]:
-                out.append(Combo(PAIR, 1, n - 1))
-            for w in (1, 2, 3):
-                least = self.min_runs[w - 1]
-                if not least:
-                    continue
-                for low in range(self.run_top - least + 1):
-                    top = low
-                    while top < self.run_top and counts[top] >= w:
-                        if top - low + 1 >= least:
-                            out.append(Combo(10 + w, top - low + 1, top))
-                        top += 1
+                out.append(sets[n - 1][1])
+            for w, table in enumerate(self._runs, 1):  # type: ignore[attr-defined]
+                if table:
+                    out += table[self._mask(counts, w)]
             return out
         kind, length, top = beat
         if kind < 10:
+            w = kind - 1
             for r in range(top + 1, n):
-                if counts[r] >= kind:
-                    out.append(Combo(kind, 1, r))
+                if counts[r] > w:
+                    out.append(sets[r][w])
             if kind == PAIR and self.joker_pair and counts[n - 2] and counts[n - 1] and top < n - 1:
-                out.append(Combo(PAIR, 1, n - 1))
+                out.append(sets[n - 1][1])
         else:
             w = kind - 10
-            run = 0
-            for r in range(self.run_top):
-                run = run + 1 if counts[r] >= w else 0
-                if run >= length and r > top:
-                    out.append(Combo(kind, length, r))
+            out += [c for c in self._runs[w - 1][self._mask(counts, w)]  # type: ignore[attr-defined]
+                    if c.length == length and c.top > top]
         if self.bombs and kind != FOUR:
-            out += [Combo(FOUR, 1, r) for r in range(n) if counts[r] == 4]
+            out += [sets[r][3] for r in range(n) if counts[r] == 4]
         return out
+
+    def _mask(self, counts: list[int], width: int) -> int:
+        m = 0
+        for r in range(self.run_top):
+            if counts[r] >= width:
+                m |= 1 << r
+        return m
 
 
 class Hand:
-    """One seat's cards: rank counts for the rules, the cards themselves by rank for the suits."""
+    """One seat's cards, as card names (``"H4"``): rank counts for the rules, the names by rank for the
+    suits, a bit mask of card codes to check a play in one pass."""
 
-    __slots__ = ("counts", "by_rank", "rules")
+    __slots__ = ("counts", "by_rank", "rules", "mask")
 
-    def __init__(self, rules: ClimbingRules, cards: Iterable[Card]):
+    def __init__(self, rules: ClimbingRules, cards: Iterable[str]):
         self.rules = rules
         self.counts = [0] * rules.n_ranks
-        self.by_rank: list[list[Card]] = [[] for _ in range(rules.n_ranks)]
+        self.by_rank: list[list[str]] = [[] for _ in range(rules.n_ranks)]
+        self.mask = 0
         self.add(cards)
 
     def __len__(self) -> int:
         return sum(self.counts)
 
-    def __contains__(self, card: Card) -> bool:
-        r = self.rules.rank_of.get(card)
-        return r is not None and card in self.by_rank[r]
+    def __contains__(self, card: str) -> bool:
+        code = CODE.get(card)
+        return code is not None and bool(self.mask >> code & 1)
 
-    def cards(self) -> list[Card]:
+    def cards(self) -> list[str]:
         """Low to high, ties in the order received."""
         return [c for cs in self.by_rank for c in cs]
 
-    def holds(self, cards: list[Card]) -> bool:
-        """Whether every card (with multiplicity) is in the hand."""
-        need = Counter(cards)
-        for card, n in need.items():
-            r = self.rules.rank_of.get(card)
-            if r is None or self.by_rank[r].count(card) < n:
+    def holds(self, cards: list[str]) -> bool:
+        """Whether every card is in the hand (and none named twice: one deck)."""
+        seen = 0
+        for name in cards:
+            bit = 1 << CODE[name]
+            if seen & bit or not self.mask & bit:
                 return False
+            seen |= bit
         return True
 
-    def add(self, cards: Iterable[Card]) -> None:
+    def add(self, cards: Iterable[str]) -> None:
+        rank_of = self.rules.rank_of
         for c in cards:
-            r = self.rules.rank_of[c]
+            r = rank_of[c]
             self.counts[r] += 1
             self.by_rank[r].append(c)
+            self.mask |= 1 << CODE[c]
 
-    def remove(self, cards: Iterable[Card]) -> None:
+    def remove(self, cards: Iterable[str]) -> None:
+        rank_of = self.rules.rank_of
         for c in cards:
-            r = self.rules.rank_of[c]
+            r = rank_of[c]
             self.counts[r] -= 1
             self.by_rank[r].remove(c)
+            self.mask &= ~(1 << CODE[c])
 
-    def pick(self, combo: Combo) -> list[Card]:
+    def pick(self, combo: Combo) -> list[str]:
         """Concrete cards of the hand that play ``combo`` (the first held of each rank)."""
         n = self.rules.n_ranks
+        by_rank = self.by_rank
         if self.rules.joker_pair and combo.kind == PAIR and combo.top == n - 1:
-            return [self.by_rank[n - 2][0], self.by_rank[n - 1][0]]
-        w = combo.width
-        return [c for r in range(combo.low, combo.top + 1) for c in self.by_rank[r][:w]]
+            return [by_rank[n - 2][0], by_rank[n - 1][0]]
+        kind, length, top = combo
+        w = kind % 10
+        if length == 1:
+            return by_rank[top][:w]
+        return [c for r in range(top - length + 1, top + 1) for c in by_rank[r][:w]]
 
 
 # ---------------------------------------------------------------------- events and violations
@@ -237,18 +274,25 @@ def err(rule: str, message: str, message_zh: str) -> list[Violation]:
     return [Violation(rule, message, message_zh)]
 
 
-def parse_play_cards(action: Action) -> list[Card] | list[Violation]:
-    """The ``cards`` of a play event as cards, or a ``combo`` violation saying what is wrong."""
+def card_name(text: object) -> str:
+    """The canonical name of a card (``"h4 "`` → ``"H4"``); :class:`CardError` if it is none."""
+    if type(text) is str and text in CODE:
+        return text
+    return str(parse_card(text))
+
+
+def parse_play_cards(action: Action) -> list[str] | list[Violation]:
+    """The ``cards`` of a play event as card names, or a ``combo`` violation saying what is wrong."""
     texts = action.get("cards")
     if not isinstance(texts, list) or not texts:
         return err("combo", "a play needs a non-empty list 'cards'", "出牌须列出所出的牌 (cards)")
     try:
-        return [parse_card(t) for t in texts]
+        return [card_name(t) for t in texts]
     except CardError as exc:
         return err("combo", str(exc), f"不是一张牌: {exc}")
 
 
-def cards_text(cards: Iterable[Card]) -> list[str]:
+def cards_text(cards: Iterable[Card | str]) -> list[str]:
     return [str(c) for c in cards]
 
 
@@ -265,7 +309,7 @@ class TrickPlay:
         self.turn = leader
         self.beat: Combo | None = None  # the standing play, None: the seat to act leads
         self.beat_seat: int | None = None
-        self.beat_cards: list[Card] = []
+        self.beat_cards: list[str] = []
         self.passes = 0
         self.out: list[int] = []  # seats gone out, in order
         self.bombs = 0
@@ -283,15 +327,15 @@ class TrickPlay:
     def options(self, seat: int) -> list[Combo]:
         return self.rules.options(self.hands[seat].counts, self.beat)
 
-    def check_play(self, seat: int, cards: list[Card]) -> tuple[Combo | None, list[Violation]]:
+    def check_play(self, seat: int, cards: list[str]) -> tuple[Combo | None, list[Violation]]:
         """The combination of a play by the seat to act, or the violation (not_in_hand, combo, follow)."""
         if not self.hands[seat].holds(cards):
-            missing = [str(c) for c in cards if c not in self.hands[seat]] or cards_text(cards)
+            missing = [c for c in cards if c not in self.hands[seat]] or cards
             return None, err("not_in_hand", f"seat {seat} does not hold {' '.join(missing)}",
                              f"{seat}号位手中没有 {' '.join(missing)}")
         combo = self.rules.classify(cards)
         if combo is None:
-            text = " ".join(cards_text(cards))
+            text = " ".join(cards)
             return None, err("combo", f"{text} is not a combination", f"{text} 不是合法牌型")
         if self.beat is not None and not self.rules.beats(combo, self.beat):
             en, zh = self.rules.describe(combo)
@@ -299,7 +343,7 @@ class TrickPlay:
             return None, err("follow", f"{en} does not beat {en2}", f"{zh} 压不过 {zh2}")
         return combo, []
 
-    def play(self, seat: int, cards: list[Card], combo: Combo) -> None:
+    def play(self, seat: int, cards: list[str], combo: Combo) -> None:
         self.hands[seat].remove(cards)
         if self.rules.is_bomb(combo):
             self.bombs += 1

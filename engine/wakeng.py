@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.cards import CLIMBING, DECKS, Card, parse_card
+from engine.cards import CLIMBING, DECKS, Card
 from engine.climbing import (
     ClimbingRules,
     Hand,
@@ -31,8 +31,8 @@ from engine.climbing import (
 )
 from engine.game import Action, DealPlan, Game, State, Violation
 
-H4 = parse_card("H4")
-HEARTS_LOW_TO_HIGH = [parse_card("H" + r) for r in CLIMBING.ranks]  # ♥4 ♥5 … ♥A ♥2 ♥3
+H4 = "H4"
+HEARTS_LOW_TO_HIGH = ["H" + r for r in CLIMBING.ranks]  # ♥4 ♥5 … ♥A ♥2 ♥3
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def _rules_cache(bombs: bool, *runs: int) -> ClimbingRules:
     return _RULES[key]
 
 
-def lowest_heart_holder(hands: list[list[Card]]) -> int:
+def lowest_heart_holder(hands: list[list[str]]) -> int:
     """The seat holding the lowest heart dealt (♥4, else ♥5, …): bids first."""
     for heart in HEARTS_LOW_TO_HIGH:
         for seat, hand in enumerate(hands):
@@ -89,8 +89,8 @@ def lowest_heart_holder(hands: list[list[Card]]) -> int:
     return 0
 
 
-def forced_to_dig(cards: list[Card], rule: str) -> bool:
-    threes = sum(c.rank == "3" for c in cards)
+def forced_to_dig(cards: list[str], rule: str) -> bool:
+    threes = sum(c[1:] == "3" for c in cards)
     if rule == "three_threes":
         return threes >= 3
     if rule == "three_threes_or_two_and_h4":
@@ -99,14 +99,14 @@ def forced_to_dig(cards: list[Card], rule: str) -> bool:
 
 
 class WakengState(State):
-    def __init__(self, hands: list[list[Card]], bottom: list[Card], settings: WakengSettings,
-                 first_seat: int | None = None):
+    def __init__(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
+                 settings: WakengSettings, first_seat: int | None = None):
         self.s = settings
         self.rules = rules_of(settings)
         self.n = len(hands)
-        self.dealt = [list(h) for h in hands]
-        self.bottom = list(bottom)
-        self.hands = [Hand(self.rules, h) for h in hands]
+        self.dealt = [[str(c) for c in h] for h in hands]
+        self.bottom = [str(c) for c in bottom]
+        self.hands = [Hand(self.rules, h) for h in self.dealt]
         self.first_bidder = lowest_heart_holder(self.dealt)
         self.phase = "black_dig" if settings.black_dig else "bid"
         self.bd_next = first_seat  # whose 黑挖 offer is due; None: not known yet
@@ -149,7 +149,7 @@ class WakengState(State):
             out.append({"seat": seat, "action": "take_bottom"})
         elif self.phase == "play" and self.trick is not None and seat == self.trick.turn:
             hand = self.hands[seat]
-            out += [{"seat": seat, "action": "play", "cards": cards_text(hand.pick(c))}
+            out += [{"seat": seat, "action": "play", "cards": hand.pick(c)}
                     for c in self.trick.options(seat)]
             if self.trick.beat is not None:
                 out.append({"seat": seat, "action": "pass"})
@@ -180,11 +180,10 @@ class WakengState(State):
             if violations:
                 self.phase = "black_dig"
             return violations
-        handler = {"black_dig": self._black_dig, "bid": self._bid, "take_bottom": self._take_bottom,
-                   "play": self._play, "pass": self._pass}.get(kind)  # type: ignore[arg-type]
+        handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
         if handler is None:
             return err("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")
-        return handler(seat, action)
+        return handler(self, seat, action)
 
     def _log(self, action: Action) -> list[Violation]:
         self.history.append(dict(action))
@@ -267,7 +266,7 @@ class WakengState(State):
         trick.play(seat, cards, combo)  # type: ignore[arg-type]
         if trick.out:
             self._end()
-        return self._log(action)
+        return self._log({**action, "cards": cards})
 
     def _pass(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "play":
@@ -353,10 +352,14 @@ class WakengState(State):
         }
         if seat is not None:
             view["seat"] = seat
-            view["hand"] = cards_text(self.hands[seat].cards())
+            view["hand"] = self.hands[seat].cards()
         if self.phase == "over":
             view["verdict"] = self.verdict()
         return view
+
+
+_HANDLERS = {"black_dig": WakengState._black_dig, "bid": WakengState._bid,
+             "take_bottom": WakengState._take_bottom, "play": WakengState._play, "pass": WakengState._pass}
 
 
 class WakengGame(Game):
@@ -370,7 +373,8 @@ class WakengGame(Game):
         return DealPlan(seats=settings.players, cards_per_seat=(per,) * settings.players, bottom=4,
                         deck=DECKS["wakeng"])
 
-    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: WakengSettings,
+    def new_state(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
+                  settings: WakengSettings,
                   first_seat: int | None = None) -> WakengState:
         return WakengState(hands, bottom, settings, first_seat)
 
@@ -378,7 +382,7 @@ class WakengGame(Game):
                  first_seat: int = 0) -> dict[str, Any]:
         s = settings or self.settings()
         plan = self.deal_plan(s)
-        deck = plan.deck.cards()
+        deck = [str(c) for c in plan.deck.cards()]
         rng.shuffle(deck)
         per = plan.cards_per_seat[0]
         hands = [deck[i * per:(i + 1) * per] for i in range(plan.seats)]
@@ -402,7 +406,7 @@ class WakengGame(Game):
             seat = state.current_player()
             assert seat is not None
             values = [a["value"] for a in state._bid_actions(seat, state.bids)]
-            strength = sum(c.rank in ("3", "2", "A") for c in hands[seat]) + 3 * rng.random()
+            strength = sum(c[1:] in ("3", "2", "A") for c in hands[seat]) + 3 * rng.random()
             wish = 3 if strength >= 8 else 2 if strength >= 6.5 else 1 if strength >= 5 else 0
             value = wish if wish in values else (3 if values == [3] else 0)
             if bot == "random":
@@ -421,7 +425,7 @@ class WakengGame(Game):
             if combo is None:
                 act({"seat": seat, "action": "pass"})
             else:
-                act({"seat": seat, "action": "play", "cards": cards_text(state.hands[seat].pick(combo))})
+                act({"seat": seat, "action": "play", "cards": state.hands[seat].pick(combo)})
         verdict = state.verdict()
         verdict["violations"] = []
         preset = self.presets[self.default_preset]
@@ -429,8 +433,8 @@ class WakengGame(Game):
             "game": self.name,
             "preset": self.default_preset,
             "rules": overrides_of(s, preset),
-            "hands": [cards_text(h) for h in hands],
-            "bottom": cards_text(bottom),
+            "hands": hands,
+            "bottom": bottom,
             "events": events,
             "first_seat": first_seat,
             "verdict": verdict,

@@ -18,12 +18,11 @@ import random
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.cards import CLIMBING_JOKERS, DECKS, Card, parse_card
+from engine.cards import CLIMBING_JOKERS, DECKS, Card
 from engine.climbing import (
     ClimbingRules,
     Hand,
     TrickPlay,
-    cards_text,
     choose,
     err,
     overrides_of,
@@ -31,8 +30,8 @@ from engine.climbing import (
 )
 from engine.game import Action, DealPlan, Game, State, Violation
 
-H4 = parse_card("H4")
-RED_ACES = (parse_card("HA"), parse_card("DA"))
+H4 = "H4"
+RED_ACES = ("HA", "DA")
 RULES = ClimbingRules(CLIMBING_JOKERS, run_top=0, min_runs=(0, 0, 0), bombs=False, joker_pair=True)
 TITLES = ("da_gong", "er_gong", "san_gong", "mo_gong")  # 大贡 二贡 三贡 末贡
 
@@ -59,15 +58,17 @@ PRESETS = {"hebei": ZhuohongaSettings(),
            "hebei-youxuanbigen": ZhuohongaSettings(you_xuan_bi_gen=True)}
 
 
-def hidden(card: Card) -> str:
-    return "?A" if card.rank == "A" else str(card)
+def hidden(card: str) -> str:
+    """A card as the table sees it while aces are face down."""
+    return "?A" if card.endswith("A") else card
 
 
 class ZhuohongaState(State):
-    def __init__(self, hands: list[list[Card]], bottom: list[Card], settings: ZhuohongaSettings):
+    def __init__(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
+                 settings: ZhuohongaSettings):
         self.s = settings
         self.n = len(hands)
-        self.dealt = [list(h) for h in hands]
+        self.dealt = hands = [[str(c) for c in h] for h in hands]
         self.hands = [Hand(RULES, h) for h in hands]
         self.ace_holder = {ace: next((i for i, h in enumerate(hands) if ace in h), None) for ace in RED_ACES}
         self.red = sorted({s for s in self.ace_holder.values() if s is not None})
@@ -125,13 +126,13 @@ class ZhuohongaState(State):
             plays = [hand.pick(c) for c in self.trick.options(seat)]
             if self._must_show_h4():
                 plays = [p if H4 in p else p[:-1] + [H4] for p in plays if p[0].rank == "4"]
-            out += [{"seat": seat, "action": "play", "cards": cards_text(p)} for p in plays]
+            out += [{"seat": seat, "action": "play", "cards": p} for p in plays]
             if self.trick.beat is not None:
                 out.append({"seat": seat, "action": "pass"})
         return out
 
     def _must_show_h4(self) -> bool:
-        return self.s.first_lead_h4 and not self.started and H4 in self.hands[self.trick.turn]
+        return not self.started and self.s.first_lead_h4 and H4 in self.hands[self.trick.turn]
 
     # ------------------------------------------------------------------ the referee
     def judge(self, action: Action) -> list[Violation]:
@@ -140,14 +141,13 @@ class ZhuohongaState(State):
             return err("finished", "the hand is over", "本局已结束")
         if not isinstance(seat, int) or not 0 <= seat < self.n:
             return err("turn", f"no seat {seat!r}", f"没有座位 {seat!r}")
-        handler = {"xuan": self._xuan, "xuan_consent": self._answer, "xuan_refuse": self._answer,
-                   "fan_xuan": self._fan_xuan, "play": self._play, "pass": self._pass}.get(kind)  # type: ignore[arg-type]
+        handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
         if handler is None:
             return err("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")
         if self.xuan == "pending" and kind not in ("xuan_consent", "xuan_refuse"):
             due = self.current_player()
             return err("turn", f"seat {due} must first answer the 宣红A", f"须先由{due}号位回应宣红A")
-        return handler(seat, action)
+        return handler(self, seat, action)
 
     def _log(self, action: Action) -> list[Violation]:
         self.history.append(dict(action))
@@ -207,8 +207,8 @@ class ZhuohongaState(State):
             return err("lead", "the first play must contain ♥4", "首次出牌必须包含红桃4")
         self.trick.play(seat, cards, combo)  # type: ignore[arg-type]
         self.started = True
-        self.over = self._decided()
-        return self._log(action)
+        self.over = bool(self.trick.out) and self.trick.out[-1] == seat and self._decided()
+        return self._log({**action, "cards": cards})
 
     def _pass(self, seat: int, action: Action) -> list[Violation]:
         if seat != self.trick.turn:
@@ -312,7 +312,7 @@ class ZhuohongaState(State):
         for a in self.history:
             a = dict(a)
             if "cards" in a:
-                a["cards"] = [show(parse_card(c)) for c in a["cards"]]
+                a["cards"] = [show(c) for c in a["cards"]]
             history.append(a)
         view: dict[str, Any] = {
             "game": "zhuohonga",
@@ -330,10 +330,15 @@ class ZhuohongaState(State):
         }
         if seat is not None:
             view["seat"] = seat
-            view["hand"] = cards_text(self.hands[seat].cards())
+            view["hand"] = self.hands[seat].cards()
         if self.over:
             view["verdict"] = self.verdict()
         return view
+
+
+_HANDLERS = {"xuan": ZhuohongaState._xuan, "xuan_consent": ZhuohongaState._answer,
+             "xuan_refuse": ZhuohongaState._answer, "fan_xuan": ZhuohongaState._fan_xuan,
+             "play": ZhuohongaState._play, "pass": ZhuohongaState._pass}
 
 
 class ZhuohongaGame(Game):
@@ -346,15 +351,16 @@ class ZhuohongaGame(Game):
         per = (14, 14, 13, 13) if settings.extra_cards == "first_two" else (13, 13, 14, 14)
         return DealPlan(seats=4, cards_per_seat=per, bottom=0, deck=DECKS["zhuohonga"])
 
-    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: ZhuohongaSettings) -> ZhuohongaState:
+    def new_state(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
+                  settings: ZhuohongaSettings) -> ZhuohongaState:
         return ZhuohongaState(hands, bottom, settings)
 
-    def deal(self, rng: random.Random, settings: ZhuohongaSettings, first_seat: int = 0) -> list[list[Card]]:
-        """Shuffle and deal one card at a time from ``first_seat`` on; hands in the order dealt."""
-        deck = DECKS["zhuohonga"].cards()
+    def deal(self, rng: random.Random, settings: ZhuohongaSettings, first_seat: int = 0) -> list[list[str]]:
+        """Shuffle and deal one card at a time from ``first_seat`` on; hands (card names) in the order dealt."""
+        deck = [str(c) for c in DECKS["zhuohonga"].cards()]
         rng.shuffle(deck)
         per = self.deal_plan(settings).cards_per_seat
-        hands: list[list[Card]] = [[] for _ in range(4)]
+        hands: list[list[str]] = [[] for _ in range(4)]
         it = iter(deck)
         for round_ in range(14):
             for k in range(4):
@@ -399,14 +405,14 @@ class ZhuohongaGame(Game):
                     cards = state.hands[seat].pick(combo)
                 if H4 not in cards:
                     cards = cards[:-1] + [H4]
-            act({"seat": seat, "action": "play", "cards": cards_text(cards)})
+            act({"seat": seat, "action": "play", "cards": cards})
         verdict = state.verdict()
         verdict["violations"] = []
         return {
             "game": self.name,
             "preset": self.default_preset,
             "rules": overrides_of(s, self.presets[self.default_preset]),
-            "hands": [cards_text(h) for h in hands],
+            "hands": hands,
             "bottom": [],
             "events": events,
             "first_seat": first_seat,
