@@ -41,17 +41,23 @@ def choose_action(game: str, state: State, seat: int, legal: list[dict[str, Any]
         action = bot(state, seat, rng)
         if isinstance(action, dict) and action.get("seat") == seat:
             return action
-    return plain_policy(seat, legal, rng)
+    try:
+        own = set(state.public_view(seat).get("hand") or [])
+    except Exception:  # an engine that cannot show this seat now: no preference
+        own = set()
+    return plain_policy(seat, legal, rng, own)
 
 
-def plain_policy(seat: int, legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
+def plain_policy(seat: int, legal: list[dict[str, Any]], rng: random.Random,
+                 own: set[str] | None = None) -> dict[str, Any]:
     by_kind: dict[str, list[dict[str, Any]]] = {}
     for a in legal:
         by_kind.setdefault(str(a.get("action")), []).append(a)
     if "pa_refuse" in by_kind:
         return by_kind["pa_refuse"][0]
-    if "call" in by_kind:
-        return rng.choice(by_kind["call"])
+    if "call" in by_kind:  # call a card it does not hold (a partner), as most players do
+        others = [a for a in by_kind["call"] if a.get("card") not in (own or set())]
+        return rng.choice(others or by_kind["call"])
     if "play" in by_kind:
         return min(by_kind["play"], key=lambda a: (len(a.get("cards") or []), rng.random()))
     if "pass" in by_kind:

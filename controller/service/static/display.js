@@ -31,7 +31,7 @@ function render() {
     const low = pub.low.includes(s);
     const badges = [];
     if (pub.first_player === s) badges.push(pub.game === "hongsi" ? "♥4 先出" : "先出 first");
-    if (pub.bots.includes(s)) badges.push("🤖 bot");
+    if (pub.bots.includes(s)) badges.push("机器人 bot");
     if ((table.tiao || []).includes(s)) badges.push("挑");
     if (table.baomen && table.h4_holder === s) badges.push("爆闷");
     if ((table.lying_down || []).includes(s)) badges.push("趴 lying down");

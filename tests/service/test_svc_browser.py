@@ -1,0 +1,177 @@
+"""The pages in Debian's chromium (Playwright, no browser download): the display shows the deal's
+progress and then the first player; a seat page plays a card, and an illegal play is refused with the
+rule and a message. A screenshot of the display is saved under ``artifacts/``."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import httpx
+import pytest
+from svc_helpers import LiveServer, wait_for
+
+from controller.service.app import create_app
+from controller.service.deal import SoftwareDealSource
+from controller.service.table import TableService
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed")]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def paced(tmp_path):
+    """A live server dealing at a visible pace, bots thinking briefly."""
+    svc = TableService(tmp_path / "data", SoftwareDealSource(card_delay=0.03, seed=4), bot_delay=0.05, seed=2)
+    srv = LiveServer(create_app(svc), svc).start()
+    yield srv
+    srv.stop()
+    svc.close()
+
+
+def test_display_shows_deal_progress_then_first_player(browser, paced):
+    svc = paced.svc
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(paced.url + "/")
+    page.wait_for_function("document.getElementById('ledger').rows.length > 1")
+    op = {"Authorization": f"Bearer {svc.tokens.operator_token()}"}
+    svc.tokens.new_seat_token(0)  # seat 0 is a person: the bots take 1..3
+    rid = httpx.post(paced.url + "/api/rounds", json={"game": "hongsi", "first_seat": 2}, headers=op).json()["id"]
+    seen = set()
+    def progress() -> bool:
+        text = page.inner_text("#deal-count")
+        m = re.match(r"(\d+) / 52", text)
+        if m:
+            seen.add(int(m.group(1)))
+        return bool(seen and max(seen) == 52) or page.is_visible("#first-player")
+    wait_for(progress, timeout=20, step=0.05)
+    mid = [n for n in seen if 0 < n < 52]
+    assert mid, seen  # the deal was shown while it happened
+    page.wait_for_selector("#first-player:not(.hidden)", timeout=10000)
+    rnd = svc.get_round(rid)
+    holder = rnd.first_player
+    assert any("H4" == str(c) for c in rnd.hands[holder])
+    text = page.inner_text("#first-player")
+    assert f"Seat {holder + 1}" in text and "红桃四" in text
+    assert page.get_attribute("#first-player", "data-seat") == str(holder)
+    big = page.eval_on_selector("#first-player", "el => parseFloat(getComputedStyle(el).fontSize)")
+    assert big >= 32  # large type
+    page.wait_for_function("document.querySelectorAll('.seat .count').length === 4")
+    counts = page.eval_on_selector_all(".seat .count", "els => els.map(e => Number(e.dataset.count))")
+    assert sum(counts) <= 52 and all(0 <= c <= 13 for c in counts)
+    # play goes on: the 记牌器 shows the called card once the ♥4 holder calls (a bot here, or seat 0's turn)
+    if holder != 0:
+        page.wait_for_selector("#tracker .card", timeout=10000)
+        called = rnd.called()
+        assert page.get_attribute("#tracker .card", "data-card") == called["card"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "display.png"), full_page=True)
+    assert (ARTIFACTS / "display.png").stat().st_size > 10000
+    # no hidden card is anywhere in the page's text (played and called cards only)
+    html = page.content()
+    with rnd.lock:
+        public = {c for a in rnd.public()["actions"] if a["applied"] for c in (a.get("cards") or [])}
+        called = rnd.called()
+    for card in (str(c) for h in rnd.hands for c in h):
+        if card not in public and (not called or card != called["card"]):
+            assert f'data-card="{card}"' not in html, card
+    assert not errors, errors
+    page.close()
+
+
+def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
+    svc = paced.svc
+    op = {"Authorization": f"Bearer {svc.tokens.operator_token()}"}
+    token = svc.tokens.new_seat_token(0)
+    paced.svc.deal_source.card_delay = 0.0
+    rid = httpx.post(paced.url + "/api/rounds", json={"game": "hongsi", "first_seat": 0, "bots": [1, 2, 3]},
+                     headers=op).json()["id"]
+    rnd = svc.get_round(rid)
+    wait_for(lambda: rnd.phase == "playing")
+    page = browser.new_page(viewport={"width": 420, "height": 860})  # a phone
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(paced.url + f"/seat#t={token}")
+    page.wait_for_function("document.querySelectorAll('#hand .card').length === 13", timeout=10000)
+    hand = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
+    assert sorted(hand) == sorted(str(c) for c in rnd.hands[0])  # its own hand, and only that
+    assert "Seat 1" in page.inner_text("#who")
+    # an illegal play: two cards of different ranks are never a combination
+    page.click(f'#hand .card[data-card="{hand[0]}"]')
+    page.click(f'#hand .card[data-card="{hand[-1]}"]')
+    page.click("#btn-play")
+    page.wait_for_selector("#msg.refused", timeout=5000)
+    msg = page.inner_text("#msg")
+    assert "Refused" in msg and "违规" in msg
+    rule = rnd.violations[-1]["list"][0]["rule"]
+    assert rule in msg and rnd.applied[-1] is False
+    assert len(page.query_selector_all("#hand .card")) == 13
+    # now play for real: wait for seat 0's turn, call if the call is due, then play a legal card
+    played = False
+    for _ in range(60):
+        wait_for(lambda: rnd.turn() == 0 or rnd.phase == "finished", timeout=20)
+        if rnd.phase == "finished":
+            break
+        with rnd.lock:
+            legal = rnd.state.legal_actions(0)
+        calls = [a for a in legal if a["action"] == "call"]
+        plays = [a for a in legal if a["action"] == "play"]
+        n_before = len(rnd.events)
+        if calls:
+            page.select_option("#call-card", calls[0]["card"])
+            page.click("#btn-call")
+        elif plays:
+            chosen = page.locator("#hand .card.selected")
+            while chosen.count():
+                chosen.first.click()
+            for c in plays[0]["cards"]:
+                page.click(f'#hand .card[data-card="{c}"]')
+            page.click("#btn-play")
+            page.wait_for_selector("#msg.ok", timeout=5000)
+            played = True
+        else:
+            page.click("#btn-pass")
+        wait_for(lambda n=n_before: len(rnd.events) > n, timeout=5)
+        if played:
+            break
+    assert played, "seat 0 never got to play"
+    ev = [e for e, ok in zip(rnd.events, rnd.applied, strict=True) if ok and e["seat"] == 0
+          and e["action"] == "play"][0]
+    page.wait_for_function(f"!document.querySelector('#hand .card[data-card=\"{ev['cards'][0]}\"]')", timeout=5000)
+    assert len(page.query_selector_all("#hand .card")) == 13 - len(ev["cards"])
+    assert not errors, errors
+    page.close()
+
+
+def test_operator_page_makes_a_seat_token_with_a_qr_code(browser, paced):
+    svc = paced.svc
+    page = browser.new_page()
+    page.goto(paced.url + f"/operator#t={svc.tokens.operator_token()}")
+    page.click("#token-buttons button[data-seat='2']")
+    page.wait_for_selector("#qr svg", timeout=5000)
+    link = page.inner_text("#qr a")
+    token = link.split("#t=")[1]
+    assert svc.tokens.identify(token).seat == 2
+    page.click("#btn-estop")
+    wait_for(lambda: svc.estopped)
+    page.click("#btn-clear")
+    wait_for(lambda: not svc.estopped)
+    page.close()
