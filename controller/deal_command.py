@@ -74,6 +74,10 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
         return 0
     if resume and open_round is None:
         raise CommandError(f"no interrupted hand to resume in {jr.path}")
+    if resume and open_round is not None and not any(r.kind == "deal_plan" for r in jr.rows(open_round)):
+        # stopped before its plan was written: nothing moved yet, so deal it afresh
+        jr.append(open_round, "round_end", {"status": "void", "reason": "interrupted before the deal began"})
+        resume, open_round = False, None
     if not resume and open_round is not None and jr.status(open_round) == "interrupted":
         raise CommandError(f"hand {open_round} was interrupted: run 'hongsi deal --resume' to finish it "
                            "or 'hongsi deal --void' to end it (上一局发牌中断：请继续或作废)")
@@ -103,7 +107,7 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
             elif kind == "card_dealt":
                 where = "bottom 底牌" if ev["seat"] is None else f"seat {ev['seat'] + 1} {ev['seat'] + 1}号"
                 progress.update(task, completed=ev["index"] + 1, description=f"dealing 发牌 → {where}")
-            elif kind in ("paused", "double_feed", "deal_stopped"):
+            elif kind in ("paused", "fault", "double_feed", "deal_stopped"):
                 msg = ev.get("message") or f"double feed at card {ev['index'] + 1} (双张)"
                 progress.console.print(f"[yellow]{msg}[/yellow]" + (f"\n{ev['message_zh']}" if ev.get("message_zh")
                                                                     else ""))

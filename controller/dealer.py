@@ -28,8 +28,10 @@ hands are secret until the hand is over)::
     {"type": "card_dealt", "round": r, "index": i, "seat": s | None (None = the bottom tray),
      "total": n, "counts": [cards per seat so far], "unsure": bool}
     {"type": "double_feed", "round": r, "index": i, "seat": s}       (two cards went to seat s)
-    {"type": "paused", "round": r, "reason": "jam" | "camera" | "mcu" | "link" | "estop" | "fault"
-     | "unreadable" | "mismatch", "message": en, "message_zh": zh}
+    {"type": "fault", "round": r, "kind": "mcu" | "link", "message": en, "message_zh": zh}  (handled
+     without a person: reconnect, re-home, resume from the journal)
+    {"type": "paused", "round": r, "reason": "jam" | "camera" | "link" | "estop" | "fault" | "mismatch",
+     "message": en, "message_zh": zh}      (waiting for the operator: ``operator.attend``)
     {"type": "resumed", "round": r}
     {"type": "deal_stopped", "round": r, "message": en, "message_zh": zh, "problems": [...]}
     {"type": "first_player", "round": r, "seat": s, "seat_label": s + 1, "card": "H4" | None,
@@ -591,11 +593,16 @@ class Dealer:
             self._card_out(state, i, seat, _pulse_ms(getattr(exc, "evidence", None)) or None)
             self._double_feed(state, i, seat, None)
             return
+        homed = False
         if kind in ("McuRebooted", "LinkLost"):
-            self._emit("paused", reason="mcu" if kind == "McuRebooted" else "link",
-                       message=f"The controller board restarted while {during}; re-homing and resuming.",
-                       message_zh="控制板重启，正在重新归位并继续。")
+            rebooted = kind == "McuRebooted"
+            self._emit("fault", kind="mcu" if rebooted else "link",
+                       message=(f"The controller board restarted while {during}" if rebooted else
+                                f"The link to the controller board was lost while {during}")
+                       + "; reconnecting, re-homing and resuming from the journal.",
+                       message_zh=("控制板重启" if rebooted else "与控制板的连接中断") + "，正在重连、归位并按记录继续。")
             self._reconnect(state)
+            homed = True
         elif self._estop.is_set() or kind in ("Jam", "Fault", "EStop", "Estop"):
             reason = "jam" if kind == "Jam" else ("estop" if self._estop.is_set() else "fault")
             msg = {"jam": ("A card is jammed in the dealer. Clear it (leave it in the hopper), then resume.",
@@ -609,8 +616,10 @@ class Dealer:
             self._pause(state, "fault", f"Unexpected rig error while {during}: {exc}. Check the rig, then resume.",
                         f"发牌机异常：{exc}。检查后继续。")
             self._reconnect(state)
+            homed = True
         if resync:
-            self._move(state, "home", {}, self.rig.home)
+            if not homed:
+                self._move(state, "home", {}, self.rig.home)
             self._resync(state)
 
     def _reconnect(self, state: DealState) -> None:
@@ -719,11 +728,11 @@ class Dealer:
         labels: list[str | None] = list(result.labels)
         problems: list[str] = []
         for card in _names(result.missing):
-            problems.append(f"{card} is missing from the deck")
+            problems.append(f"{card} is missing from the deck (find it and put it back)")
         for card in _names(result.duplicated):
-            problems.append(f"{card} is in the deck twice")
+            problems.append(f"{card} is in the deck twice (take one out)")
         for card in _names(getattr(result, "extra", [])):
-            problems.append(f"{card} is an extra card")
+            problems.append(f"{card} does not belong in this deck (take it out)")
         if n_read > state.plan.total and not problems:
             problems.append(f"{n_read - state.plan.total} card(s) too many in the hopper")
         if n_read < state.plan.total and not problems:
@@ -810,11 +819,38 @@ def _bgr(img: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR) if img.ndim == 2 else img
 
 
-_ZH = (("is missing from the deck", "缺少"), ("is in the deck twice", "重复"), ("is an extra card", "多出"))
+_ZH_PATTERNS = (
+    (r"^(\S+) is missing from the deck \(find it and put it back\)$", "缺少{c1}（找到后放回）"),
+    (r"^(\S+) is in the deck twice \(take one out\)$", "{c1}有两张（取出一张）"),
+    (r"^(\S+) does not belong in this deck \(take it out\)$", "{c1}不属于这副牌（取出）"),
+    (r"^seat (\d+) has (\d+) cards, not (\d+)$", "{1}号位有{2}张牌，应为{3}张"),
+    (r"^the bottom has (\d+) cards, not (\d+)$", "底牌有{1}张，应为{2}张"),
+    (r"^a double feed put (\S+) at seat (\d+) but it belongs to seat (\d+)$",
+     "双张：{c1}被发到{2}号位，应属{3}号位"),
+    (r"^a double feed put (\S+) at the bottom but it belongs to seat (\d+)$", "双张：{c1}被发到底牌，应属{2}号位"),
+    (r"^a double feed put (\S+) at seat (\d+) but it belongs to the bottom$", "双张：{c1}被发到{2}号位，应属底牌"),
+    (r"^(\d+) card\(s\) too many in the hopper$", "牌仓多出{1}张牌"),
+    (r"^the deck has (\d+) cards, not (\d+)$", "整副牌有{1}张，应为{2}张"),
+)
 
 
 def _zh(problem: str) -> str:
-    for en, zh in _ZH:
-        if problem.endswith(en):
-            return f"{problem[: -len(en)].strip()} {zh}"
+    """The Chinese of a problem line (card names spoken the Chinese way: 红桃四)."""
+    import re
+
+    from controller.announce import card_zh
+
+    for pattern, zh in _ZH_PATTERNS:
+        m = re.match(pattern, problem)
+        if m:
+            groups = m.groups()
+            named = {f"c{i + 1}": _safe_zh(g, card_zh) for i, g in enumerate(groups)}
+            return zh.format(None, *groups, **named)
     return problem
+
+
+def _safe_zh(text: str, card_zh: Callable[[str], str]) -> str:
+    try:
+        return card_zh(text)
+    except ValueError:
+        return text

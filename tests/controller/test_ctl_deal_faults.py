@@ -1,0 +1,65 @@
+"""Faults injected into the virtual rig: the record still equals the truth; a missing or extra card stops
+the hand and names the card; nothing is announced for a bad deck."""
+
+import pytest
+from ctl_simrig import Table, assert_equals_truth, read_truth, simulator
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from vision.reader import CardReader
+
+    return CardReader(threads=1)
+
+
+def _deal(tmp_path, reader, args, game="hongsi", seed=5, **kw):
+    with simulator(tmp_path, game=game, seed=seed, args=args) as (ends, truth_path):
+        table = Table(ends, tmp_path / "journal.db", reader)
+        try:
+            result, events = table.deal(game, first_seat=0, **kw)
+            kinds = [r.kind for r in table.journal.rows(result.round)]
+            assert table.journal.verify().ok
+            return result, events, kinds, truth_path
+        finally:
+            table.close()
+
+
+@pytest.mark.parametrize("args, evidence", [
+    (["--jam-rate", "0.45"], "fault"),                 # retries, and latched jams cleared by the operator
+    (["--mcu-reset-at", "17"], "reconnected"),         # re-handshake, re-home, resume from the journal
+    (["--camera-dropout", "0.5"], None),               # frames lost: wait and retry
+])
+def test_faults_keep_the_record_equal_to_the_truth(tmp_path, reader, args, evidence):
+    result, events, kinds, truth_path = _deal(tmp_path, reader, args, fair=False)
+    assert result.status == "done", result.message
+    assert_equals_truth("hongsi", result.record, read_truth(truth_path))
+    if evidence:
+        assert evidence in kinds
+
+
+def test_double_feeds_are_known_and_marked(tmp_path, reader):
+    result, events, kinds, truth_path = _deal(tmp_path, reader, ["--double-feed-rate", "0.06"], seed=3,
+                                              fair=False)
+    truth = read_truth(truth_path)
+    assert "double_feed" in kinds and any(e["type"] == "double_feed" for e in events)
+    assert result.flags and all("double feed" in f for f in result.flags)
+    if result.status == "done":               # every card's real seat known: the record is the truth
+        assert_equals_truth("hongsi", result.record, truth)
+        assert result.record["deal"]["flags"] == result.flags
+    else:                                     # a double feed at the very end: named, with what to do
+        assert any("belongs to" in p for p in result.problems), result.problems
+
+
+@pytest.mark.parametrize("args, card, words", [
+    (["--missing", "H4"], "H4", "missing"),
+    (["--extra", "S5"], "S5", "twice"),
+    (["--extra", "RJ"], "RJ", "does not belong"),
+])
+def test_a_bad_deck_stops_the_hand_and_names_the_card(tmp_path, reader, args, card, words):
+    result, events, kinds, _ = _deal(tmp_path, reader, args, fair=True)
+    assert result.status == "stopped" and result.record is None and result.first_player is None
+    assert any(card in p and words in p for p in result.problems), result.problems
+    assert card in result.message and "deal again" in result.message
+    assert result.message_zh and "请" in result.message_zh
+    assert not any(e["type"] == "first_player" for e in events)
+    assert "first_player" not in kinds and any(e["type"] == "deal_stopped" for e in events)
