@@ -445,7 +445,7 @@ def play_bot_hand(game: GongzhuGame, rng: random.Random, bot: str, settings: Gon
         options = state.legal_plays(seat)
         card = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
         ev = {"seat": seat, "action": "play", "cards": [NAMES[card]]}
-        state._play(seat, card)
+        state.apply(ev)  # every bot action goes through the referee
         events.append(ev)
     record: dict[str, Any] = {"game": "gongzhu", "preset": game.default_preset,
                               "rules": settings_overrides(game, settings),

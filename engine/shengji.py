@@ -159,6 +159,12 @@ class Shape:
 
 def shape(cards: tuple[int, ...] | list[int], trumps: Trumps) -> Shape:
     eff, order = trumps.eff, trumps.order
+    if len(cards) == 1:
+        c = cards[0]
+        return Shape(eff[c], 1, 0, 0, order[c])
+    if len(cards) == 2 and cards[0] == cards[1]:
+        c = cards[0]
+        return Shape(eff[c], 2, 1, 0, order[c])
     suit = eff[cards[0]]
     if any(eff[c] != suit for c in cards):
         suit = -1
@@ -193,6 +199,7 @@ class ShengjiState(State):
         self.flipped: list[int] = []
         self.buried: list[int] = []
         self.trick = Trick(self.dealer, SEATS)
+        self.lead_shape = self.best_shape = Shape(-1, 0, 0, 0, 0)  # of the trick in progress
         self.tricks: list[Trick] = []
         self.attacker_points = 0
         self.trick_points = 0
@@ -347,7 +354,7 @@ class ShengjiState(State):
         """Legal follows of the current trick (at most ``cap`` when the choices explode)."""
         assert self.trumps is not None
         order = self.trumps.order
-        lead = shape(self.trick.lead, self.trumps)
+        lead = self.lead_shape
         n = lead.size
         suited = self.holding(seat, lead.suit)
         if len(suited) <= n:
@@ -378,18 +385,20 @@ class ShengjiState(State):
                             return out
         return out
 
-    def _beats(self, new: tuple[int, ...], best: tuple[int, ...]) -> bool:
+    def beats(self, new: tuple[int, ...]) -> bool:
+        """Whether ``new`` would beat the best play of the trick in progress (see :meth:`_beats`)."""
+        assert self.trumps is not None
+        return self._beats(shape(new, self.trumps))
+
+    def _beats(self, ns: Shape) -> bool:
         """A follow beats the best play so far: same structure as the lead, all of the led suit or all
         trump, and higher (a trump over a plain suit always)."""
-        assert self.trumps is not None
-        lead = shape(self.trick.lead, self.trumps)
-        ns = shape(new, self.trumps)
+        lead, bs = self.lead_shape, self.best_shape
         if ns.suit < 0 or ns.pairs != lead.pairs or ns.tractor != lead.tractor:
             return False
         if lead.kind == "other":  # a throw (甩牌): only a trump of the same shape beats it
             if ns.suit != TRUMP or lead.suit == TRUMP:
                 return False
-        bs = shape(best, self.trumps)
         if ns.suit != lead.suit and ns.suit != TRUMP:
             return False
         if ns.suit == TRUMP and bs.suit != TRUMP:
@@ -456,7 +465,7 @@ class ShengjiState(State):
 
     def _check_follow(self, seat: int, play: tuple[int, ...]) -> Violation | None:
         assert self.trumps is not None
-        lead = shape(self.trick.lead, self.trumps)
+        lead = self.lead_shape
         if len(play) != lead.size:
             return error("follow_count", f"follow with {lead.size} cards", f"跟牌必须出 {lead.size} 张")
         eff, order = self.trumps.eff, self.trumps.order
@@ -484,7 +493,16 @@ class ShengjiState(State):
         for c in play:
             counts[c] -= 1
         trick = self.trick
-        trick.add(seat, play, self._beats)
+        assert self.trumps is not None
+        ns = shape(play, self.trumps)
+        if not trick.plays:
+            self.lead_shape = self.best_shape = ns
+            trick.add(seat, play, _never)
+        else:
+            wins = self._beats(ns)
+            trick.add(seat, play, _always if wins else _never)
+            if wins:
+                self.best_shape = ns
         if trick.done:
             self._close(trick)
 
@@ -499,7 +517,7 @@ class ShengjiState(State):
             self.attacker_points = self.trick_points
             if winner in self.attackers:
                 assert self.trumps is not None
-                lead = shape(trick.lead, self.trumps)
+                lead = self.lead_shape
                 s = self.settings
                 self.bottom_multiplier = (s.bottom_single if lead.pairs == 0 else
                                           s.bottom_pair if lead.tractor < 2 else 2 ** lead.tractor)
@@ -634,6 +652,14 @@ class ShengjiState(State):
         }
 
 
+def _never(new: tuple[int, ...], best: tuple[int, ...]) -> bool:
+    return False
+
+
+def _always(new: tuple[int, ...], best: tuple[int, ...]) -> bool:
+    return True
+
+
 def _unique(options: Any) -> list[tuple[int, ...]]:
     out, seen = [], set()
     for o in options:
@@ -659,11 +685,10 @@ def _greedy_play(state: ShengjiState, seat: int, options: list[tuple[int, ...]])
         assert state.trumps is not None
         eff = state.trumps.eff
         return max(options, key=lambda o: (len(o), eff[o[0]] != TRUMP, state.trumps.order[o[0]]))  # type: ignore
-    best = trick.plays[trick.best][1]
     partner_wins = (trick.winner - seat) % 2 == 0
     if partner_wins:
         return max(options, key=lambda o: (_value(state, o)[0], -_value(state, o)[1]))
-    winning = [o for o in options if state._beats(o, best)]
+    winning = [o for o in options if state.beats(o)]
     if winning:
         return min(winning, key=lambda o: _value(state, o)[1])
     return min(options, key=lambda o: _value(state, o))
@@ -705,8 +730,9 @@ def play_bot_hand(game: ShengjiGame, rng: random.Random, bot: str, settings: She
         seat = state.trick.to_play
         options = state.follow_options(seat) if state.trick.plays else state.lead_options(seat)
         option = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
-        events.append({"seat": seat, "action": "play", "cards": names(option)})
-        state._play(seat, option)
+        ev = {"seat": seat, "action": "play", "cards": names(option)}
+        state.apply(ev)  # every bot action goes through the referee
+        events.append(ev)
     record: dict[str, Any] = {"game": "shengji", "preset": game.default_preset,
                               "rules": settings_overrides(game, settings),
                               "hands": hands_txt, "bottom": bottom_txt, "events": events}
