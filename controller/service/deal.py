@@ -203,19 +203,18 @@ class RigDealSource:
     def open(cls, *, serial: str, camera_url: str, journal: Any, config: Any, panel: Any = None,
              frames_per_read: int | None = None) -> RigDealSource:
         """Connect to the rig on ``serial`` and the camera at ``camera_url``; load the card reader."""
-        from vision.reader import CardReader
-
         from controller.camera import open_camera
         from firmware_bridge import Rig
+        from vision.reader import CardReader
 
+        reader = CardReader(threads=1)  # first: the part most likely missing, before anything opens
         rig = Rig(serial, angles=list(config.servo_angles), bottom_angle=config.bottom_angle)
-        rig.connect()
         try:
+            rig.connect()
             camera = open_camera(camera_url)
         except Exception:
             rig.close()
             raise
-        reader = CardReader(threads=1)
         return cls(rig, camera, reader, journal, config=config, panel=panel, frames_per_read=frames_per_read,
                    owned=(camera, rig))
 

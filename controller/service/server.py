@@ -33,10 +33,12 @@ def build_deal_source(cfg: Any, journal: Any, *, sim: bool, no_rig: bool = False
             serial, camera = ends["serial"], ends["camera"]
             say(f"virtual rig: serial {serial}, camera {camera}")
         return RigDealSource.open(serial=serial, camera_url=camera, journal=journal, config=cfg), virtual
-    except ImportError as exc:
+    except Exception as exc:  # a part not installed (or no model yet): the table still works, in software
         if virtual is not None:
             virtual.stop()
-        say(f"note: the rig's parts are not all installed ({exc}); dealing in software instead")
+        if not (sim or serial == "sim"):
+            raise
+        say(f"note: the virtual rig cannot run here ({type(exc).__name__}: {exc}); dealing in software instead")
         return SoftwareDealSource(card_delay=card_delay), None
 
 

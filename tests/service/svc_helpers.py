@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import threading
 import time
@@ -89,3 +90,78 @@ class SSECollector:
         self._stop.set()
         svc.hub.publish({"type": "test_end"})  # wakes the reader so it sees the stop
         self.thread.join(timeout=10)
+
+
+def allowed_cards(public: dict) -> set[str]:
+    """Cards a public snapshot may show: those of its applied plays, and the called card."""
+    out = set()
+    for a in public["actions"]:
+        if a["applied"]:
+            out |= set(a.get("cards") or [])
+            if a["action"] == "call":
+                out.add(a["card"])
+    return out
+
+
+def play_hand(client: httpx.Client, rid: int, seat_token: str, rng: random.Random, snapshots: list,
+              timeout: float = 60) -> None:
+    """Seat 0 through the API (sometimes an illegal try first), the others bots; poll public views."""
+    auth = {"Authorization": f"Bearer {seat_token}"}
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for path in (f"/api/rounds/{rid}", "/api/health", "/api/rounds", "/api/ledger"):
+            resp = client.get(path)
+            assert resp.status_code == 200
+            snapshots.append((path, resp.json()))
+        pub = snapshots[-4][1]
+        if pub["phase"] == "finished":
+            return
+        view = client.get(f"/api/rounds/{rid}/seats/0", headers=auth).json()
+        if pub["phase"] == "playing" and view["legal"] and pub["turn"] == 0:
+            if rng.random() < 0.4 and len(view["hand"]) >= 2:  # an illegal try: two unmatched cards
+                hand = view["hand"]
+                bad = [hand[0], hand[-1]]
+                if bad[0][1:] != bad[1][1:]:
+                    r = client.post(f"/api/rounds/{rid}/events", json={"seat": 0, "action": "play", "cards": bad},
+                                    headers=auth).json()
+                    assert r["applied"] is False and r["violations"][0]["severity"] == "error"
+            action = rng.choice([a for a in view["legal"] if a["action"] in ("play", "pass", "call")]
+                                or view["legal"])
+            r = client.post(f"/api/rounds/{rid}/events", json=action, headers=auth)
+            assert r.status_code in (200, 409), r.text
+        time.sleep(0.005)
+    raise AssertionError("the hand did not finish")
+
+
+def check_no_hidden_cards(snapshots: list, events: list, record: dict, rid: int) -> None:
+    """No public snapshot or live event of a hand shows a card that was not played (or called) yet."""
+    # every public snapshot taken during the hand shows no card beyond the ones played (or called) so far
+    dealt = {c for h in record["hands"] for c in h}
+    assert len(dealt) == 52
+    in_hand = 0
+    for path, snap in snapshots:
+        if path != f"/api/rounds/{rid}":
+            assert not card_strings(snap), snap
+        elif snap["phase"] in ("dealing", "playing"):
+            in_hand += 1
+            shown = card_strings(snap)
+            assert shown <= allowed_cards(snap), shown - allowed_cards(snap)
+            for a in snap["actions"]:  # and the public actions are the record's
+                ev = record["events"][a["index"]]
+                assert (ev["seat"], ev["action"]) == (a["seat"], a["action"])
+                if a["applied"] and "cards" in a:
+                    assert a["cards"] == ev["cards"]
+    assert in_hand > 3
+    # the live events, in order: a card appears only once its play (or call) was published
+    public_so_far: set[str] = set()
+    types = []
+    for _t, ev in events:
+        types.append(ev["type"])
+        if ev["type"] == "finished":
+            break
+        if ev["type"] == "action" and ev.get("applied"):
+            public_so_far |= set(ev.get("cards") or []) | ({ev["card"]} if ev.get("card") else set())
+        leaked = card_strings(ev) - public_so_far
+        assert not leaked, (ev, leaked)
+    assert {"round", "deal", "dealt", "action", "finished"} <= set(types)
+    assert types.count("deal") == 52

@@ -8,47 +8,7 @@ import time
 
 import httpx
 import pytest
-from svc_helpers import SSECollector, card_strings, wait_for
-
-
-def _allowed_cards(public: dict) -> set[str]:
-    """Cards a public snapshot may show: those of its applied plays, and the called card."""
-    out = set()
-    for a in public["actions"]:
-        if a["applied"]:
-            out |= set(a.get("cards") or [])
-            if a["action"] == "call":
-                out.add(a["card"])
-    return out
-
-
-def _play_hand(live, client: httpx.Client, rid: int, seat_token: str, rng: random.Random, snapshots: list) -> None:
-    """Seat 0 through the API (sometimes an illegal try first), the others bots; poll public views."""
-    auth = {"Authorization": f"Bearer {seat_token}"}
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        for path in (f"/api/rounds/{rid}", "/api/health", "/api/rounds", "/api/ledger"):
-            resp = client.get(path)
-            assert resp.status_code == 200
-            snapshots.append((path, resp.json()))
-        pub = snapshots[-4][1]
-        if pub["phase"] == "finished":
-            return
-        view = client.get(f"/api/rounds/{rid}/seats/0", headers=auth).json()
-        if pub["phase"] == "playing" and view["legal"] and pub["turn"] == 0:
-            if rng.random() < 0.4 and len(view["hand"]) >= 2:  # an illegal try: two unmatched cards
-                hand = view["hand"]
-                bad = [hand[0], hand[-1]]
-                if bad[0][1:] != bad[1][1:]:
-                    r = client.post(f"/api/rounds/{rid}/events", json={"seat": 0, "action": "play", "cards": bad},
-                                    headers=auth).json()
-                    assert r["applied"] is False and r["violations"][0]["severity"] == "error"
-            action = rng.choice([a for a in view["legal"] if a["action"] in ("play", "pass", "call")]
-                                or view["legal"])
-            r = client.post(f"/api/rounds/{rid}/events", json=action, headers=auth)
-            assert r.status_code in (200, 409), r.text
-        time.sleep(0.005)
-    raise AssertionError("the hand did not finish")
+from svc_helpers import SSECollector, check_no_hidden_cards, play_hand, wait_for
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -62,40 +22,11 @@ def test_whole_hands_never_show_a_hidden_card(live, seed):
     with httpx.Client(base_url=live.url, timeout=10) as client:
         rid = client.post("/api/rounds", json={"game": "hongsi", "first_seat": seed % 4}, headers=op).json()["id"]
         assert client.get(f"/api/rounds/{rid}").json()["bots"] == [1, 2, 3]  # empty seats: bots
-        _play_hand(live, client, rid, seat_token, rng, snapshots)
+        play_hand(client, rid, seat_token, rng, snapshots)
         record = client.get(f"/api/rounds/{rid}/record").json()  # public now: the hand is over
     wait_for(lambda: any(ev["type"] == "finished" for _t, ev in sse.events))
     sse.stop(svc)
-    # every public snapshot taken during the hand shows no card beyond the ones played (or called) so far
-    dealt = {c for h in record["hands"] for c in h}
-    assert len(dealt) == 52
-    in_hand = 0
-    for path, snap in snapshots:
-        if path != f"/api/rounds/{rid}":
-            assert not card_strings(snap), snap
-        elif snap["phase"] in ("dealing", "playing"):
-            in_hand += 1
-            shown = card_strings(snap)
-            assert shown <= _allowed_cards(snap), shown - _allowed_cards(snap)
-            for a in snap["actions"]:  # and the public actions are the record's
-                ev = record["events"][a["index"]]
-                assert (ev["seat"], ev["action"]) == (a["seat"], a["action"])
-                if a["applied"] and "cards" in a:
-                    assert a["cards"] == ev["cards"]
-    assert in_hand > 3
-    # the live events, in order: a card appears only once its play (or call) was published
-    public_so_far: set[str] = set()
-    types = []
-    for _t, ev in sse.events:
-        types.append(ev["type"])
-        if ev["type"] == "finished":
-            break
-        if ev["type"] == "action" and ev.get("applied"):
-            public_so_far |= set(ev.get("cards") or []) | ({ev["card"]} if ev.get("card") else set())
-        leaked = card_strings(ev) - public_so_far
-        assert not leaked, (ev, leaked)
-    assert {"round", "deal", "dealt", "action", "finished"} <= set(types)
-    assert types.count("deal") == 52
+    check_no_hidden_cards(snapshots, sse.events, record, rid)
     # the hand is refereed: a finished, zero-sum verdict, the ledger moved by the scores
     verdict = record["verdict"]
     assert verdict["finished"] and sum(verdict["scores"]) == 0
