@@ -31,7 +31,7 @@ class Link:
     def __init__(self, port: str, baud: int = 115200, *, timeout: float = 2.0, rto: float = 0.03,
                  rto_max: float = 0.25, on_event: EventHandler | None = None):
         try:
-            self.ser = serial.serial_for_url(port, baud, timeout=0.02, write_timeout=timeout)
+            self.ser = serial.serial_for_url(port, baud, timeout=0.004, write_timeout=timeout)
         except (serial.SerialException, ValueError) as exc:
             raise LinkLost(f"cannot open serial port {port!r}: {exc} / 无法打开串口") from None
         self.port = port
@@ -51,7 +51,8 @@ class Link:
         self._nak = False
         self._last_event: int | None = None
         self._boot_id: int | None = None
-        self.last_rx = time.monotonic()
+        self.last_rx = self._rx_byte = time.monotonic()
+        self.frame_gap = 0.008  # the line quiet this long in mid-frame: that frame is lost
         self.dead: str | None = None
         self._closing = False
         self._reader = threading.Thread(target=self._read_loop, name=f"link-{port}", daemon=True)
@@ -143,14 +144,22 @@ class Link:
                 if not self._closing:
                     self._die(f"read failed: {exc}")
                 return
+            now = time.monotonic()
             if data:
+                self._rx_byte = now
                 for item in self.decoder.feed(data):
                     self._handle(item)
+            elif self.decoder.pending() and now - self._rx_byte > self.frame_gap:
+                self._handle(self.decoder.flush())  # quiet in mid-frame: the frame was cut, NAK it
 
     def _handle(self, item: Any) -> None:
         if isinstance(item, P.FrameError):
             self.counters["naks_sent"] += 1
             self._safe_write(P.encode(P.NAK, 0))
+            with self._cv:  # it may have been our reply (or the MCU's NAK): resend the command now
+                if self._waiting is not None and self._reply is None:
+                    self._nak = True
+                    self._cv.notify_all()
             return
         kind, seq, msg, values = item
         self.last_rx = time.monotonic()

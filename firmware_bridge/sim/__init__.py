@@ -35,7 +35,7 @@ def wall_safe_config(speed: float) -> dict[str, Any]:
         return {}
     cfg = load_config()
     return {k: int(getattr(cfg, k) * scale) for k in
-            ("HOST_SILENCE_MS", "HEARTBEAT_MS", "RETX_MS", "RETX_MAX_MS", "WDT_MS")}
+            ("HOST_SILENCE_MS", "HEARTBEAT_MS", "RETX_MS", "RETX_MAX_MS", "WDT_MS", "FRAME_GAP_MS")}
 
 
 class VirtualRig:

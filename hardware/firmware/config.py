@@ -41,6 +41,7 @@ PASS_GAP_MS = 800           # re-split between passes
 WDT_MS = 2000
 HOST_SILENCE_MS = 1000      # motors off when the host has been silent this long while anything moves
 HEARTBEAT_MS = 250
+FRAME_GAP_MS = 5            # the line quiet this long in mid-frame: the frame is lost, NAK it
 RETX_MS = 40                # first event retransmit; doubles up to RETX_MAX_MS
 RETX_MAX_MS = 640
 EVENT_QUEUE = 24

@@ -49,6 +49,7 @@ class Firmware:
         now = time.ticks_ms()
         self.last_host = now
         self.last_beat = now
+        self.rx_at = now
         self.ev_seq = 0
         self.events = []  # [seq, frame]
         self.ev_sent = None
@@ -132,7 +133,11 @@ class Firmware:
     def _receive(self):
         data = self.port.read()
         if not data:
+            if self.decoder.pending() and time.ticks_diff(time.ticks_ms(), self.rx_at) > config.FRAME_GAP_MS:
+                self.decoder.flush()
+                self.port.write(P.encode(P.NAK, 0))
             return
+        self.rx_at = time.ticks_ms()
         for item in self.decoder.feed(data):
             if isinstance(item, P.FrameError):
                 self.port.write(P.encode(P.NAK, 0))

@@ -260,6 +260,20 @@ class FrameDecoder:
         return out
 
 
+    def pending(self):
+        """True while a frame has started but not ended."""
+        return len(self.buf) > 0 or self.overflow
+
+    def flush(self):
+        """The line went quiet in mid-frame: drop it. Returns a FrameError (to NAK), or None."""
+        if not self.pending():
+            return None
+        self.buf = bytearray()
+        self.overflow = False
+        self.errors += 1
+        return FrameError("frame cut short (line quiet mid-frame)")
+
+
 def protocol_hash():
     """A 16-bit fingerprint of the message set: both ends compare it at connect."""
     parts = [str(PROTOCOL_VERSION)]
