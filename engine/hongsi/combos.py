@@ -176,12 +176,13 @@ def rank_masks(mask: int) -> RankMasks:
     return m1, m2, m3, m4
 
 
-def _bits(m: int, above: int = -1):
-    m &= ~((2 << above) - 1) if above >= 0 else -1
-    while m:
-        low = m & -m
-        yield low.bit_length() - 1
-        m ^= low
+_BITS: tuple[tuple[int, ...], ...] = tuple(tuple(r for r in range(N_RANKS) if m >> r & 1)
+                                           for m in range(1 << N_RANKS))
+
+
+def _bits(m: int, above: int = -1) -> tuple[int, ...]:
+    """The ranks set in a 13-bit mask, low to high (only those above ``above``)."""
+    return _BITS[m & ~((2 << above) - 1)] if above >= 0 else _BITS[m]
 
 
 def lead_combos(mask: int, *, bombs: bool, min_pair_run: int, masks: RankMasks | None = None) -> list[Combo]:
