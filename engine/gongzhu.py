@@ -484,8 +484,10 @@ class GongzhuGame(Game):
         return play_bot_hand(self, rng, bot, settings or self.settings())
 
 
-def match_standing(totals: list[int], limit: int = -1000) -> dict[str, Any]:
-    """The match after cumulative ``totals``: over once a seat passes ``limit`` (当猪); the highest wins."""
+def match_standing(totals: list[int], limit: int | None = None) -> dict[str, Any]:
+    """The match after cumulative ``totals``: over once a seat passes ``limit`` (below it: 当猪; default
+    the preset's ``match_limit``, −1000); the highest total wins."""
+    limit = PRESETS["gonglue"].match_limit if limit is None else limit
     losers = [s for s, t in enumerate(totals) if t < limit]
     over = bool(losers)
     return {"over": over, "pig": min(losers, key=lambda s: totals[s]) if over else None,

@@ -321,6 +321,8 @@ def test_match_ends_past_the_limit():
     res = match_standing([-1010, 300, 0, 500])
     assert res == {"over": True, "pig": 0, "winner": 3}
     assert match_standing([-900, 0, 0, 0], limit=-800)["pig"] == 0
+    assert match_standing([-1000, 0, 0, 0])["over"] is False        # "passes": below the limit
+    assert match_standing([-1001, 0, 0, 0], limit=GAME.settings().match_limit)["over"] is True
 
 
 def test_discard_colour_penalty_takes_the_scoring_cards():
@@ -385,6 +387,24 @@ def test_properties_conservation_legal_action_and_referee(seed, bot, preset):
     assert sorted(c for t in s.taken for c in t) == list(range(52))
     record["preset"], record["rules"] = preset, ({"anmai": True} if preset == "gonglue" else {})
     assert referee(record)["violations"] == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_points_before_the_transformer_add_up_to_the_deck(seed):
+    """Not zero-sum, but conserved: with nothing exposed and no 全红, the seats' points with the
+    transformer's effect undone add up to the deck's value (hearts -200, pig -100, sheep +100)."""
+    s = finished_state({"exposure": "none"}, seed)
+    total = 0
+    for seat in range(4):
+        points = s.seat_points(seat)
+        if CODES["C10"] in s.taken[seat]:
+            valued = any(s.values[c] for c in s.taken[seat])
+            points = points // 2 if valued else 0
+        if len([c for c in s.taken[seat] if 13 <= c < 26]) == 13:
+            return
+        total += points
+    assert total == -200
 
 
 def test_random_legal_actions_are_always_accepted():

@@ -14,7 +14,7 @@ from controller.cli import app
 from engine.cards import DECKS, RANKS, parse_cards
 from engine.record import RecordError
 from engine.referee import referee
-from engine.shengji import TRUMP, ShengjiGame, ShengjiState, Trumps, shape
+from engine.shengji import POINTS, TRUMP, ShengjiGame, ShengjiState, Trumps, shape
 from engine.tricks import CODES, NAMES, Trick
 
 GAME = ShengjiGame()
@@ -442,6 +442,10 @@ def test_properties_conservation_legal_action_referee(seed, bot, level, dealer):
     assert s.is_terminal()
     seen = Counter(c for t in s.tricks for c in t.cards()) + Counter(s.buried)
     assert seen == Counter(CODES[c] for c in DECK)
+    v = s.verdict()
+    defenders = sum(POINTS[c] for t in s.tricks if t.winner not in s.attackers for c in t.cards())
+    assert v["trick_points"] + defenders + v["bottom_points"] == 200          # points are conserved
+    assert v["attacker_points"] == v["trick_points"] + v["bottom_points"] * v["bottom_multiplier"]
     assert referee(record)["violations"] == []
 
 
