@@ -8,15 +8,20 @@ of a kind is a bomb, whether the two jokers are a pair.
 Hands are kept as **rank counts** (a list indexed by rank strength), so legal plays are generated
 straight from the counts — one option per rank pattern, no subset enumeration:
 
->>> from engine.cards import CLIMBING, parse_cards
+>>> from engine.cards import CLIMBING
 >>> rules = ClimbingRules(CLIMBING, run_top=10, min_runs=(3, 3, 3), bombs=True)
->>> hand = Hand(rules, parse_cards(["H4", "S5", "D6", "C6", "S7"]))
+>>> hand = Hand(rules, ["H4", "S5", "D6", "C6", "S7"])
 >>> [rules.describe(c)[0] for c in rules.options(hand.counts, None)][:3]
 ['single 4', 'single 5', 'single 6']
->>> rules.classify(parse_cards(["D5", "D6", "D7"]))
+>>> rules.classify(["D5", "D6", "D7"])
 Combo(kind=11, length=3, top=3)
->>> rules.beats(rules.classify(parse_cards(["S9", "H9", "D9", "C9"])), Combo(11, 3, 3))
+>>> rules.beats(rules.classify(["S9", "H9", "D9", "C9"]), Combo(11, 3, 3))
 True
+>>> hand.pick(Combo(11, 4, 3))
+['H4', 'S5', 'D6', 'S7']
+
+Cards are handled by name (``"H4"``, ``"BJ"``): strings hash and compare fast, and they are what
+the record's events hold.
 
 This module also holds the trick-taking turn logic both games share (:class:`TrickPlay`: who is to
 act, passes, who leads the next trick, 搭车 after a player goes out) and the two bots.

@@ -1,5 +1,6 @@
 """The shared climbing machinery: classification, following and option generation without subsets."""
 
+import doctest
 from itertools import combinations
 
 from hypothesis import given, settings
@@ -71,3 +72,13 @@ def test_options_equal_brute_force_subsets(data):
     for combo in lead:  # the picked cards really play the combination
         picked = hand.pick(combo)
         assert rules.classify(picked) == combo and hand.holds(picked)
+
+
+def test_the_module_examples_run():
+    import engine.climbing
+    import engine.wakeng
+    import engine.zhuohonga
+
+    for module in (engine.climbing, engine.wakeng, engine.zhuohonga):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

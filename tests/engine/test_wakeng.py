@@ -160,6 +160,11 @@ def test_lead_combinations(cards, ok):
     (["SQ", "HQ", "DQ", "CQ"], ["SK", "HK", "DK", "CK"], None, {"is_can_bomb": False}),
     (["H4"], ["S3", "H3"], "follow", None),
     (["H4"], ["S9", "H10"], "combo", None),
+    (["SA"], ["H2"], None, None), (["S2"], ["H3"], None, None), (["S3"], ["HA"], "follow", None),
+    (["SK", "HK"], ["SA", "HA"], None, None), (["SA", "HA", "DA"], ["S5", "H5", "D5"], "follow", None),
+    (["S6", "S7", "S8"], ["D5", "D6", "D7"], "follow", None),
+    (["H4", "C4", "D4", "S5", "C5", "D5", "S6", "C6", "D6"], ["H7", "C7", "D7", "S8", "C8", "D8", "S9", "C9", "D9"],
+     None, None),
 ])
 def test_following(lead, follow, rule, rules):
     hands = [sorted({"H4", *lead}) + ["D2"], sorted(follow) + ["C2"], ["C3"]]
