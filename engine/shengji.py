@@ -12,6 +12,7 @@ Actions: ``declare`` (``cards``, ``dealt`` = how many cards had been dealt from 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 from dataclasses import dataclass
@@ -764,7 +765,11 @@ class ShengjiGame(Game):
 
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
                  first_seat: int = 0) -> dict[str, Any]:
-        """A whole hand by bots: the deal card by card from ``settings.dealer`` with declarations now and
-        then (each with its ``dealt``), the bury, and the play. ``first_seat`` is not used: the dealer is
-        a setting (pass the verdict's ``next_dealer`` as ``rules.dealer`` for the next hand)."""
-        return play_bot_hand(self, rng, bot, settings or self.settings())
+        """A whole hand by bots: the deal card by card from the dealer with declarations now and then (each
+        with its ``dealt``), the bury, and the play. The dealer deals first, so a non-zero ``first_seat``
+        is the dealer (self-play passes the last verdict's ``next_first_seat`` = ``next_dealer``);
+        otherwise ``settings.dealer``. The record's ``rules`` carry the dealer."""
+        settings = settings or self.settings()
+        if first_seat and first_seat != settings.dealer:
+            settings = dataclasses.replace(settings, dealer=first_seat)
+        return play_bot_hand(self, rng, bot, settings)

@@ -484,6 +484,9 @@ def test_cli_referee_and_selfplay(tmp_path):
     assert result.exit_code == 0, result.output
     files = sorted(out.glob("*.json"))
     assert len(files) == 5
+    dealers = [json.loads(f.read_text())["rules"].get("dealer", 0) for f in files]
+    nexts = [json.loads(f.read_text())["next_first_seat"] for f in files]
+    assert dealers[1:] == nexts[:-1]                   # the next dealer deals the next hand
     result = runner.invoke(app, ["referee", str(files[-1])])
     assert result.exit_code == 0
     verdict = json.loads(result.output)
