@@ -446,3 +446,19 @@ def test_cli_referee_and_selfplay(tmp_path):
     assert result.exit_code == 0
     verdict = json.loads(result.output)
     assert verdict["game"] == "gongzhu" and verdict["finished"] and verdict["violations"] == []
+
+
+def test_listed_plays_and_judged_plays_agree():
+    import copy
+
+    rng = random.Random(8)
+    for _ in range(8):
+        record = GAME.bot_hand(rng, bot="random", settings=GAME.settings(None, {"exposed_may_lead": False}))
+        s = GAME.new_state([parse_cards(h) for h in record["hands"]], [], GAME.settings(None, record["rules"]))
+        for ev in record["events"]:
+            if ev["action"] == "play":
+                listed = {a["cards"][0] for a in s.legal_actions(ev["seat"]) if a["action"] == "play"}
+                for c in s.public_view(ev["seat"])["hand"]:
+                    ok = copy.deepcopy(s).judge({"seat": ev["seat"], "action": "play", "cards": [c]}) == []
+                    assert ok == (c in listed)
+            s.apply(ev)

@@ -492,3 +492,32 @@ def test_cli_referee_and_selfplay(tmp_path):
     verdict = json.loads(result.output)
     assert verdict["game"] == "shengji" and verdict["finished"] and verdict["violations"] == []
     assert len(verdict["scores"]) == 4 and isinstance(verdict["attacker_points"], int)
+
+
+def test_listed_plays_and_judged_plays_agree():
+    """Where the list is complete (under the cap), a play is accepted exactly when it is listed."""
+    import copy
+
+    from engine.shengji import OPTION_CAP
+
+    rng = random.Random(12)
+    checked = 0
+    for _ in range(3):
+        record = GAME.bot_hand(rng, bot="random")
+        s = _replay(record)
+        for ev in record["events"]:
+            seat = ev["seat"]
+            if ev["action"] == "play":
+                listed = {tuple(sorted(a["cards"])) for a in s.legal_actions(seat)}
+                if len(listed) < OPTION_CAP:
+                    hand = s.public_view(seat)["hand"]
+                    size = len(s.trick.lead) if s.trick.plays else rng.choice([1, 2, 4])
+                    for _ in range(4):
+                        if len(hand) < size:
+                            break
+                        cand = sorted(rng.sample(hand, size))
+                        ok = copy.deepcopy(s).judge({"seat": seat, "action": "play", "cards": cand}) == []
+                        assert ok == (tuple(cand) in listed), (cand, sorted(listed))
+                        checked += 1
+            s.apply(ev)
+    assert checked > 300
