@@ -43,19 +43,29 @@ class CameraServer:
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self._lock = threading.Lock()
-        self._cache: tuple[int, bytes, int] | None = None
+        self._cache: tuple[int, list[bytes], int] | None = None
+        self._turn = 0
+        self.variants = 3
         self.frames_served = self.frames_dropped = 0
         self.httpd: ThreadingHTTPServer | None = None
 
     def frame(self) -> tuple[int, bytes, int]:
-        """(frame seq, JPEG bytes, cards in the hopper) of the hopper as it is now."""
+        """(frame seq, JPEG bytes, cards in the hopper) of the hopper as it is now. Successive frames of
+        one hopper state differ a little (pose, light, noise) like a real camera's: up to ``variants``
+        renderings per state, rendered on demand and then reused in turn."""
         seq, label, left = self.board.bottom_card()
         with self._lock:
             if self._cache is None or self._cache[0] != seq:
+                self._cache = (seq, [], left)
+                self._turn = 0
+            frames = self._cache[1]
+            i = self._turn % self.variants
+            self._turn += 1
+            if i >= len(frames):
                 img = render_frame(label, self.np_rng)
                 ok, jpg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
-                self._cache = (seq, jpg.tobytes(), left)
-            return self._cache
+                frames.append(jpg.tobytes())
+            return seq, frames[min(i, len(frames) - 1)], left
 
     def dropped(self) -> bool:
         with self._lock:

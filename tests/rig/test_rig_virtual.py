@@ -103,3 +103,19 @@ def test_camera_dropout_loses_frames_but_not_the_stream():
 def test_two_decks_fill_the_hopper(decks):
     vr = VirtualRig(seed=1, decks=decks, camera=False)
     assert len(vr.hopper) == 104 and Counter(vr.hopper)["H4"] == 2
+
+
+def test_camera_frames_of_one_hopper_state_vary_like_a_real_camera(make_rig):
+    import cv2
+    import numpy as np
+
+    vr, rig = make_rig(camera=True)
+    url = vr.ends["camera"]
+    shots = [_snapshot(url) for _ in range(3)]
+    assert len({s[0] for s in shots}) == 1 and len({s[2] for s in shots}) == 3
+    img = cv2.imdecode(np.frombuffer(shots[0][2], np.uint8), cv2.IMREAD_COLOR)
+    assert img is not None and img.ndim == 3
+    rig.home()
+    rig.eject()
+    seq, left, _ = _snapshot(url)
+    assert seq > shots[0][0] and left == 51
