@@ -34,7 +34,7 @@ def render_frame(label: str | None, rng: np.random.Generator) -> np.ndarray:
         cv2.rectangle(img, (60, 30), (260, 210), (245, 245, 245), -1)
         color = (0, 0, 200) if label[0] in "HD" or label == "RJ" else (20, 20, 20)
         cv2.putText(img, label, (95, 140), cv2.FONT_HERSHEY_SIMPLEX, 2.0, color, 4, cv2.LINE_AA)
-    return img
+    return cv2.add(img, rng.integers(0, 12, img.shape, dtype=np.uint8))  # sensor noise
 
 
 class CameraServer:
