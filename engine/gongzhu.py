@@ -67,8 +67,11 @@ class GongzhuSettings:
     all_hearts_value: int = 100
     grand_slam_unexposed: int | None = 1000
     discard_colour: bool = False
+    zide: bool = False
+    swap_pig_sheep: bool = False
     teams: TEAMS = "none"
     match_limit: int = -1000
+    double_pig: bool = False
 
     def __post_init__(self) -> None:
         if not (isinstance(self.first_lead_card, str) and self.first_lead_card.upper() in CODES
@@ -307,25 +310,34 @@ class GongzhuState(State):
         s = self.settings
         taken = set(self.taken[seat])
         values = self.values
+        if s.swap_pig_sheep and any(sum(1 for c in t if 13 <= c < 26) == 13 for t in self.taken):
+            values = list(values)
+            values[PIG], values[SHEEP] = values[SHEEP], values[PIG]
+
+        def f(card: int) -> int:  # exposure factor, doubled again for 自得 (taking back one's own card)
+            return self.factor(card) * (2 if s.zide and card in self.dealt[seat] else 1)
+
         hf = self.factor(HEART_A)
         heart_cards = [c for c in taken if 13 <= c < 26]
+        own_heart_a = values[HEART_A] * hf * (f(HEART_A) // hf - 1) if HEART_A in taken else 0
         all_hearts = len(heart_cards) == 13
         if all_hearts and PIG in taken and SHEEP in taken and TRANSFORMER in taken:
-            if not self.exposed and s.grand_slam_unexposed is not None:
+            if not self.exposed and not (s.zide and any(f(c) > 1 for c in EXPOSABLE)) \
+                    and s.grand_slam_unexposed is not None:
                 return s.grand_slam_unexposed
-            total = (sum(abs(values[c]) for c in HEARTS) * hf + abs(values[PIG]) * self.factor(PIG)
-                     + abs(values[SHEEP]) * self.factor(SHEEP))
-            return total * s.transformer_factor * self.factor(TRANSFORMER)
-        hearts = sum(values[c] for c in heart_cards) * hf
+            total = (sum(abs(values[c]) for c in HEARTS) * hf + abs(own_heart_a)
+                     + abs(values[PIG]) * f(PIG) + abs(values[SHEEP]) * f(SHEEP))
+            return total * s.transformer_factor * f(TRANSFORMER)
+        hearts = sum(values[c] for c in heart_cards) * hf + own_heart_a
         if all_hearts:
             hearts = s.all_hearts_value * hf if s.all_hearts == "fixed" else -hearts
         base = hearts
-        base += values[PIG] * self.factor(PIG) if PIG in taken else 0
-        base += values[SHEEP] * self.factor(SHEEP) if SHEEP in taken else 0
+        base += values[PIG] * f(PIG) if PIG in taken else 0
+        base += values[SHEEP] * f(SHEEP) if SHEEP in taken else 0
         if TRANSFORMER in taken:
             if not any(values[c] for c in taken):
-                return s.transformer_alone * self.factor(TRANSFORMER)
-            return base * s.transformer_factor * self.factor(TRANSFORMER)
+                return s.transformer_alone * f(TRANSFORMER)
+            return base * s.transformer_factor * f(TRANSFORMER)
         return base
 
     def teams(self) -> list[list[int]]:
@@ -484,11 +496,14 @@ class GongzhuGame(Game):
         return play_bot_hand(self, rng, bot, settings or self.settings())
 
 
-def match_standing(totals: list[int], limit: int | None = None) -> dict[str, Any]:
+def match_standing(totals: list[int], limit: int | None = None, double_pig: bool = False) -> dict[str, Any]:
     """The match after cumulative ``totals``: over once a seat passes ``limit`` (below it: 当猪; default
-    the preset's ``match_limit``, −1000); the highest total wins."""
+    the preset's ``match_limit``, −1000); the highest total wins. With ``double_pig`` (双猪) the highest
+    and the lowest are both 当猪 (``pigs``)."""
     limit = PRESETS["gonglue"].match_limit if limit is None else limit
     losers = [s for s, t in enumerate(totals) if t < limit]
-    over = bool(losers)
-    return {"over": over, "pig": min(losers, key=lambda s: totals[s]) if over else None,
-            "winner": max(range(len(totals)), key=lambda s: totals[s]) if over else None}
+    if not losers:
+        return {"over": False, "pig": None, "pigs": [], "winner": None}
+    pig = min(losers, key=lambda s: totals[s])
+    top = max(range(len(totals)), key=lambda s: totals[s])
+    return {"over": True, "pig": pig, "pigs": sorted({pig, top}) if double_pig else [pig], "winner": top}

@@ -264,6 +264,32 @@ def test_grand_slam():
     assert score(every, grand_slam_unexposed=None) == 800
 
 
+def test_zide_doubles_a_scoring_card_taken_back_by_its_own_holder():
+    s = state({0: ["SQ", "HA", "C10"], 1: ["DJ"]}, zide=True)
+    s.taken[0] = [CODES["SQ"]]
+    assert s.seat_points(0) == -200
+    s.exposed[CODES["SQ"]] = "open"
+    assert s.seat_points(0) == -400
+    s.taken[0] = [CODES["HA"], CODES["H5"]]
+    assert s.seat_points(0) == -110
+    s.taken[0] = [CODES["DJ"]]                       # not its own: no 自得
+    assert s.seat_points(0) == 100
+    s.taken[0] = [CODES["C10"]]
+    assert s.seat_points(0) == 100
+    s.taken[0] = [CODES["C10"], CODES["H5"]]
+    assert s.seat_points(0) == -40
+
+
+def test_swap_pig_and_sheep_after_all_hearts():
+    s = state({}, swap_pig_sheep=True)
+    s.taken[0] = [CODES[c] for c in HEARTS]
+    s.taken[1] = [CODES["SQ"]]
+    s.taken[2] = [CODES["DJ"]]
+    assert (s.seat_points(1), s.seat_points(2)) == (100, -100)
+    s.taken[0] = [CODES[c] for c in HEARTS[1:]]
+    assert (s.seat_points(1), s.seat_points(2)) == (-100, 100)
+
+
 def test_book_heart_values_and_other_value_settings():
     assert score(["H4"], heart_values="book") == -10
     assert score(["H2", "H9"], heart_values="book") == -11
@@ -319,7 +345,8 @@ def test_next_leader_biggest_loser_or_pig_taker():
 def test_match_ends_past_the_limit():
     assert match_standing([-900, 100, 0, 50])["over"] is False
     res = match_standing([-1010, 300, 0, 500])
-    assert res == {"over": True, "pig": 0, "winner": 3}
+    assert res == {"over": True, "pig": 0, "pigs": [0], "winner": 3}
+    assert match_standing([-1010, 300, 0, 500], double_pig=True)["pigs"] == [0, 3]   # 双猪
     assert match_standing([-900, 0, 0, 0], limit=-800)["pig"] == 0
     assert match_standing([-1000, 0, 0, 0])["over"] is False        # "passes": below the limit
     assert match_standing([-1001, 0, 0, 0], limit=GAME.settings().match_limit)["over"] is True
