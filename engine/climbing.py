@@ -403,3 +403,38 @@ def overrides_of(settings: Any, preset: Any) -> dict[str, Any]:
     """The settings that differ from the preset (the record's ``rules``)."""
     return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
             if getattr(settings, f.name) != getattr(preset, f.name)}
+
+
+class BotTable:
+    """Plays bot actions through the referee (``State.judge``) and keeps them as the record's events.
+
+    >>> table = BotTable(state)                    # doctest: +SKIP
+    >>> table({"seat": 0, "action": "pass"})       # doctest: +SKIP
+    """
+
+    def __init__(self, state: Any):
+        self.state = state
+        self.events: list[Action] = []
+
+    def __call__(self, action: Action) -> None:
+        violations = self.state.judge(action)
+        if violations:
+            raise RuntimeError(f"a bot broke a rule: {action} → {violations}")
+        self.events.append(action)
+
+    def record(self, game: Any, settings: Any, hands: list[list[str]], bottom: list[str],
+               first_seat: int) -> dict[str, Any]:
+        """The game record of the hand, with its verdict (no violations) and ``next_first_seat``."""
+        verdict = self.state.verdict()
+        verdict["violations"] = []
+        return {
+            "game": game.name,
+            "preset": game.default_preset,
+            "rules": overrides_of(settings, game.presets[game.default_preset]),
+            "hands": hands,
+            "bottom": bottom,
+            "events": self.events,
+            "first_seat": first_seat,
+            "verdict": verdict,
+            "next_first_seat": verdict["next_first_seat"],
+        }

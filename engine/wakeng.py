@@ -20,13 +20,13 @@ from typing import Any, Literal
 
 from engine.cards import CLIMBING, DECKS, Card
 from engine.climbing import (
+    BotTable,
     ClimbingRules,
     Hand,
     TrickPlay,
     cards_text,
     choose,
     err,
-    overrides_of,
     parse_play_cards,
 )
 from engine.game import Action, DealPlan, Game, State, Violation
@@ -389,12 +389,7 @@ class WakengGame(Game):
         bottom = deck[plan.seats * per:]
         first_seat %= plan.seats
         state = self.new_state(hands, bottom, s, first_seat)
-        events: list[Action] = []
-
-        def act(a: Action) -> None:
-            violations = state.judge(a)
-            assert not violations, (a, violations)
-            events.append(a)
+        act = BotTable(state)
 
         if s.black_dig:
             for i in range(plan.seats):  # blind: a bot digs now and then, without looking
@@ -413,12 +408,12 @@ class WakengGame(Game):
                 value = rng.choice(values)
             act({"seat": seat, "action": "bid", "value": value})
         act({"seat": state.digger, "action": "take_bottom"})
-        escape_at = len(events) + rng.randrange(30) if rng.random() < 0.005 else -1
+        escape_at = len(act.events) + rng.randrange(30) if rng.random() < 0.005 else -1
         trick = state.trick
         assert trick is not None
         while state.phase == "play":
             seat = trick.turn
-            if len(events) == escape_at:
+            if len(act.events) == escape_at:
                 act({"seat": seat, "action": "escape"})
                 break
             combo = choose(state.rules, trick.options(seat), trick.beat, rng, bot)
@@ -426,17 +421,4 @@ class WakengGame(Game):
                 act({"seat": seat, "action": "pass"})
             else:
                 act({"seat": seat, "action": "play", "cards": state.hands[seat].pick(combo)})
-        verdict = state.verdict()
-        verdict["violations"] = []
-        preset = self.presets[self.default_preset]
-        return {
-            "game": self.name,
-            "preset": self.default_preset,
-            "rules": overrides_of(s, preset),
-            "hands": hands,
-            "bottom": bottom,
-            "events": events,
-            "first_seat": first_seat,
-            "verdict": verdict,
-            "next_first_seat": verdict["next_first_seat"],
-        }
+        return act.record(self, s, hands, bottom, first_seat)

@@ -20,12 +20,12 @@ from typing import Any, Literal
 
 from engine.cards import CLIMBING_JOKERS, DECKS, Card
 from engine.climbing import (
+    BotTable,
     ClimbingRules,
     Hand,
     TrickPlay,
     choose,
     err,
-    overrides_of,
     parse_play_cards,
 )
 from engine.game import Action, DealPlan, Game, State, Violation
@@ -374,12 +374,7 @@ class ZhuohongaGame(Game):
         first_seat %= 4
         hands = self.deal(rng, s, first_seat)
         state = self.new_state(hands, [], s)
-        events: list[Action] = []
-
-        def act(a: Action) -> None:
-            violations = state.judge(a)
-            assert not violations, (a, violations)
-            events.append(a)
+        act = BotTable(state)
 
         if state.xuan is None and state.red and rng.random() < 0.3:
             act({"seat": rng.choice(state.red), "action": "xuan"})
@@ -406,16 +401,4 @@ class ZhuohongaGame(Game):
                 if H4 not in cards:
                     cards = cards[:-1] + [H4]
             act({"seat": seat, "action": "play", "cards": cards})
-        verdict = state.verdict()
-        verdict["violations"] = []
-        return {
-            "game": self.name,
-            "preset": self.default_preset,
-            "rules": overrides_of(s, self.presets[self.default_preset]),
-            "hands": hands,
-            "bottom": [],
-            "events": events,
-            "first_seat": first_seat,
-            "verdict": verdict,
-            "next_first_seat": verdict["next_first_seat"],
-        }
+        return act.record(self, s, hands, [], first_seat)

@@ -1,6 +1,8 @@
 """The shared climbing machinery: classification, following and option generation without subsets."""
 
+import copy
 import doctest
+from collections import Counter
 from itertools import combinations
 
 from hypothesis import given, settings
@@ -8,6 +10,54 @@ from hypothesis import strategies as st
 
 from engine.cards import CLIMBING, CLIMBING_JOKERS, deck, parse_cards
 from engine.climbing import FOUR, PAIR, PAIR_RUN, SINGLE, STRAIGHT, TRIPLE_RUN, ClimbingRules, Combo, Hand
+from engine.referee import referee
+
+
+# ---------------------------------------------------------------------------- record helpers (wakeng, zhuohonga tests)
+def judge_events(game, hands, events, bottom=(), rules=None, preset=None):
+    """The referee's verdict of a hand-made record."""
+    record = {"game": game, "hands": hands, "bottom": list(bottom), "events": events}
+    if rules:
+        record["rules"] = rules
+    if preset:
+        record["preset"] = preset
+    return referee(record)
+
+
+def broken(verdict):
+    """``(event index, rule id)`` of each violation."""
+    return [(v["event"], v["rule"]) for v in verdict["violations"]]
+
+
+def ev(seat, action, **kw):
+    return {"seat": seat, "action": action, **kw}
+
+
+def play(seat, *cards):
+    return ev(seat, "play", cards=list(cards))
+
+
+def passes(*seats):
+    return [ev(s, "pass") for s in seats]
+
+
+def random_step(state, rng, also=()):
+    """One random legal action of the seat to act (or one of ``also``) through the referee;
+    now and then every listed action is judged on a copy: the referee accepts each."""
+    actions = state.legal_actions(state.current_player())
+    assert actions, "a legal action always exists"
+    actions += also
+    if rng.random() < 0.1:
+        for a in actions:
+            assert copy.deepcopy(state).judge(a) == [], a
+    assert state.judge(rng.choice(actions)) == []
+
+
+def held_and_played(state):
+    """Every card still held or already played, with multiplicity."""
+    held = Counter(c for h in state.hands for c in h.cards())
+    return held + Counter(c for a in state.history if a["action"] == "play" for c in a["cards"])
+
 
 WAKENG_LIKE = ClimbingRules(CLIMBING, run_top=10, min_runs=(3, 3, 3), bombs=True)
 ZHUOHONGA_LIKE = ClimbingRules(CLIMBING_JOKERS, run_top=0, min_runs=(0, 0, 0), joker_pair=True)

@@ -1,7 +1,6 @@
 """陕西挖坑: each rule of ``shared/rules/wakeng.txt`` legal and illegal, every scoring outcome, properties,
 2,000 self-played hands refereed with zero violations, and the two commands."""
 
-import copy
 import json
 import random
 from collections import Counter
@@ -9,6 +8,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_climbing import broken, ev, held_and_played, judge_events, play, random_step
 from typer.testing import CliRunner
 
 from controller.cli import app
@@ -20,24 +20,7 @@ GAME = WakengGame()
 
 
 def judge(hands, events, bottom=(), rules=None, preset=None):
-    record = {"game": "wakeng", "hands": hands, "bottom": list(bottom), "events": events}
-    if rules:
-        record["rules"] = rules
-    if preset:
-        record["preset"] = preset
-    return referee(record)
-
-
-def rules_broken(verdict):
-    return [(v["event"], v["rule"]) for v in verdict["violations"]]
-
-
-def ev(seat, action, **kw):
-    return {"seat": seat, "action": action, **kw}
-
-
-def play(seat, *cards):
-    return ev(seat, "play", cards=list(cards))
+    return judge_events("wakeng", hands, events, bottom, rules, preset)
 
 
 # ---------------------------------------------------------------------------- bidding and 黑挖
@@ -45,7 +28,7 @@ def test_lowest_heart_bids_first_then_counter_clockwise():
     hands = [["S5"], ["H4"], ["S6"]]
     v = judge(hands, [ev(0, "bid", value=1), ev(1, "bid", value=1), ev(2, "bid", value=2),
                       ev(0, "bid", value=0)])
-    assert rules_broken(v) == [(0, "turn")]
+    assert broken(v) == [(0, "turn")]
     assert v["first_bidder"] == 1 and v["digger"] == 2 and v["bid"] == 2
 
 
@@ -53,43 +36,43 @@ def test_h4_in_the_bottom_the_lowest_heart_bids_and_leads():
     hands = [["S5", "H6"], ["H5", "S7"], ["S6", "HK"]]
     v = judge(hands, [ev(1, "bid", value=0), ev(2, "bid", value=2), ev(0, "bid", value=0),
                       ev(2, "take_bottom"), play(2, "H4"), play(1, "H5")], bottom=["H4"])
-    assert rules_broken(v) == [(4, "turn")]
+    assert broken(v) == [(4, "turn")]
     assert v["first_bidder"] == 1 and v["leader"] == 1
     v = judge(hands, [ev(1, "bid", value=0), ev(2, "bid", value=2), ev(0, "bid", value=0),
                       ev(2, "take_bottom"), play(2, "H4")], bottom=["H4"], rules={"h4_in_bottom_lead": "digger"})
-    assert rules_broken(v) == [] and v["leader"] == 2
+    assert broken(v) == [] and v["leader"] == 2
 
 
 def test_each_bid_must_be_higher_and_three_ends_the_bidding():
     hands = [["H4"], ["S5"], ["S6"]]
     v = judge(hands, [ev(0, "bid", value=2), ev(1, "bid", value=2), ev(1, "bid", value=1),
                       ev(1, "bid", value=4), ev(1, "bid", value=3), ev(2, "bid", value=0)])
-    assert rules_broken(v) == [(1, "bid"), (2, "bid"), (3, "bid"), (5, "phase")]
+    assert broken(v) == [(1, "bid"), (2, "bid"), (3, "bid"), (5, "phase")]
     assert v["digger"] == 1 and v["bid"] == 3 and v["bids"] == [[0, 2], [1, 3]]
 
 
 def test_all_pass_the_first_bidder_digs_at_one():
     v = judge([["S5"], ["S6"], ["H4"]], [ev(2, "bid", value=0), ev(0, "bid", value=0), ev(1, "bid", value=0)])
-    assert rules_broken(v) == [] and v["digger"] == 2 and v["bid"] == 1
+    assert broken(v) == [] and v["digger"] == 2 and v["bid"] == 1
 
 
 def test_black_dig_skips_the_bidding_at_four():
     hands = [["H4"], ["S5"], ["S6"]]
     v = judge(hands, [ev(1, "black_dig", dig=False), ev(0, "black_dig", dig=False), ev(2, "black_dig", dig=True),
                       ev(0, "bid", value=1), ev(2, "black_dig", dig="yes")])
-    assert rules_broken(v) == [(1, "turn"), (3, "phase"), (4, "phase")]
+    assert broken(v) == [(1, "turn"), (3, "phase"), (4, "phase")]
     assert v["black_dig"] and v["digger"] == 2 and v["bid"] == 4 and v["bids"] == []
     v = judge(hands, [ev(1, "black_dig", dig=False), ev(2, "black_dig", dig=0)])
-    assert rules_broken(v) == [(1, "black_dig")]
+    assert broken(v) == [(1, "black_dig")]
     v = judge(hands, [ev(0, "black_dig")], rules={"black_dig": False})
-    assert rules_broken(v) == [(0, "phase")]
+    assert broken(v) == [(0, "phase")]
 
 
 def test_a_bid_closes_the_black_dig_round_but_only_in_turn():
     hands = [["H4"], ["S5"], ["S6"]]
     v = judge(hands, [ev(1, "black_dig", dig=False), ev(1, "bid", value=2), ev(0, "bid", value=2),
                       ev(1, "black_dig", dig=True)])
-    assert rules_broken(v) == [(1, "turn"), (3, "phase")]
+    assert broken(v) == [(1, "turn"), (3, "phase")]
     assert not v["black_dig"] and v["bids"] == [[0, 2]]
 
 
@@ -104,8 +87,8 @@ def test_forced_bids(rule, hand, forced):
     hands = [hand, *others]
     first = GAME.new_state(parse_cards_list(hands), [], GAME.settings(None, {"forced_bid": rule})).first_bidder
     events = [ev((first + i) % 3, "bid", value=0) for i in range(3)]
-    broken = rules_broken(judge(hands, events, rules={"forced_bid": rule}))
-    assert (any(r == "forced_bid" for _, r in broken)) == forced
+    rules = broken(judge(hands, events, rules={"forced_bid": rule}))
+    assert any(r == "forced_bid" for _, r in rules) == forced
 
 
 def parse_cards_list(hands):
@@ -144,7 +127,7 @@ def test_lead_combinations(cards, ok):
     rest = [c for c in ["S7", "D7", "S8", "D8", "S9", "D9", "SJ", "DJ"] if c not in hand0]
     hands = [hand0, rest[:3], rest[3:6]]
     v = judge(hands, [*_playing(hands), play(0, *cards)])
-    assert rules_broken(v) == ([] if ok else [(4, "combo")])
+    assert broken(v) == ([] if ok else [(4, "combo")])
 
 
 @pytest.mark.parametrize(("lead", "follow", "rule", "rules"), [
@@ -169,7 +152,7 @@ def test_lead_combinations(cards, ok):
 def test_following(lead, follow, rule, rules):
     hands = [sorted({"H4", *lead}) + ["D2"], sorted(follow) + ["C2"], ["C3"]]
     v = judge(hands, [*_playing(hands), play(0, *lead), play(1, *follow)], rules=rules)
-    assert rules_broken(v) == ([] if rule is None else [(5, rule)])
+    assert broken(v) == ([] if rule is None else [(5, rule)])
 
 
 def test_pass_turns_lead_pass_and_not_in_hand():
@@ -177,18 +160,18 @@ def test_pass_turns_lead_pass_and_not_in_hand():
     events = [*_playing(hands), ev(0, "pass"), play(0, "H4"), play(2, "S6"), play(1, "S10"), ev(1, "pass"),
               play(2, "S6"), ev(0, "pass"), play(1, "S5"), ev(1, "pass")]
     v = judge(hands, events)
-    assert rules_broken(v) == [(4, "lead_pass"), (6, "turn"), (7, "not_in_hand"), (11, "follow")]
+    assert broken(v) == [(4, "lead_pass"), (6, "turn"), (7, "not_in_hand"), (11, "follow")]
     assert v["phase"] == "play" and not v["finished"] and v["scores"] is None
     # after both others passed, seat 2 (the last to play) leads anything, and goes out: the digger lost
     v = judge(hands, [*events, play(2, "S7"), ev(0, "pass")])
-    assert rules_broken(v)[-1] == (len(events) + 1, "finished")
+    assert broken(v)[-1] == (len(events) + 1, "finished")
     assert v["outcome"] == "digger_lost" and v["first_out"] == 2 and v["scores"] == [-2, 1, 1]
 
 
 def test_unknown_actions_and_actions_after_the_end():
     hands = [["H4"], ["S5"], ["S6"]]
     v = judge(hands, [ev(0, "dance"), *_playing(hands), play(0, "H4"), ev(1, "pass")])
-    assert rules_broken(v) == [(0, "phase"), (6, "finished")]
+    assert broken(v) == [(0, "phase"), (6, "finished")]
     assert v["finished"]
 
 
@@ -205,7 +188,7 @@ def test_the_sources_example_bid_two_one_bomb_digger_loses_eight():
     events = [ev(0, "bid", value=2), ev(1, "bid", value=0), ev(2, "bid", value=0), ev(0, "take_bottom"),
               play(0, "H4"), play(1, "S9", "H9", "D9", "C9"), ev(2, "pass"), ev(0, "pass"), play(1, "S6")]
     v = judge(hands, events)
-    assert rules_broken(v) == []
+    assert broken(v) == []
     assert v["outcome"] == "digger_lost" and v["bombs"] == 1 and v["scores"] == [-8, 4, 4] and v["winners"] == [1, 2]
 
 
@@ -221,7 +204,7 @@ def _three_bombs(rules=None):
 
 def test_each_bomb_doubles_up_to_bomb_top():
     v = _three_bombs()
-    assert rules_broken(v) == [] and v["bombs"] == 3 and v["multiplier"] == 4 and v["scores"] == [-8, 4, 4]
+    assert broken(v) == [] and v["bombs"] == 3 and v["multiplier"] == 4 and v["scores"] == [-8, 4, 4]
     v = _three_bombs({"bomb_top": 8})
     assert v["multiplier"] == 8 and v["scores"] == [-16, 8, 8]
     v = _three_bombs({"base": 3})
@@ -232,7 +215,7 @@ def test_escape_penalty_is_shared_by_the_others():
     hands = [["H4"], ["S5"], ["S6"]]
     v = judge(hands, [ev(0, "bid", value=3), ev(2, "escape"), ev(1, "pass")])
     assert v["outcome"] == "escape" and v["escaped"] == 2 and v["scores"] == [5, 5, -10]
-    assert rules_broken(v) == [(2, "finished")] and v["next_first_seat"] == 0
+    assert broken(v) == [(2, "finished")] and v["next_first_seat"] == 0
     v = judge([["H4"], ["S5"], ["S6"], ["S7"]], [ev(1, "escape")], preset="xian-4p")
     assert v["scores"] == [3, -9, 3, 3]
 
@@ -240,10 +223,10 @@ def test_escape_penalty_is_shared_by_the_others():
 def test_four_player_digger_against_three():
     hands = [["H4", "S4"], ["S5"], ["S6"], ["S7"]]
     v = judge(hands, [ev(0, "bid", value=3), ev(0, "take_bottom"), play(0, "H4", "S4")], preset="xian-4p")
-    assert rules_broken(v) == [] and v["scores"] == [9, -3, -3, -3]
+    assert broken(v) == [] and v["scores"] == [9, -3, -3, -3]
     v = judge(hands, [ev(0, "bid", value=1), ev(1, "bid", value=2), ev(2, "bid", value=0), ev(3, "bid", value=0),
                       ev(1, "take_bottom"), play(0, "H4"), play(1, "S5")], preset="xian-4p")
-    assert rules_broken(v) == [] and v["digger"] == 1 and v["scores"] == [-2, 6, -2, -2]
+    assert broken(v) == [] and v["digger"] == 1 and v["scores"] == [-2, 6, -2, -2]
     assert GAME.deal_plan(GAME.settings("xian-4p")).cards_per_seat == (12, 12, 12, 12)
 
 
@@ -281,17 +264,9 @@ def test_random_playouts_keep_every_invariant(seed, players, bombs, forced):
     for _ in range(600):
         if state.is_terminal():
             break
-        seat = state.current_player()
-        actions = state.legal_actions(seat)
-        assert actions, "a legal action always exists"
-        if rng.random() < 0.1:  # every listed action is accepted by the referee
-            for a in actions:
-                assert copy.deepcopy(state).judge(a) == []
-        assert state.judge(rng.choice(actions)) == []
-        held = Counter(c for h in state.hands for c in h.cards())
-        played = Counter(c for a in state.history if a["action"] == "play" for c in a["cards"])
+        random_step(state, rng)
         kitty = Counter() if state.phase in ("play", "over") else Counter(str(c) for c in bottom)
-        assert held + played + kitty == Counter(str(c) for c in deck), "cards are conserved"
+        assert held_and_played(state) + kitty == Counter(str(c) for c in deck), "cards are conserved"
         _check_view_hides_hands(state, rng.randrange(players))
     assert state.is_terminal()
     assert sum(state.returns()) == 0 and state.verdict()["finished"]
