@@ -211,7 +211,7 @@ def _no_hidden_card_in_view(state, seat):
     if not (state.xuan_ok or state.over):
         for ace in ("HA", "DA", "SA", "CA"):
             assert f'"{ace}"' not in text
-    rest = json.dumps({k: v for k, v in view.items() if k != "hand"})
+    rest = json.dumps({k: v for k, v in view.items() if k not in ("hand", "verdict")})  # the verdict: hand over
     for other in range(4):
         if other != seat:
             for card in state.hands[other].cards():
