@@ -247,26 +247,27 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         return svc.act(rid, event.to_action())
 
     # ---------------------------------------------------------------- operator / after the hand
-    @app.get("/api/rounds/{rid}/record", summary="the game record with its verdict (operator; anyone after)")
-    def record(rid: RoundId, creds: Creds) -> dict[str, Any]:
+    def finished_or_operator(rid: int, creds: HTTPAuthorizationCredentials | None, what: str) -> Any:
+        """The round, if the hand is over (then anyone may see it) or the caller is the operator."""
         rnd = svc.get_round(rid)
         with rnd.lock:
             over = rnd.phase == "finished"
         if not over:
-            _check(svc, creds, what="read the record before the hand is over")
+            _check(svc, creds, what=f"{what} before the hand is over")
+        return rnd
+
+    @app.get("/api/rounds/{rid}/record", summary="the game record with its verdict (operator; anyone after)")
+    def record(rid: RoundId, creds: Creds) -> dict[str, Any]:
+        rnd = finished_or_operator(rid, creds, "read the record")
         with rnd.lock:
             rec = rnd.record()
             rec["phase"] = rnd.phase
-            rec["verdict"] = rnd.result() if over else _live_verdict(rnd)
+            rec["verdict"] = rnd.result() if rnd.phase == "finished" else _live_verdict(rnd)
         return rec
 
     @app.get("/api/rounds/{rid}/replay", summary="the dispute view: the record replayed step by step")
     def dispute(rid: RoundId, creds: Creds) -> dict[str, Any]:
-        rnd = svc.get_round(rid)
-        with rnd.lock:
-            over = rnd.phase == "finished"
-        if not over:
-            _check(svc, creds, what="replay a hand before it is over")
+        rnd = finished_or_operator(rid, creds, "replay a hand")
         with rnd.lock:
             rec = rnd.record()
         return replay(rec, svc.journal, rid)

@@ -25,6 +25,30 @@ from engine.game import Game, State, Violation
 PHASES = ("dealing", "interrupted", "playing", "finished", "void")
 # Fields of an action that are public once the action is applied (a refused action shows none of them).
 PUBLIC_ACTION_FIELDS = ("cards", "card", "target", "count")
+# What everyone is told about a refused action, by rule. The engine's own message goes to the seat that
+# acted (and the operator): it may name the cards tried ("C2 SJ is not a combination"), which are secret.
+RULE_TEXT = {
+    "turn": ("Not this seat's turn.", "还没轮到该座位。"),
+    "phase": ("Not allowed at this point of the hand.", "此时不能这样做。"),
+    "not_in_hand": ("Those cards are not in this seat's hand.", "手里没有这些牌。"),
+    "combo": ("Not a valid combination.", "不是合法牌型。"),
+    "follow": ("Does not beat the cards on the table.", "压不过桌上的牌。"),
+    "lead_pass": ("The seat that leads may not pass.", "首家必须出牌，不能不要。"),
+    "call": ("Not a valid call.", "叫牌不合规则。"),
+    "tiao": ("挑 is not allowed now.", "此时不能挑。"),
+    "baomen": ("Only the ♥4 holder may declare 爆闷, before the call.", "只有红桃四在叫牌前可以爆闷。"),
+    "pa": ("趴 is not allowed here.", "此时不能趴。"),
+    "count": ("Wrong or missing card count.", "报牌数有误。"),
+    "finished": ("The hand is over.", "本局已结束。"),
+}
+RULE_DEFAULT = ("Refused by the referee.", "裁判不允许。")
+
+
+def public_violation(v: dict[str, Any]) -> dict[str, Any]:
+    """A violation as the table may hear it: the rule, and the rule's own words (never the cards)."""
+    text, text_zh = RULE_TEXT.get(str(v.get("rule")), RULE_DEFAULT)
+    return {"rule": v.get("rule"), "severity": v.get("severity"), "message": text, "message_zh": text_zh}
+
 
 
 class Round:
@@ -125,7 +149,7 @@ class Round:
         vs = self.violations[index]["list"]
         if self.applied[index]:
             out.update({k: ev[k] for k in PUBLIC_ACTION_FIELDS if k in ev})
-        out["violations"] = [{k: v[k] for k in ("rule", "severity", "message", "message_zh")} for v in vs]
+        out["violations"] = [public_violation(v) for v in vs]
         return out
 
     # ------------------------------------------------------------------ views

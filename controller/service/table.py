@@ -22,7 +22,7 @@ from controller.journal import Journal
 from controller.service.bots import choose_action
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
 from controller.service.hub import EventHub
-from controller.service.rounds import Round
+from controller.service.rounds import Round, public_violation
 from controller.service.tokens import TokenStore
 from controller.service.voice import Announcer
 from engine.registry import UnknownGame, get_game
@@ -30,7 +30,21 @@ from engine.registry import UnknownGame, get_game
 log = logging.getLogger("hongsi.service")
 
 # Deal-progress fields the service passes on from a deal source: never a card's identity.
-DEAL_EVENT_FIELDS = ("index", "seat", "total", "reason", "message", "message_zh", "passes", "fair", "commitment")
+DEAL_EVENT_FIELDS = ("index", "seat", "total", "reason", "passes", "fair", "commitment")
+# What the table is told when a deal pauses, by reason. The dealer's own message goes to the journal and
+# the operator only: it may name a card (a mismatch at the window), and the hand is still secret.
+PAUSE_TEXT = {
+    "estop": ("Emergency stop. The operator makes the table safe, then resumes.", "急停。操作员确认安全后继续。"),
+    "jam": ("A card is stuck in the dealer. The operator clears it, then resumes.", "发牌机卡牌。操作员处理后继续。"),
+    "camera": ("The camera shows nothing. The operator checks it, then resumes.", "相机无画面。操作员检查后继续。"),
+    "mcu": ("The controller board restarted. The operator checks the rig, then resumes.",
+            "控制板重启。操作员检查后继续。"),
+    "link": ("The rig does not answer. The operator checks its cable, then resumes.", "发牌机无响应。操作员检查后继续。"),
+    "unreadable": ("A card could not be read. The operator checks it, then resumes.", "有牌无法识别。操作员检查后继续。"),
+    "mismatch": ("The cards in the dealer were moved. The operator puts them back, then resumes.",
+                 "发牌机里的牌被动过。操作员复原后继续。"),
+}
+PAUSE_DEFAULT = ("The deal is paused for the operator.", "发牌暂停，等待操作员。")
 
 
 class ServiceError(Exception):
@@ -166,19 +180,24 @@ class TableService:
             if kind in ("card_dealt", "card"):
                 rnd.card_dealt(ev.get("seat"))
             elif kind == "paused":
+                text, text_zh = PAUSE_TEXT.get(str(ev.get("reason")), PAUSE_DEFAULT)
+                public.update({"message": text, "message_zh": text_zh})
                 if rnd.phase == "void" and self.deal_source.waiting:
                     self.deal_source.resolve("void")
                 else:
-                    rnd.phase, rnd.message = "interrupted", ev.get("message")
-            elif kind == "resumed" and rnd.phase == "interrupted":
-                rnd.phase, rnd.message = "dealing", None
+                    rnd.phase, rnd.message = "interrupted", text
+            elif kind == "resumed":
+                if isinstance(ev.get("dealt"), int):  # a deal resumed from the journal after a restart
+                    rnd.dealt = max(rnd.dealt, ev["dealt"])
+                if rnd.phase == "interrupted":
+                    rnd.phase, rnd.message = "dealing", None
             public.update({"dealt": rnd.dealt, "total": rnd.total, "phase": rnd.phase})
         if kind in ("card_dealt", "card"):
             self.hub.publish({"type": "deal", "round": rnd.id, **public})
             return
         self.hub.publish({"type": "deal_status", "stage": str(kind), "round": rnd.id, **public})
-        if kind == "paused" and ev.get("message"):
-            self.voice.say(str(ev.get("message_zh") or ev["message"]), str(ev["message"]))
+        if kind == "paused":
+            self.voice.say(public["message_zh"], public["message"])
 
     def _deal(self, rnd: Round, resume: bool) -> None:
         try:
@@ -266,10 +285,9 @@ class TableService:
                               "trick": trick})
         errors = [v for v in violations if v.severity == "error"]
         if errors:
-            v = errors[0]
-            self.hub.publish({"type": "refused", "round": rid, "seat": seat, "action": action.get("action"),
-                              "rule": v.rule, "message": v.message, "message_zh": v.message_zh})
-            self.voice.say(f"{seat_zh(seat)}位违规：{v.message_zh}", f"Seat {seat + 1}: {v.message}")
+            v = public_violation(errors[0].to_json())  # the table hears the rule, not the cards tried
+            self.hub.publish({"type": "refused", "round": rid, "seat": seat, "action": action.get("action"), **v})
+            self.voice.say(f"{seat_zh(seat)}位违规：{v['message_zh']}", f"Seat {seat + 1}: {v['message']}")
         if count is not None:
             self.hub.publish({"type": "count", "round": rid, "seat": seat, "count": count})
             self.voice.say(f"{seat_zh(seat)}位剩{ZH_DIGITS.get(count, count)}张",

@@ -15,6 +15,7 @@ import uvicorn
 from controller.service.table import TableService
 
 CARD = re.compile(r"^(?:[SHDC](?:10|[2-9JQKA])|BJ|RJ)$")
+CARD_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])(?:[SHDC](?:10|[2-9JQKA])|BJ|RJ)(?![A-Za-z0-9])")
 
 
 def card_strings(obj: Any) -> set[str]:
@@ -23,6 +24,7 @@ def card_strings(obj: Any) -> set[str]:
     if isinstance(obj, str):
         if CARD.match(obj):
             out.add(obj)
+        out |= set(CARD_IN_TEXT.findall(obj))  # a card named inside a message
     elif isinstance(obj, dict):
         for k, v in obj.items():
             out |= card_strings(k) | card_strings(v)

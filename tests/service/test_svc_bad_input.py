@@ -97,6 +97,7 @@ def test_an_illegal_action_is_refereed_not_an_error(client_round):
     refused = public["actions"][-1]
     assert refused["applied"] is False and "cards" not in refused  # a refused play shows no card
     assert refused["violations"][0]["rule"] == body["violations"][0]["rule"]
+    assert card not in str(refused) and card not in str(public)  # the table is told the rule, not the card
 
 
 # ------------------------------------------------------------------ schemathesis over the OpenAPI spec
