@@ -31,6 +31,7 @@ log = logging.getLogger("hongsi.service")
 
 # Deal-progress fields the service passes on from a deal source: never a card's identity.
 DEAL_EVENT_FIELDS = ("index", "seat", "total", "reason", "passes", "fair", "commitment")
+KEEP_ROUNDS = 200  # rounds kept in memory (older finished ones are in the journal)
 # What the table is told when a deal pauses, by reason. The dealer's own message goes to the journal and
 # the operator only: it may name a card (a mismatch at the window), and the hand is still secret.
 PAUSE_TEXT = {
@@ -82,6 +83,7 @@ class TableService:
         self._closing = False
         self._threads: list[threading.Thread] = []
         self.ledger = self._load_ledger()
+        self._adopt_interrupted()
         bot_thread = threading.Thread(target=self._bot_loop, name="hongsi-bots", daemon=True)
         bot_thread.start()
         self._threads.append(bot_thread)
@@ -148,6 +150,9 @@ class TableService:
                         preset=preset, rules=rules)
             self.rounds[rid] = rnd
             self.current = rnd
+            for old in sorted(self.rounds)[:-KEEP_ROUNDS]:  # finished hands live on in the journal
+                if self.rounds[old].phase in ("finished", "void"):
+                    del self.rounds[old]
         self.hub.publish({"type": "round", "round": rid, "game": game, "phase": "dealing",
                           "first_seat": first_seat, "total": rnd.total, "seats": plan.seats,
                           "bots": sorted(bot_seats)})
@@ -322,6 +327,31 @@ class TableService:
                            "Hand over: seats " + ", ".join(str(w + 1) for w in winners) + " win")
         else:
             self.voice.say("本局结束", "Hand over")
+
+    def _adopt_interrupted(self) -> None:
+        """A deal the journal shows interrupted (the service or the machine stopped mid-deal) becomes the
+        current round, ``interrupted``: the operator resumes it (from the journal) or voids it."""
+        try:
+            rid = self.journal.last_open_round()
+            if rid is None or self.journal.status(rid) != "interrupted":
+                return
+            rows = self.journal.rows(rid)
+            start = next((r.data for r in rows if r.kind == "round_start"), {})
+            impl = get_game(str(start.get("game", "hongsi")))
+            settings = impl.settings(start.get("preset"), start.get("rules"))
+            plan = impl.deal_plan(settings)
+            first = int(start.get("first_seat") or 0)
+        except Exception:  # a journal row this service cannot read: leave it to `hongsi deal --resume`
+            log.exception("cannot adopt the interrupted round")
+            return
+        rnd = Round(rid, impl, settings, first_seat=first if 0 <= first < plan.seats else 0,
+                    fair_deal=bool(start.get("fair_deal", True)), bots=self._bot_seats(None, plan.seats),
+                    preset=start.get("preset"), rules=start.get("rules"))
+        rnd.phase = "interrupted"
+        rnd.message = "The deal was interrupted when the service stopped: resume or void it."
+        rnd.dealt = sum(1 for r in rows if r.kind == "eject_done")
+        self.rounds[rid] = rnd
+        self.current = rnd
 
     def _load_ledger(self) -> dict[int, int]:
         ledger: dict[int, int] = {}

@@ -116,3 +116,38 @@ def test_other_games_run_generically_through_the_service(service):
     wait_for(lambda: rnd.phase in ("finished", "interrupted"), timeout=30)
     assert rnd.phase == "finished", rnd.message
     assert rnd.plan.seats == 3 and sum(rnd.result()["scores"]) == 0
+
+
+def test_a_deal_interrupted_by_a_crash_is_offered_for_resume_or_void(tmp_path):
+    """The journal shows a deal whose process died: the restarted service makes it the current round,
+    interrupted; resuming deals it, voiding ends it in the journal."""
+    import os
+
+    from controller.journal import Journal
+    from controller.service.deal import SoftwareDealSource
+    from controller.service.table import TableService
+
+    dead_pid = 4194305  # above Linux's largest pid: no such process
+    with Journal(tmp_path / "journal.db") as j:
+        for rid in (1, 2):
+            j.append(rid, "round_start", {"game": "hongsi", "first_seat": 2, "fair_deal": False,
+                                          "pid": dead_pid, "host": os.uname().nodename})
+    svc = TableService(tmp_path, SoftwareDealSource(seed=3), bot_delay=0)
+    try:
+        rnd = svc.current
+        assert rnd is not None and rnd.id == 2 and rnd.phase == "interrupted" and rnd.first_seat == 2
+        with pytest.raises(Exception, match="resume or void"):
+            svc.start_round(bots=[])
+        svc.void(2)
+        assert svc.journal.status(2) == "void"
+    finally:
+        svc.close()
+    svc = TableService(tmp_path, SoftwareDealSource(seed=3), bot_delay=0)
+    try:
+        rnd = svc.current
+        assert rnd.id == 1 and rnd.phase == "interrupted"
+        svc.resume(1)
+        wait_for(lambda: rnd.phase == "playing")
+        assert sorted(len(h) for h in rnd.hands) == [13, 13, 13, 13]
+    finally:
+        svc.close()
