@@ -66,7 +66,7 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
                      f"operator page  {base}/operator#t={svc.tokens.operator_token()}\n"
                      f"seat links     hongsi token --seat N (or the operator page)\n")
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
     finally:
         svc.close()
         if virtual is not None:

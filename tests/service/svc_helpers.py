@@ -47,7 +47,8 @@ def wait_for(pred, timeout: float = 15.0, step: float = 0.02) -> Any:
 class LiveServer:
     def __init__(self, app, svc: TableService):
         self.app, self.svc = app, svc
-        self.config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+        self.config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on",
+                                     timeout_graceful_shutdown=2)
         self.server = uvicorn.Server(self.config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -146,6 +147,8 @@ def check_no_hidden_cards(snapshots: list, events: list, record: dict, rid: int)
             assert not card_strings(snap), snap
         elif snap["phase"] in ("dealing", "playing"):
             in_hand += 1
+            low = [s for s, n in enumerate(snap["counts"] or []) if 0 < n <= 3]
+            assert snap["low"] == low  # rule 8: counts of 3 or fewer are flagged for the display
             shown = card_strings(snap)
             assert shown <= allowed_cards(snap), shown - allowed_cards(snap)
             for a in snap["actions"]:  # and the public actions are the record's
