@@ -300,3 +300,21 @@ def test_selfplay_and_referee_commands(tmp_path):
     assert result.exit_code == 0, result.output
     verdict = json.loads(result.stdout)
     assert verdict["game"] == "wakeng" and verdict["violations"] == [] and sum(verdict["scores"]) == 0
+
+
+@pytest.mark.parametrize(("rules", "cards", "ok"), [
+    ({"min_straight": 5}, ["H4", "S5", "S6"], False), ({"min_straight": 5}, ["H4", "S5", "S6", "S7", "S8"], True),
+    ({"min_pair_run": 2}, ["H4", "C4", "S5", "C5"], True),
+    ({"min_triple_run": 2}, ["H4", "C4", "D4", "S5", "C5", "D5"], True),
+])
+def test_run_length_settings(rules, cards, ok):
+    hands = [sorted(set(cards) | {"H4", "DK"}), ["S9"], ["S10"]]
+    v = judge(hands, [*_playing(hands), play(0, *cards)], rules=rules)
+    assert broken(v) == ([] if ok else [(4, "combo")])
+
+
+def test_black_dig_bid_setting_sets_the_stake():
+    hands = [["H4", "S4"], ["S5"], ["S6"]]
+    v = judge(hands, [ev(0, "black_dig", dig=True), ev(0, "take_bottom"), play(0, "H4", "S4")],
+              rules={"black_dig_bid": 6})
+    assert broken(v) == [] and v["bid"] == 6 and v["scores"] == [12, -6, -6]
