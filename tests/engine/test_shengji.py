@@ -410,6 +410,16 @@ def test_bad_deals_and_settings_are_record_errors():
     assert [x["rule"] for x in v["violations"]] == ["phase", "phase"] and v["finished"] is False
 
 
+def test_after_the_last_trick_everything_is_finished():
+    record = GAME.bot_hand(random.Random(9))
+    s = _replay(record)
+    for ev in record["events"]:
+        assert s.judge(ev) == []
+    assert s.is_terminal() and s.current_player() is None and s.legal_actions(0) == []
+    assert [v.rule for v in s.judge(record["events"][-1])] == ["finished"]
+    assert s.verdict()["buried"] == record["events"][[e["action"] for e in record["events"]].index("bury")]["cards"]
+
+
 def test_malformed_events():
     s = new()
     assert [v.rule for v in s.judge({"seat": 7, "action": "declare", "cards": ["S2"]})] == ["malformed"]
