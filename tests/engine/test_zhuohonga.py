@@ -263,3 +263,10 @@ def test_selfplay_and_referee_commands(tmp_path):
     verdict = json.loads(result.stdout)
     assert verdict["game"] == "zhuohonga" and verdict["violations"] == [] and sum(verdict["scores"]) == 0
     assert verdict == json.loads(files[0].read_text())["verdict"]
+
+
+def test_face_up_aces_and_base_settings():
+    state = GAME.new_state(TWO_TWO, [], GAME.settings(None, {"aces_face_down": False}))
+    assert state.judge(OPEN[0]) == [] and state.public_view(3)["trick"]["standing"]["cards"] == ["HA"]
+    v = judge(TWO_TWO, [*OPEN, play(0, "H4"), play(1, "S5"), play(2, "DA")], rules={"base": 2})
+    assert v["scores"] == [10, -10, 10, -10]
