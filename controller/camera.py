@@ -288,9 +288,19 @@ class VideoCamera(Camera):
 
 
 def open_camera(source: str) -> Camera:
-    """The camera for a source string: an http(s) URL, a folder, a device index or path, a video file."""
+    """The camera for a source string: an http(s) URL, a folder, a device index or path, a video file,
+    an ``rtsp://`` URL (through OpenCV), or ``picamera[:N]`` (the Pi camera; picamera2 imported only then)."""
     if source.startswith(("http://", "https://")):
         return MJPEGCamera(source)
+    if source.startswith(("rtsp://", "rtsps://")):
+        return VideoCamera(source)
+    if source.split(":")[0] == "picamera":
+        from controller.camera_picamera import PiCamera, parse_source
+
+        index = parse_source(source)
+        if index is None:
+            raise CameraError(f"camera: {source!r}: write picamera or picamera:N")
+        return PiCamera(index)
     path = Path(source)
     if path.is_dir():
         return FolderCamera(path)

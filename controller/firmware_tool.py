@@ -1,0 +1,190 @@
+"""Flash the Pico's firmware and check what it runs: ``hongsi firmware flash`` / ``hongsi firmware check``.
+
+Flashing copies ``hardware/firmware/`` to the Pico's flash with ``mpremote`` (MicroPython's own tool,
+a runtime dependency), ``main.py`` last so a half-finished copy never boots a firmware that lacks a
+module, then resets the board and waits for the firmware's boot report over OUR protocol: the version
+and the protocol hash it reports must be the host's (both come from ``hardware/firmware/protocol.py``).
+
+>>> plan = flash_plan("/dev/hongsi-mcu", mpremote="mpremote")
+>>> plan[0][:3], plan[0][-3:], plan[-1][-1]
+(['mpremote', 'connect', '/dev/hongsi-mcu'], ['firmware.py', 'main.py', ':'], 'reset')
+
+A Pico whose ``main.py`` is already running answers Ctrl-C as data (the firmware turns keyboard
+interrupts off), so mpremote may not reach the REPL: hold the Pico's BOOTSEL button while plugging it
+in, copy MicroPython's ``.uf2`` to the RPI-RP2 drive, then flash again (see the README).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from firmware_bridge import protocol as P
+
+FIRMWARE_DIR = P.FIRMWARE_DIR
+# The files the Pico needs, in copy order: main.py last (it is what boots).
+FIRMWARE_FILES = ("protocol.py", "config.py", "drivers.py", "firmware.py", "main.py")
+HOST_VERSION = f"{P.FW_VERSION[0]}.{P.FW_VERSION[1]}"
+
+
+class FirmwareError(RuntimeError):
+    """Flashing or checking failed; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class FirmwareReport:
+    """What the running firmware reported in its HELLO reply, against the host's expectation."""
+
+    port: str
+    fw_version: str
+    protocol_version: int
+    protocol_hash: int
+    boot_id: int
+    reset_cause: str
+
+    @property
+    def version_ok(self) -> bool:
+        return self.fw_version == HOST_VERSION
+
+    @property
+    def protocol_ok(self) -> bool:
+        return self.protocol_hash == P.PROTOCOL_HASH and self.protocol_version == P.PROTOCOL_VERSION
+
+    @property
+    def ok(self) -> bool:
+        return self.version_ok and self.protocol_ok
+
+    def rows(self) -> list[tuple[str, str, str, bool]]:
+        """(what, the firmware's, the host's, equal?) for a table."""
+        return [
+            ("firmware version", self.fw_version, HOST_VERSION, self.version_ok),
+            ("protocol version", str(self.protocol_version), str(P.PROTOCOL_VERSION),
+             self.protocol_version == P.PROTOCOL_VERSION),
+            ("protocol hash", f"{self.protocol_hash:04x}", f"{P.PROTOCOL_HASH:04x}",
+             self.protocol_hash == P.PROTOCOL_HASH),
+        ]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"port": self.port, "fw_version": self.fw_version, "host_version": HOST_VERSION,
+                "protocol_version": self.protocol_version, "protocol_hash": f"{self.protocol_hash:04x}",
+                "host_protocol_hash": f"{P.PROTOCOL_HASH:04x}", "boot_id": self.boot_id,
+                "reset_cause": self.reset_cause, "ok": self.ok}
+
+
+def read_boot(port: str, baud: int = 115200, *, timeout: float = 2.0) -> FirmwareReport:
+    """Shake hands with the firmware on ``port`` and return its boot report — without refusing a
+    mismatched protocol (that is what :meth:`FirmwareReport.ok` judges). Raises ``LinkLost``."""
+    from firmware_bridge.link import Link
+
+    link = Link(port, baud, timeout=timeout)
+    try:
+        status, r = link.command("hello", int(time.time()) & 0xFFFFFFFF)
+    finally:
+        link.close()
+    if status != P.OK:
+        raise FirmwareError(f"the firmware on {port} refused the handshake: {P.STATUS_NAMES.get(status, status)}")
+    return FirmwareReport(port, f"{r['fw_major']}.{r['fw_minor']}", r["protocol_version"], r["protocol_hash"],
+                          r["boot_id"], P.RESET_NAMES.get(r["reset_cause"], str(r["reset_cause"])))
+
+
+def wait_for_boot(port: str, baud: int = 115200, *, within: float = 15.0, previous_boot: int | None = None,
+                  sleep: Callable[[float], None] = time.sleep) -> FirmwareReport:
+    """Poll ``port`` (it vanishes while the Pico reboots) until the firmware answers HELLO with a boot
+    other than ``previous_boot``; raise :class:`FirmwareError` after ``within`` seconds."""
+    from firmware_bridge.errors import RigError
+
+    deadline = time.monotonic() + within
+    last = "no answer"
+    while time.monotonic() < deadline:
+        if os.path.exists(port) or "://" in port:
+            try:
+                report = read_boot(port, baud, timeout=min(2.0, max(0.2, deadline - time.monotonic())))
+                if previous_boot is None or report.boot_id != previous_boot:
+                    return report
+                last = "the firmware did not reboot"
+            except (RigError, FirmwareError) as exc:
+                last = str(exc)
+        else:
+            last = f"{port} is not there"
+        sleep(0.25)
+    raise FirmwareError(f"no boot report from {port} within {within:.0f} s ({last}) / 固件未启动")
+
+
+def find_mpremote(explicit: str | None = None) -> str:
+    """The ``mpremote`` executable: ``explicit``, else on ``$PATH``, else next to this Python."""
+    if explicit:
+        return explicit
+    found = shutil.which("mpremote")
+    if found:
+        return found
+    beside = Path(sys.executable).with_name("mpremote")
+    if beside.exists():
+        return str(beside)
+    raise FirmwareError("mpremote is not installed: pip install mpremote (it is a hongsi dependency)")
+
+
+def flash_plan(port: str, *, mpremote: str = "mpremote", source: Path = FIRMWARE_DIR) -> list[list[str]]:
+    """The mpremote commands that copy the firmware and reset the Pico, in order."""
+    files = [str(Path(source) / name) for name in FIRMWARE_FILES]
+    return [[mpremote, "connect", port, "fs", "cp", *files, ":"],
+            [mpremote, "connect", port, "reset"]]
+
+
+def check_source(source: Path = FIRMWARE_DIR) -> None:
+    """Every firmware file is there and is valid Python (a syntax error would brick the boot)."""
+    for name in FIRMWARE_FILES:
+        path = Path(source) / name
+        if not path.is_file():
+            raise FirmwareError(f"{path}: missing from the firmware source")
+        try:
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")
+        except SyntaxError as exc:
+            raise FirmwareError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
+
+
+Runner = Callable[[Sequence[str]], "subprocess.CompletedProcess[str]"]
+
+
+def _run(cmd: Sequence[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(list(cmd), capture_output=True, text=True, timeout=120)
+
+
+def flash(port: str, *, baud: int = 115200, mpremote: str | None = None, dry_run: bool = False,
+          run: Runner = _run, say: Callable[[str], None] = print, boot_within: float = 15.0,
+          source: Path = FIRMWARE_DIR) -> FirmwareReport | None:
+    """Copy the firmware to the Pico on ``port`` and check the version it reports after the reset.
+    ``dry_run``: print the commands and change nothing (returns None)."""
+    check_source(source)
+    exe = mpremote or ("mpremote" if dry_run else find_mpremote())
+    plan = flash_plan(port, mpremote=exe, source=source)
+    if dry_run:
+        for cmd in plan:
+            say("+ " + " ".join(cmd))
+        say(f"+ then wait for the boot report on {port}: firmware {HOST_VERSION}, protocol hash "
+            f"{P.PROTOCOL_HASH:04x}")
+        return None
+    try:
+        previous = read_boot(port, baud, timeout=1.0).boot_id if os.path.exists(port) else None
+    except Exception:  # noqa: BLE001 - no firmware yet, or a REPL: nothing to compare with
+        previous = None
+    for cmd in plan:
+        say("+ " + " ".join(cmd))
+        try:
+            proc = run(cmd)
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise FirmwareError(f"{cmd[0]}: {exc}") from None
+        if proc.returncode != 0:
+            why = (proc.stderr or proc.stdout or "").strip().splitlines()
+            hint = ""
+            if any("raw repl" in line.lower() for line in why):
+                hint = (" — the running firmware ignores Ctrl-C: hold BOOTSEL while plugging the Pico in, "
+                        "copy MicroPython's .uf2 to RPI-RP2, then flash again")
+            raise FirmwareError(f"mpremote failed (exit {proc.returncode}): {why[-1] if why else '?'}{hint}")
+    say(f"waiting for the firmware's boot report on {port} …")
+    return wait_for_boot(port, baud, within=boot_within, previous_boot=previous)
