@@ -127,8 +127,8 @@ class Link:
             try:
                 self.ser.write(frame)
                 self.counters["frames_sent"] += 1
-            except (serial.SerialException, OSError) as exc:
-                self._die(str(exc))
+            except Exception as exc:  # noqa: BLE001 - SerialException, OSError, or a port closed under us
+                self._die(str(exc) or type(exc).__name__)
                 raise LinkLost(f"cannot write to {self.port}: {exc} / 串口写入失败") from None
 
     def _die(self, why: str) -> None:
@@ -140,11 +140,13 @@ class Link:
         while not self._closing:
             try:
                 data = self.ser.read(max(1, self.ser.in_waiting))
-            except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+            except Exception as exc:  # noqa: BLE001 - any failure of the port ends the link, clearly
                 if not self._closing:
                     self._die(f"read failed: {exc}")
                 return
             now = time.monotonic()
+            if self._closing:
+                return
             if data:
                 self._rx_byte = now
                 for item in self.decoder.feed(data):

@@ -253,6 +253,12 @@ class Firmware:
 
     def _motion(self, now):
         m = self.motion
+        if m is None or P.COMMANDS[m[0]][0] != "eject":
+            pulse = self.exit.pulse_us()
+            if pulse is not None:  # a card left outside an eject (stopped mid-throw, pushed by hand)
+                self.exit.arm()
+                self.ejects += 1
+                self.queue_event("card_passed", (pulse, now))
         if m is None:
             return
         name = P.COMMANDS[m[0]][0]

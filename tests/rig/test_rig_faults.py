@@ -155,3 +155,24 @@ def test_empty_hopper_is_refused(make_rig):
     with pytest.raises(HopperEmpty):
         rig.eject()
     assert vr.truth()["hands"][0] == ["H4"]
+
+
+def test_a_card_thrown_after_an_estop_is_still_reported(make_rig):
+    import threading
+
+    vr, rig = make_rig(speed=2)
+    rig.home()
+    passed = []
+    got = threading.Event()
+    rig.on_event(lambda ev: ev.name == "card_passed" and (passed.append(ev.fields), got.set()))
+    vr.board.mech.eject_travel_ms = 5.0  # the card is in the beam almost at once
+    errors = []
+    t = threading.Thread(target=lambda: _catch(errors, rig.eject))
+    t.start()
+    while not vr.board.beam_blocked:
+        pass
+    rig.estop()  # the card is already past the wheel: it still leaves
+    t.join(10)
+    assert got.wait(5) and passed[0]["pulse_us"] > 0
+    assert errors and isinstance(errors[0], Fault)
+    assert rig.status()["ejects"] == 1 and sum(len(h) for h in vr.truth()["hands"]) == 1
