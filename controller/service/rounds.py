@@ -68,7 +68,8 @@ class Round:
         self.lock = threading.RLock()
         self.phase = "dealing"
         self.paused = False
-        self.message: str | None = None
+        self.message: str | None = None  # why the round waits (English), for everyone
+        self.message_zh: str | None = None
         self.created = time.time()
         self.total = sum(self.plan.cards_per_seat) + self.plan.bottom
         self.dealt = 0
@@ -198,7 +199,7 @@ class Round:
         low_at = self.announce_at()
         out: dict[str, Any] = {
             "id": self.id, "game": self.game.name, "phase": self.phase, "paused": self.paused,
-            "message": self.message, "seats": self.plan.seats, "first_seat": self.first_seat,
+            "message": self.message, "message_zh": self.message_zh, "seats": self.plan.seats, "first_seat": self.first_seat,
             "fair_deal": self.fair_deal, "bots": sorted(self.bots),
             "total": self.total, "dealt": self.dealt, "dealt_per_seat": list(self.dealt_per_seat),
             "first_player": self.first_player, "counts": counts,

@@ -46,6 +46,8 @@ PAUSE_TEXT = {
                  "发牌机里的牌被动过。操作员复原后继续。"),
 }
 PAUSE_DEFAULT = ("The deal is paused for the operator.", "发牌暂停，等待操作员。")
+STOPPED_TEXT = ("The deal stopped: the operator checks the rig, then resumes or voids it.",
+                "发牌停止：操作员检查发牌机后，继续或作废本局。")
 
 
 class ServiceError(Exception):
@@ -190,12 +192,12 @@ class TableService:
                 if rnd.phase == "void" and self.deal_source.waiting:
                     self.deal_source.resolve("void")
                 else:
-                    rnd.phase, rnd.message = "interrupted", text
+                    rnd.phase, rnd.message, rnd.message_zh = "interrupted", text, text_zh
             elif kind == "resumed":
                 if isinstance(ev.get("dealt"), int):  # a deal resumed from the journal after a restart
                     rnd.dealt = max(rnd.dealt, ev["dealt"])
                 if rnd.phase == "interrupted":
-                    rnd.phase, rnd.message = "dealing", None
+                    rnd.phase, rnd.message, rnd.message_zh = "dealing", None, None
             public.update({"dealt": rnd.dealt, "total": rnd.total, "phase": rnd.phase})
         if kind in ("card_dealt", "card"):
             self.hub.publish({"type": "deal", "round": rnd.id, **public})
@@ -212,21 +214,16 @@ class TableService:
         except DealInterrupted as exc:
             with rnd.lock:
                 voided = not exc.resumable or rnd.phase == "void"
-                rnd.phase = "void" if voided else "interrupted"
-                rnd.message = str(exc)
-            self.journal.append(rnd.id, "round_end" if voided else "service_interrupted",
-                                {"status": "void", "message": str(exc)} if voided else {"message": str(exc)})
-            self.hub.publish({"type": "void" if voided else "interrupted", "round": rnd.id, "dealt": rnd.dealt,
-                              "message": str(exc), "message_zh": exc.message_zh})
-            self.voice.say(exc.message_zh, str(exc))
+            if voided:  # the hand is gone (a bad deck, or voided): nothing in it is secret any more
+                self.journal.append(rnd.id, "round_end", {"status": "void", "message": str(exc)})
+                self._halt(rnd, "void", str(exc), exc.message_zh)
+            else:
+                self._halt(rnd, "interrupted", STOPPED_TEXT[0], STOPPED_TEXT[1], detail=str(exc))
             return
         except Exception as exc:  # a bug or a fault no source caught: the round waits for the operator
             log.exception("deal failed")
-            with rnd.lock:
-                rnd.phase = "interrupted"
-                rnd.message = f"deal failed: {exc}"
-            self.fault = str(exc)
-            self.hub.publish({"type": "fault", "round": rnd.id, "message": rnd.message})
+            self.fault = STOPPED_TEXT[0]
+            self._halt(rnd, "interrupted", STOPPED_TEXT[0], STOPPED_TEXT[1], detail=f"deal failed: {exc!r}")
             return
         with rnd.lock:
             if rnd.phase == "void":
@@ -234,9 +231,8 @@ class TableService:
             try:
                 rnd.start_play(result.hands, result.bottom, result.first_player, result.extra)
             except Exception as exc:  # the camera's hand does not fit the game: an operator matter
-                rnd.phase = "interrupted"
-                rnd.message = f"the dealt hand cannot be played: {exc}"
-                self.hub.publish({"type": "fault", "round": rnd.id, "message": rnd.message})
+                self._halt(rnd, "interrupted", STOPPED_TEXT[0], STOPPED_TEXT[1],
+                           detail=f"the dealt hand cannot be played: {exc!r}")
                 return
             first = rnd.first_player
             rec = rnd.record()
@@ -247,6 +243,17 @@ class TableService:
         if rnd.first_text is not None:
             self.voice.say(*rnd.first_text)
         self._kick()
+
+    def _halt(self, rnd: Round, phase: str, message: str, message_zh: str, detail: str | None = None) -> None:
+        """The round stops (``interrupted`` or ``void``): tell the table; the detail (which may name a
+        card) goes to the journal, for the operator."""
+        with rnd.lock:
+            rnd.phase, rnd.message, rnd.message_zh = phase, message, message_zh
+        if detail is not None:
+            self.journal.append(rnd.id, "service_fault", {"detail": detail})
+        self.hub.publish({"type": "void" if phase == "void" else "interrupted", "round": rnd.id,
+                          "dealt": rnd.dealt, "message": message, "message_zh": message_zh})
+        self.voice.say(message_zh, message)
 
     # ------------------------------------------------------------------ actions
     def act(self, rid: int, action: dict[str, Any], *, by_bot: bool = False) -> dict[str, Any]:
@@ -349,6 +356,7 @@ class TableService:
                     preset=start.get("preset"), rules=start.get("rules"))
         rnd.phase = "interrupted"
         rnd.message = "The deal was interrupted when the service stopped: resume or void it."
+        rnd.message_zh = "服务重启时发牌中断：请继续或作废。"
         rnd.dealt = sum(1 for r in rows if r.kind == "eject_done")
         self.rounds[rid] = rnd
         self.current = rnd
@@ -405,7 +413,7 @@ class TableService:
                 raise ServiceError(409, f"round {rid} is {rnd.phase}, not interrupted", "本局未中断")
             if self.estopped:
                 raise ServiceError(409, "the emergency stop is on: clear the fault first", "急停中：请先解除故障")
-            rnd.phase, rnd.message = "dealing", None
+            rnd.phase, rnd.message, rnd.message_zh = "dealing", None, None
         self.hub.publish({"type": "resumed", "round": rid, "dealt": rnd.dealt, "total": rnd.total})
         if self.deal_source.waiting:
             self.deal_source.resolve("resume")

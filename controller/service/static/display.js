@@ -45,6 +45,8 @@ function render() {
       ${pub.phase === "dealing" ? `<div class="progress"><div style="width:${Math.min(100, 100 * pub.dealt_per_seat[s] / perSeat)}%"></div></div>` : ""}
       <div class="badges">${badges.map((b) => `<span>${esc(b)}</span>`).join("")}</div>`;
   }
+  $("message").textContent = pub.message ? `${pub.message_zh || ""} ${pub.message}` : "";
+  $("message").classList.toggle("hidden", !pub.message);
   const dealing = pub.phase === "dealing" || pub.phase === "interrupted";
   $("deal").classList.toggle("hidden", !dealing && pub.dealt >= pub.total);
   $("deal-count").textContent = `${pub.dealt} / ${pub.total}`;
