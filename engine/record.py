@@ -69,17 +69,6 @@ def parse_record(obj: Any) -> Record:
         raise RecordError("hands: expected a list of hands")
     hands = [_cards(h, f"hands[{i}]") for i, h in enumerate(raw_hands)]
     bottom = _cards(obj.get("bottom", []) or [], "bottom")
-    allowed = DECKS[name].composition()
-    seen: Counter[Card] = Counter()
-    for where, cards in [*((f"hands[{i}]", h) for i, h in enumerate(hands)), ("bottom", bottom)]:
-        for card in cards:
-            seen[card] += 1
-            if card not in allowed:
-                raise RecordError(f"{where}: {card} is not in the {name} deck")
-            if seen[card] > allowed[card]:
-                times = "twice" if allowed[card] == 1 else f"{seen[card]} times"
-                raise RecordError(f"{where}: {card} is dealt {times} but the {name} deck has {allowed[card]}")
-
     preset = obj.get("preset")
     if preset is not None and not isinstance(preset, str):
         raise RecordError("preset: expected a string")
@@ -92,6 +81,17 @@ def parse_record(obj: Any) -> Record:
     except ValueError as exc:
         raise RecordError(f"rules: {exc}") from None
     plan = game.deal_plan(settings)
+    allowed = plan.deck.composition()
+    seen: Counter[Card] = Counter()
+    for where, cards in [*((f"hands[{i}]", h) for i, h in enumerate(hands)), ("bottom", bottom)]:
+        for card in cards:
+            seen[card] += 1
+            if card not in allowed:
+                raise RecordError(f"{where}: {card} is not in the {name} deck")
+            if seen[card] > allowed[card]:
+                times = "twice" if allowed[card] == 1 else f"{seen[card]} times"
+                raise RecordError(f"{where}: {card} is dealt {times} but the {name} deck has {allowed[card]}")
+
     if len(hands) != plan.seats:
         raise RecordError(f"hands: {name} has {plan.seats} seats, the record has {len(hands)}")
 
