@@ -80,8 +80,32 @@ def vision_classify(
     images: Annotated[list[Path], typer.Argument(help="image files")],
     kind: Annotated[str, typer.Option(help="frame (a card anywhere) or corner (a corner-index crop)")] = "frame",
 ) -> None:
-    """Read cards in image files; print one JSON object a line."""
-    raise not_built("vision classify")
+    """Read cards in image files; print one JSON object a line.
+
+    A file that cannot be read as an image still gets its line, with ``"label": null``, ``"confidence": 0.0``
+    and an ``"error"``; the other files are read, a note goes to standard error, and the exit code is 1.
+    """
+    import cv2
+
+    from vision.reader import CardReader
+
+    if kind not in ("frame", "corner"):
+        raise fail(f"--kind must be 'frame' or 'corner', not {kind!r}")
+    reader = CardReader(threads=1)
+    failed = 0
+    for path in images:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        if image is None:
+            failed += 1
+            why = "no such file" if not path.exists() else "not a readable image"
+            print(json.dumps({"file": str(path), "label": None, "confidence": 0.0, "error": why}), flush=True)
+            sys.stderr.write(f"hongsi: {path}: {why}\n")
+            continue
+        reading = reader.read(image, kind=kind)
+        print(json.dumps({"file": str(path), "label": reading.label,
+                          "confidence": round(float(reading.confidence), 4)}), flush=True)
+    if failed:
+        raise typer.Exit(1)
 
 
 # ---------------------------------------------------------------- the rig
@@ -215,7 +239,7 @@ def serve(
 
     try:
         run_service(sim=sim, host=host, port=port, no_rig=no_rig, bot_delay=bot_delay)
-    except ConfigError as exc:
+    except (ConfigError, ValueError) as exc:
         raise fail(str(exc)) from None
 
 

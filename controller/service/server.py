@@ -8,6 +8,7 @@ When the rig's parts are not installed, it says so and deals in software (``--no
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,8 @@ def build_deal_source(cfg: Any, journal: Any, *, sim: bool, no_rig: bool = False
         if virtual is not None:
             virtual.stop()
         if not (sim or serial == "sim"):
-            raise
+            raise ValueError(f"cannot reach the rig (serial {serial}, camera {camera}): {exc}; "
+                             "check the cables and the configuration, or run with --sim or --no-rig") from None
         say(f"note: the virtual rig cannot run here ({type(exc).__name__}: {exc}); dealing in software instead")
         return SoftwareDealSource(card_delay=card_delay), None
 
@@ -65,6 +67,11 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
     sys.stderr.write(f"table display  {base}/\n"
                      f"operator page  {base}/operator#t={svc.tokens.operator_token()}\n"
                      f"seat links     hongsi token --seat N (or the operator page)\n")
+    # uvicorn re-raises SIGINT/SIGTERM once it has shut down; these handlers take them, so that the
+    # rig, the voice and the journal are closed below and the command exits 0.
+    stops: list[int] = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda signum, _frame: stops.append(signum))
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
     finally:
