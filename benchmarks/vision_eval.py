@@ -1,0 +1,157 @@
+"""Benchmark of the card reader (prints a table; no assertions).
+
+    .venv/bin/python benchmarks/vision_eval.py [--frames 5000] [--deals 1000] [--seed 1]
+
+Figures:
+- accuracy (of the reads it answers), error and decline rate on rendered dealer-camera frames
+  (all 54 cards; the built-in deck designs and random deck styles), and "no card" on empty hoppers;
+- accuracy and decline rate on the real ``eval`` split of ``../shared/data/cards-real-dev``, per subset
+  (``--kind corner``; never trained or tuned on);
+- median and p99 ms to read one dealer-camera frame single-threaded (onnxruntime, one intra-op thread),
+  quoted against a peer: decoding the same frame from JPEG, as the camera's stream delivers it;
+- the model's size;
+- over simulated deals, each card's probabilities drawn from the reader's real reads of that card in
+  the rendered run: the share of deals whose hands come out exactly right after deck decoding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from vision.decode import decode_deal  # noqa: E402
+from vision.labels import LABELS  # noqa: E402
+from vision.reader import MODEL_PATH, CardReader  # noqa: E402
+from vision.render import DESIGNS, render_window_frame  # noqa: E402
+from vision.train import REAL_DIR, real_rows  # noqa: E402
+
+
+def rendered(reader: CardReader, n: int, seed: int, progress) -> tuple[dict, dict[int, list[np.ndarray]], list]:
+    rng = np.random.default_rng(seed)
+    designs = [*DESIGNS, None, None]  # half of the frames in random deck styles
+    pool: dict[int, list[np.ndarray]] = {i: [] for i in range(len(LABELS))}
+    right = wrong = declined = 0
+    frames = []
+    task = progress.add_task("rendered frames", total=n)
+    for k in range(n):
+        truth = k % len(LABELS)
+        frame = render_window_frame(LABELS[truth], rng, design=designs[k % len(designs)])
+        if len(frames) < 600:
+            frames.append(frame)
+        r = reader.read(frame, kind="window")
+        pool[truth].append(r.probs)
+        if r.label is None:
+            declined += 1
+        elif r.label == LABELS[truth]:
+            right += 1
+        else:
+            wrong += 1
+        progress.advance(task)
+    empties = sum(reader.read(render_window_frame(None, rng)).label is None for _ in range(500))
+    return {"n": n, "right": right, "wrong": wrong, "declined": declined, "empty_ok": empties}, pool, frames
+
+
+def real_eval(reader: CardReader, progress) -> dict[str, dict]:
+    rows = real_rows("eval")
+    out: dict[str, dict] = {}
+    task = progress.add_task("real eval crops", total=len(rows))
+    for r in rows:
+        img = cv2.imread(str(REAL_DIR / r["file"]), cv2.IMREAD_COLOR)
+        s = out.setdefault(r["subset"], {"n": 0, "right": 0, "wrong": 0, "declined": 0})
+        s["n"] += 1
+        reading = reader.read(img, kind="corner")
+        if reading.label is None:
+            s["declined"] += 1
+        elif reading.label == r["label"]:
+            s["right"] += 1
+        else:
+            s["wrong"] += 1
+        progress.advance(task)
+    return out
+
+
+def timing(reader: CardReader, frames: list[np.ndarray]) -> dict[str, float]:
+    jpegs = [cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, 85])[1] for f in frames]
+    for f in frames[:20]:
+        reader.read(f)
+    read_ms, decode_ms = [], []
+    for f, j in zip(frames, jpegs, strict=True):
+        t = time.perf_counter()
+        cv2.imdecode(j, cv2.IMREAD_COLOR)
+        decode_ms.append((time.perf_counter() - t) * 1e3)
+        t = time.perf_counter()
+        reader.read(f)
+        read_ms.append((time.perf_counter() - t) * 1e3)
+    return {"median": float(np.median(read_ms)), "p99": float(np.percentile(read_ms, 99)),
+            "peer_median": float(np.median(decode_ms))}
+
+
+def deals(pool: dict[int, list[np.ndarray]], n: int, seed: int) -> dict[str, float]:
+    rng = np.random.default_rng(seed)
+    composition = Counter(LABELS)  # one 54-card deck
+    exact = raw_exact = 0
+    for _ in range(n):
+        order = rng.permutation(len(LABELS))
+        probs = np.stack([pool[i][int(rng.integers(len(pool[i])))] for i in order])
+        truth = [LABELS[i] for i in order]
+        raw_exact += [LABELS[int(i)] for i in probs.argmax(1)] == truth
+        result = decode_deal(probs, composition)
+        exact += result.labels == truth and result.consistent
+    return {"deals": n, "exact": exact / n, "raw_exact": raw_exact / n}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="card reader benchmark")
+    ap.add_argument("--frames", type=int, default=5000)
+    ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--model", type=Path, default=MODEL_PATH)
+    args = ap.parse_args()
+    console = Console()
+    reader = CardReader(args.model, threads=1)
+    with Progress(console=console, transient=True) as progress:
+        ren, pool, frames = rendered(reader, args.frames, args.seed, progress)
+        real = real_eval(reader, progress)
+    tm = timing(reader, frames[:500])
+    dl = deals(pool, args.deals, args.seed + 7)
+
+    table = Table(title="hongsi card reader")
+    for col in ("figure", "value", "target"):
+        table.add_column(col)
+    answered = ren["right"] + ren["wrong"]
+    table.add_row(f"rendered window frames ({ren['n']}): accuracy of answers",
+                  f"{ren['right'] / max(1, answered):.4%}", ">= 99.9%")
+    table.add_row("  wrong / declined", f"{ren['wrong'] / ren['n']:.3%} / {ren['declined'] / ren['n']:.3%}",
+                  "declines <= 0.5%")
+    table.add_row("  empty hopper seen as no card (500)", f"{ren['empty_ok'] / 500:.1%}", "")
+    if not real:
+        table.add_row("real eval split", f"not found at {REAL_DIR}", "")
+    for subset, s in sorted(real.items()):
+        ans = s["right"] + s["wrong"]
+        target = ">= 97%" if subset == "phone_std_deck" else ">= 90%"
+        table.add_row(f"real eval {subset} ({s['n']}): accuracy of answers / of all",
+                      f"{s['right'] / max(1, ans):.2%} / {s['right'] / s['n']:.2%}", target)
+        table.add_row("  declined", f"{s['declined'] / s['n']:.2%}", "")
+    table.add_row("ms per dealer frame, median / p99 (1 thread)", f"{tm['median']:.2f} / {tm['p99']:.2f}", "<= 5 ms")
+    table.add_row("  peer: JPEG decode of the same frame, median ms",
+                  f"{tm['peer_median']:.2f} (read = {tm['median'] / tm['peer_median']:.1f}x)", "")
+    table.add_row("model size", f"{args.model.stat().st_size / 1024:.0f} KiB", "<= 2048 KiB")
+    table.add_row(f"simulated 54-card deals ({dl['deals']}) exactly right after decoding", f"{dl['exact']:.2%}",
+                  ">= 99.9%")
+    table.add_row("  peer: exactly right from first choices alone", f"{dl['raw_exact']:.2%}", "")
+    console.print(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+import numpy as np
+import pytest
+
+from vision.labels import LABELS
+from vision.localize import corner_crops, localize
+from vision.render import render_window_frame, table_scene
+
+
+def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
+    """Largest corner distance (any cyclic order), relative to the card's diagonal."""
+    best = min(np.abs(np.roll(found, k, axis=0) - truth).max() for k in range(4))
+    return best / np.linalg.norm(truth[0] - truth[2])
+
+
+@pytest.mark.parametrize("design", ["poker", "guandan", "dark"])
+def test_finds_the_card_at_every_rotation(design):
+    rng = np.random.default_rng(2026)
+    for angle in range(0, 360, 15):
+        frame, truth = table_scene(LABELS[angle % 54], rng, design=design, angle=float(angle), clutter=False)
+        found = localize(frame)
+        assert found is not None, angle
+        assert corner_error(found.quad, truth) < 0.06, angle
+        assert found.card.shape[1] == 128 and 0.52 <= found.aspect <= 0.82
+        assert len(found.corners) == 2
+
+
+def test_finds_most_cards_on_cluttered_tables():
+    rng = np.random.default_rng(7)
+    hits = 0
+    for k in range(60):
+        frame, truth = table_scene(LABELS[k % 54], rng)
+        found = localize(frame)
+        hits += found is not None and corner_error(found.quad, truth) < 0.06
+    assert hits >= 51  # >= 85%
+
+
+def test_finds_the_card_in_dealer_window_frames_either_way_up():
+    rng = np.random.default_rng(3)
+    for k in range(54):
+        found = localize(render_window_frame(LABELS[k], rng, design=[None, "poker", "guandan", "dark"][k % 4]))
+        assert found is not None, LABELS[k]
+        assert 0.55 <= found.aspect <= 0.8
+
+
+def test_reports_no_card_on_empty_and_blank_frames():
+    rng = np.random.default_rng(4)
+    none_seen = sum(localize(render_window_frame(None, rng)) is None for _ in range(60))
+    assert none_seen >= 54
+    assert localize(np.zeros((240, 320, 3), np.uint8)) is None
+    assert localize(np.full((240, 320), 200, np.uint8)) is None
+    assert localize(np.zeros((0, 0, 3), np.uint8)) is None
+
+
+def test_corner_crops_turn_the_bottom_right_index_upright():
+    card = np.zeros((180, 128, 3), np.uint8)
+    card[2:10, 3:12] = 255  # a mark at the top-left
+    card[170:178, 116:125] = 255  # its 180° twin at the bottom-right
+    tl, br = corner_crops(card)
+    assert tl.shape == br.shape
+    assert np.array_equal(tl, br)

@@ -1,0 +1,82 @@
+"""The real committed ONNX model under onnxruntime, on rendered pixels and real photos."""
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.labels import LABELS
+from vision.reader import MODEL_PATH, CardReader
+from vision.render import DESIGNS, render_table_frame, render_window_frame
+from vision.train import REAL_DIR
+
+
+def test_model_is_committed_and_small():
+    assert MODEL_PATH.exists()
+    assert MODEL_PATH.stat().st_size <= 2 * 1024 * 1024
+
+
+def test_dealer_window_frames_are_read_above_the_floor(reader):
+    rng = np.random.default_rng(20261202)
+    designs = [*DESIGNS, None]
+    right = wrong = declined = 0
+    for k in range(162):  # every card three times, in all designs and random styles
+        truth = LABELS[k % 54]
+        r = reader.read(render_window_frame(truth, rng, design=designs[k % len(designs)]), kind="window")
+        assert r.probs.shape == (54,) and abs(r.probs.sum() - 1) < 1e-4
+        assert 0.0 <= r.confidence <= 1.0
+        if r.label is None:
+            declined += 1
+        elif r.label == truth:
+            right += 1
+            assert len(r.crops) == 2
+        else:
+            wrong += 1
+    assert right / max(1, right + wrong) >= 0.98
+    assert declined <= 8
+
+
+def test_table_photos_are_read_at_any_rotation(reader):
+    rng = np.random.default_rng(99)
+    right = answered = 0
+    for k in range(54):
+        r = reader.read(render_table_frame(LABELS[k], rng, design=["poker", "guandan", "bridge"][k % 3]), kind="frame")
+        if r.label is not None:
+            answered += 1
+            right += r.label == LABELS[k]
+    assert answered >= 44 and right / answered >= 0.95
+
+
+def test_votes_over_frames_and_empty_hoppers(reader):
+    rng = np.random.default_rng(5)
+    frames = [render_window_frame("H4", rng, design="poker") for _ in range(3)]
+    r = reader.read_votes(frames + [render_window_frame(None, rng)])
+    assert r.label == "H4" and r.confidence > 0.5 and len(r.crops) == 6
+    empty = [reader.read(render_window_frame(None, rng)) for _ in range(20)]
+    assert sum(e.label is None and not e.found for e in empty) >= 19
+    none = reader.read_votes([render_window_frame(None, rng) for _ in range(2)])
+    assert none.label is None and not none.found and none.confidence == 0.0
+
+
+def test_declines_on_noise_and_rejects_bad_input(reader):
+    rng = np.random.default_rng(6)
+    declined = sum(reader.read(rng.integers(0, 256, (40, 30, 3), dtype=np.uint8), kind="corner").label is None
+                   for _ in range(20))
+    assert declined >= 16
+    with pytest.raises(ValueError):
+        reader.read(np.zeros((10, 10, 3), np.uint8), kind="sideways")
+    with pytest.raises(ValueError):
+        reader.read(np.zeros((0, 0, 3), np.uint8), kind="corner")
+    with pytest.raises(FileNotFoundError):
+        CardReader(model_path=MODEL_PATH.with_name("missing.onnx"))
+
+
+def test_real_corner_crops_from_the_eval_split(reader, real_eval_rows):
+    rows = [r for r in real_eval_rows if r["subset"] == "phone_std_deck"][::8]
+    right = answered = 0
+    for row in rows:
+        r = reader.read(cv2.imread(str(REAL_DIR / row["file"])), kind="corner")
+        if r.label is not None:
+            answered += 1
+            right += r.label == row["label"]
+    assert len(rows) >= 50
+    assert answered >= 0.8 * len(rows) and right / answered >= 0.9

@@ -1,0 +1,213 @@
+"""Find the card in a frame, warp it upright to a canonical size and cut out both corner indices.
+
+Usage::
+
+    found = localize(frame)            # None: no card in the frame (e.g. an empty hopper)
+    if found is not None:
+        found.quad                     # the card's 4 corners in the frame, clockwise from a short side
+        found.card                     # the card warped portrait, CARD_WIDTH px wide, BGR
+        top_left, bottom_right = found.corners   # the two index corners, both upright (see corner_crops)
+
+A card lies portrait after the warp, either upright or turned 180°: both ways its top-left and
+bottom-right corners hold an index (the bottom-right one is turned back by 180°), so the reader does not
+need to know which. Aspect ratios (short/long side) from 0.52 to 0.82 are taken as cards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+CARD_WIDTH = 128
+MIN_ASPECT, MAX_ASPECT = 0.52, 0.82
+# The corner region holding the index, as fractions of the card's width: large 掼蛋 indices fit too.
+CORNER_W, CORNER_H = 0.34, 0.52
+WORK_SIDE = 360  # frames are searched at most this big (the warp uses the full-resolution frame)
+
+
+@dataclass(frozen=True)
+class Localized:
+    quad: np.ndarray  # (4, 2) float32 corners in the frame
+    card: np.ndarray  # the warped card, portrait
+    corners: list[np.ndarray]  # [top-left index, bottom-right index turned upright]
+    aspect: float
+
+
+def corner_crops(card: np.ndarray) -> list[np.ndarray]:
+    """The two index corners of an upright (or 180°-turned) portrait card image."""
+    h, w = card.shape[:2]
+    cw, ch = int(round(CORNER_W * w)), min(h // 2, int(round(CORNER_H * w)))
+    tl = card[:ch, :cw]
+    br = card[h - ch:, w - cw:][::-1, ::-1]
+    return [np.ascontiguousarray(tl), np.ascontiguousarray(br)]
+
+
+def _order(quad: np.ndarray) -> np.ndarray:
+    """Corners clockwise (in image coordinates) starting at the first corner of a short side."""
+    c = quad.mean(axis=0)
+    ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
+    q = quad[np.argsort(ang)]  # clockwise on screen (y grows down)
+    if np.linalg.norm(q[0] - q[1]) > np.linalg.norm(q[1] - q[2]):
+        q = np.roll(q, -1, axis=0)
+    return q.astype(np.float32)
+
+
+def _masks(frame: np.ndarray, grey: np.ndarray):
+    """Binary masks that may hold the card as a blob, most telling first: distance from the
+    background's colour (the frame's border), bright and dark, saturated, and closed edges."""
+    blur = cv2.GaussianBlur(grey, (5, 5), 0)
+    if frame.ndim == 3:
+        small = cv2.GaussianBlur(frame, (5, 5), 0)
+        border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
+        ref = np.empty_like(small)
+        ref[:] = np.median(border, axis=0).astype(np.uint8)
+        dist = cv2.absdiff(small, ref)
+        dist = cv2.transform(dist, np.ones((1, 3), np.float32) / 2)  # sum of channels, halved
+        yield _otsu(dist)
+    m = _otsu(blur)
+    yield m
+    yield 255 - m
+    if frame.ndim == 3:
+        sat = cv2.subtract(frame.max(axis=2), frame.min(axis=2))
+        if int(sat.max()) - int(sat.min()) > 40:
+            m = _otsu(cv2.GaussianBlur(sat, (5, 5), 0))
+            yield m
+            yield 255 - m
+    edges = cv2.Canny(blur, 20, 60)
+    yield cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+
+
+def _otsu(plane: np.ndarray) -> np.ndarray:
+    return cv2.threshold(plane, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+
+
+def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
+    """How well the quad's sides lie on strong brightness edges: the share of points on an edge along
+    its weakest side (points on the frame's own border count as no edge)."""
+    h, w = grad.shape
+    m = 3
+    worst = 1.0
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        t = np.linspace(0.1, 0.9, 16)[:, None]
+        p = (a + (b - a) * t).round().astype(int)
+        inside = (p[:, 0] >= m) & (p[:, 0] < w - m) & (p[:, 1] >= m) & (p[:, 1] < h - m)
+        p = p[inside]
+        worst = min(worst, float((grad[p[:, 1], p[:, 0]] > 0).sum()) / len(t))
+    return worst
+
+
+def _refine(cnt: np.ndarray, box: np.ndarray) -> np.ndarray | None:
+    """Fit a straight line to the contour along each side of ``box`` (away from the rounded corners)
+    and intersect them: the card's corners under perspective."""
+    pts = cnt.reshape(-1, 2).astype(np.float32)
+    lines = []
+    for i in range(4):
+        a, b = box[i], box[(i + 1) % 4]
+        d = b - a
+        length = float(np.linalg.norm(d))
+        if length < 4:
+            return None
+        u = d / length
+        nrm = np.array([-u[1], u[0]])
+        rel = pts - a
+        along = rel @ u
+        off = np.abs(rel @ nrm)
+        sel = pts[(along > 0.15 * length) & (along < 0.85 * length) & (off < 0.06 * length + 2)][::2]
+        if len(sel) < 5:
+            return None
+        vx, vy, x0, y0 = cv2.fitLine(sel, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0]), np.array([vx, vy])))
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        A = np.array([d1, -d2]).T
+        if abs(np.linalg.det(A)) < 1e-6:
+            return None
+        t = np.linalg.solve(A, p2 - p1)
+        out.append(p1 + t[0] * d1)
+    quad = np.array(out, np.float32)
+    if np.abs(quad - box).max() > 0.15 * np.linalg.norm(box[0] - box[2]):
+        return None
+    return quad
+
+
+def find_quad(frame: np.ndarray) -> np.ndarray | None:
+    """The card's four corners in ``frame`` (clockwise from a short side), or None."""
+    H, W = frame.shape[:2]
+    scale = min(1.0, WORK_SIDE / max(H, W))
+    if scale < 1.0:
+        frame = cv2.resize(frame, (int(W * scale), int(H * scale)), interpolation=cv2.INTER_AREA)
+    grey = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    h, w = grey.shape
+    area_img = h * w
+    gx = cv2.Sobel(grey, cv2.CV_16S, 1, 0)
+    gy = cv2.Sobel(grey, cv2.CV_16S, 0, 1)
+    mag = cv2.convertScaleAbs(gx) // 2 + cv2.convertScaleAbs(gy) // 2
+    strong = cv2.dilate((mag > 12).astype(np.uint8), np.ones((5, 5), np.uint8))
+    best, best_score = None, 0.0
+    for mask in _masks(frame, grey):
+        contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+        for cnt in contours:
+            if len(cnt) < 40:
+                continue
+            area = cv2.contourArea(cnt)
+            if area < 0.04 * area_img or area > 0.88 * area_img:
+                continue
+            (cx, cy), (rw, rh), ang = cv2.minAreaRect(cnt)
+            aspect = min(rw, rh) / max(rw, rh)
+            fill = area / (rw * rh)
+            if not (MIN_ASPECT <= aspect <= MAX_ASPECT) or fill < 0.82 or area * fill <= best_score:
+                continue
+            quad = cv2.boxPoints(((cx, cy), (rw, rh), ang)).astype(np.float32)
+            support = _edge_support(strong, quad)
+            if support < 0.4:
+                continue
+            fitted = _refine(cnt, quad)  # a perspective quad usually fits better
+            if fitted is not None:
+                s4 = _edge_support(strong, fitted)
+                if s4 >= support:
+                    quad, support = fitted, s4
+            if support < 0.6:
+                continue
+            score = area * fill * support
+            if score > best_score:
+                best, best_score = quad, score
+        if best is not None and best_score > 0.85 * area_of(best):
+            break  # a clean, well-supported card: no need to look further
+    if best is None:
+        return None
+    return _order(best / scale)
+
+
+def area_of(quad: np.ndarray) -> float:
+    return float(cv2.contourArea(quad.astype(np.float32)))
+
+
+def warp_card(frame: np.ndarray, quad: np.ndarray, width: int = CARD_WIDTH) -> tuple[np.ndarray, float]:
+    """The card inside ``quad`` warped portrait, ``width`` px wide; and its aspect (short/long side)."""
+    q = _order(quad)
+    short = 0.5 * (np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3]))
+    long = 0.5 * (np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0]))
+    aspect = float(np.clip(short / max(long, 1e-6), MIN_ASPECT, MAX_ASPECT))
+    height = int(round(width / aspect))
+    dst = np.array([[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]], np.float32)
+    M = cv2.getPerspectiveTransform(q, dst)
+    card = cv2.warpPerspective(frame, M, (width, height), flags=cv2.INTER_AREA if long > height else cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+    return card, aspect
+
+
+def localize(frame: np.ndarray) -> Localized | None:
+    """Find the card in ``frame``; None when there is none (too small, not card-shaped, empty hopper)."""
+    if frame is None or frame.size == 0:
+        return None
+    quad = find_quad(frame)
+    if quad is None:
+        return None
+    card, aspect = warp_card(frame, quad)
+    if frame.ndim == 2:
+        card = cv2.cvtColor(card, cv2.COLOR_GRAY2BGR)
+    return Localized(quad=quad, card=card, corners=corner_crops(card), aspect=aspect)

@@ -1,0 +1,142 @@
+"""The card reader: localizer + the ONNX corner classifier (onnxruntime only), with declining.
+
+Usage::
+
+    reader = CardReader()                        # the committed model, one intra-op thread
+    r = reader.read(frame)                       # the dealer camera's frame (kind="window")
+    r.label, r.confidence                        # "H4", 0.99 -- or None when unsure / no card
+    r = reader.read(photo, kind="frame")         # one card anywhere on a table, any rotation
+    r = reader.read(crop, kind="corner")         # a crop of one corner index, any rotation
+    r = reader.read_votes([f1, f2, f3])          # several frames of the same card
+
+``Reading.probs`` is the (54,) distribution over ``LABELS`` (uniform when there is nothing to read), which
+is what :func:`vision.decode.decode_deal` takes. ``Reading.crops`` are the corner crops the decision
+rests on (the evidence kept in the journal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.corner_data import MODEL_SIZE, NONE_CLASS, to_input
+from vision.labels import LABELS, RANK_CLASSES, SUIT_CLASSES, rank_index, suit_index
+from vision.localize import localize
+
+MODEL_PATH = Path(__file__).resolve().parent / "models" / "card_corner.onnx"
+KINDS = ("window", "frame", "corner")
+# Decline below these confidences (a wrong answer is worse than a declined one).
+MIN_CONFIDENCE = {"window": 0.55, "frame": 0.55, "corner": 0.40}
+# How much the rank and suit heads count next to the card head.
+AUX_WEIGHT = 0.5
+
+_RANK_OF = np.array([rank_index(label) for label in LABELS])
+_SUIT_OF = np.array([suit_index(label) for label in LABELS])
+assert len(RANK_CLASSES) == 14 and len(SUIT_CLASSES) == 6
+
+
+@dataclass
+class Reading:
+    label: str | None
+    confidence: float
+    probs: np.ndarray  # (54,)
+    crops: list[np.ndarray] = field(default_factory=list)
+    found: bool = True  # False: no card in the frame (e.g. an empty hopper)
+
+
+def _uniform() -> np.ndarray:
+    return np.full(len(LABELS), 1.0 / len(LABELS))
+
+
+class CardReader:
+    """Reads cards from images with the committed ONNX model.
+
+    ``model_path``: another ONNX model; ``threads``: onnxruntime intra-op threads;
+    ``min_confidence``: decline thresholds per kind (defaults: :data:`MIN_CONFIDENCE`).
+    """
+
+    def __init__(self, model_path: str | Path | None = None, threads: int = 1,
+                 min_confidence: dict[str, float] | None = None) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path) if model_path is not None else MODEL_PATH
+        if not path.exists():
+            raise FileNotFoundError(f"card model not found: {path}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.min_confidence = dict(MIN_CONFIDENCE, **(min_confidence or {}))
+
+    # ------------------------------------------------------------------ the classifier
+    def log_probs(self, crops: list[np.ndarray]) -> np.ndarray:
+        """(n, 55) log-probabilities (54 labels + "no card") for corner crops of any size."""
+        x = np.stack([to_input(c) for c in crops]).astype(np.float32).transpose(0, 3, 1, 2)
+        card, rank, suit = self.session.run(None, {"image": np.ascontiguousarray(x)})
+        lc = np.log(np.clip(card, 1e-7, 1.0))
+        aux = np.log(np.clip(rank[:, _RANK_OF], 1e-7, 1.0)) + np.log(np.clip(suit[:, _SUIT_OF], 1e-7, 1.0))
+        lc[:, :NONE_CLASS] += AUX_WEIGHT * aux
+        lc -= _logsumexp(lc)
+        return lc
+
+    def _decide(self, lp: np.ndarray, kind: str, crops: list[np.ndarray]) -> Reading:
+        """One reading from the summed log-probabilities of its crops (a geometric mean)."""
+        lp = lp - _logsumexp(lp[None])[0]
+        p = np.exp(lp)
+        probs = p[:NONE_CLASS] / max(p[:NONE_CLASS].sum(), 1e-12)
+        best = int(probs.argmax())
+        confidence = float(p[best])
+        if p[NONE_CLASS] > 0.5:  # the crops show no card index: no card (e.g. an empty hopper)
+            if kind == "corner":
+                return Reading(None, confidence, probs, crops)
+            return Reading(None, 0.0, _uniform(), [], found=False)
+        label = LABELS[best] if confidence >= self.min_confidence[kind] else None
+        return Reading(label, confidence, probs, crops)
+
+    def _evidence(self, image: np.ndarray, kind: str) -> tuple[np.ndarray, list[np.ndarray]] | None:
+        """The mean log-probabilities over the image's crops, and the crops; None if no card."""
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        if image is None or not isinstance(image, np.ndarray) or image.size == 0:
+            raise ValueError("not an image")
+        if kind == "corner":
+            crop = to_input(image)
+            crops = [np.ascontiguousarray(np.rot90(crop, k)) for k in range(4)]  # any rotation
+            return self.log_probs(crops).mean(axis=0), [image]
+        found = localize(image)
+        if found is None:
+            return None
+        return self.log_probs(found.corners).mean(axis=0), found.corners
+
+    # ------------------------------------------------------------------ public
+    def read(self, image: np.ndarray, kind: str = "window") -> Reading:
+        """Read one image. ``kind``: ``window`` (the dealer camera), ``frame`` (a card anywhere in a
+        photo) or ``corner`` (a crop of one corner index)."""
+        ev = self._evidence(image, kind)
+        if ev is None:
+            return Reading(None, 0.0, _uniform(), [], found=False)
+        return self._decide(ev[0], kind, ev[1])
+
+    def read_votes(self, frames: list[np.ndarray], kind: str = "window") -> Reading:
+        """One reading from several frames of the same card: their evidence is pooled (frames
+        without a card are skipped); declines if no frame shows a card or the pool is unsure."""
+        lps, crops = [], []
+        for f in frames:
+            ev = self._evidence(f, kind)
+            if ev is not None:
+                lps.append(ev[0])
+                crops += ev[1]
+        if not lps:
+            return Reading(None, 0.0, _uniform(), [], found=False)
+        return self._decide(np.mean(lps, axis=0), kind, crops)
+
+
+def _logsumexp(a: np.ndarray) -> np.ndarray:
+    mx = a.max(axis=-1, keepdims=True)
+    return mx + np.log(np.exp(a - mx).sum(axis=-1, keepdims=True))
+
+
+__all__ = ["CardReader", "Reading", "MODEL_PATH", "MODEL_SIZE", "KINDS"]

@@ -1,0 +1,508 @@
+"""Synthetic card faces and camera frames: the reader's training data and the virtual rig's camera.
+
+Three deck designs come built in — ``"poker"`` (63 x 88 mm), ``"bridge"`` (57 x 89 mm) and ``"guandan"``
+(a tall 掼蛋 card with large indices) — plus ``"dark"`` (a black deck with gold and white pips). With
+``design=None`` every call draws a fresh random style (font, stroke, index size, pip shapes, colours,
+aspect 0.58..0.75), which is what training wants.
+
+Usage::
+
+    rng = np.random.default_rng(7)
+    frame = render_window_frame("H4", rng, design="poker")   # the dealer camera's view, BGR uint8
+    empty = render_window_frame(None, rng)                    # an empty hopper
+    photo = render_table_frame("RJ", rng)                     # one card anywhere on a table
+
+Everything is drawn with OpenCV (Hershey fonts, polygons): no font files, no downloads. A call is
+deterministic for a given generator state and takes a few milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision.labels import LABELS, split
+
+WINDOW_SIZE = (320, 240)  # (width, height) of the dealer camera's frames
+TABLE_SIZE = (320, 240)
+FACE_WIDTH = 200  # card faces are drawn this many pixels wide
+
+DESIGNS: tuple[str, ...] = ("poker", "bridge", "guandan", "dark")
+
+_FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_COMPLEX_SMALL,
+)
+
+
+@dataclass(frozen=True)
+class Style:
+    """How one deck looks. Sizes are fractions of the card's width."""
+
+    aspect: float = 0.716  # width / height
+    font: int = cv2.FONT_HERSHEY_SIMPLEX
+    italic: bool = False
+    stroke: float = 0.10  # glyph stroke relative to glyph height
+    rank_h: float = 0.15  # height of the rank glyph
+    squeeze: float = 1.0  # width factor for the rank glyph
+    suit_h: float = 0.11  # height of the index suit pip
+    margin_x: float = 0.05
+    margin_y: float = 0.05
+    gap: float = 0.02  # between rank and suit in the index
+    paper: tuple[int, int, int] = (250, 250, 248)
+    red: tuple[int, int, int] = (40, 30, 200)
+    black: tuple[int, int, int] = (30, 30, 30)
+    pip_variant: int = 0
+    border: bool = False
+    corner_r: float = 0.06
+    joker_vertical: bool = True
+
+
+_NAMED: dict[str, Style] = {
+    "poker": Style(),
+    "bridge": Style(aspect=0.64, font=cv2.FONT_HERSHEY_DUPLEX, rank_h=0.14, suit_h=0.10, pip_variant=1),
+    "guandan": Style(aspect=0.62, font=cv2.FONT_HERSHEY_DUPLEX, stroke=0.14, rank_h=0.26, squeeze=0.9,
+                     suit_h=0.17, margin_x=0.04, margin_y=0.04, pip_variant=2, red=(30, 20, 215)),
+    "dark": Style(aspect=0.70, font=cv2.FONT_HERSHEY_TRIPLEX, rank_h=0.17, suit_h=0.12, paper=(22, 22, 24),
+                  red=(60, 170, 215), black=(225, 225, 225), pip_variant=3, border=True),
+}
+
+
+def named_style(design: str) -> Style:
+    try:
+        return _NAMED[design]
+    except KeyError:
+        raise ValueError(f"unknown card design {design!r}; choose one of {', '.join(DESIGNS)}") from None
+
+
+def random_style(rng: np.random.Generator) -> Style:
+    """A random deck style, from plain poker decks to large-index 掼蛋 decks and dark decks."""
+    base = _NAMED[DESIGNS[int(rng.integers(len(DESIGNS)))]]
+    big = rng.random() < 0.3
+    dark = rng.random() < 0.15
+    paper = tuple(int(v) for v in rng.integers(225, 256, 3))
+    red = (int(rng.integers(0, 80)), int(rng.integers(0, 60)), int(rng.integers(160, 240)))
+    black = tuple([int(rng.integers(0, 60))] * 3)
+    if dark:
+        paper = tuple(int(v) for v in rng.integers(5, 50, 3))
+        red = (int(rng.integers(20, 90)), int(rng.integers(140, 200)), int(rng.integers(190, 245)))  # gold
+        if rng.random() < 0.3:
+            red = (int(rng.integers(30, 90)), int(rng.integers(30, 90)), int(rng.integers(190, 255)))
+        black = tuple([int(rng.integers(180, 250))] * 3)
+    return replace(
+        base,
+        aspect=float(rng.uniform(0.58, 0.75)),
+        font=_FONTS[int(rng.integers(len(_FONTS)))],
+        italic=bool(rng.random() < 0.12),
+        stroke=float(rng.uniform(0.06, 0.18)),
+        rank_h=float(rng.uniform(0.20, 0.28) if big else rng.uniform(0.11, 0.18)),
+        squeeze=float(rng.uniform(0.7, 1.15)),
+        suit_h=float(rng.uniform(0.13, 0.19) if big else rng.uniform(0.08, 0.13)),
+        margin_x=float(rng.uniform(0.03, 0.08)),
+        margin_y=float(rng.uniform(0.03, 0.08)),
+        gap=float(rng.uniform(0.0, 0.04)),
+        paper=paper,
+        red=red,
+        black=black,
+        pip_variant=int(rng.integers(4)),
+        border=bool(rng.random() < 0.3),
+        corner_r=float(rng.uniform(0.03, 0.09)),
+        joker_vertical=bool(rng.random() < 0.7),
+    )
+
+
+# ----------------------------------------------------------------------------------- glyphs (masks)
+@lru_cache(maxsize=512)
+def _text_mask(text: str, font: int, italic: bool, stroke: float) -> np.ndarray:
+    """A tight float32 mask (ink = 1) of ``text`` drawn large."""
+    scale = 3.0
+    (w, h), base = cv2.getTextSize(text, font | (cv2.FONT_ITALIC if italic else 0), scale, 1)
+    thick = max(1, int(round(stroke * h)))
+    canvas = np.zeros((h + base + 4 * thick + 8, w + 4 * thick + 8), np.uint8)
+    cv2.putText(canvas, text, (2 * thick + 4, h + 2 * thick + 4), font | (cv2.FONT_ITALIC if italic else 0),
+                scale, 255, thick, cv2.LINE_AA)
+    ys, xs = np.nonzero(canvas > 40)
+    return canvas[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1].astype(np.float32) / 255.0
+
+
+def _heart(c: np.ndarray, s: int, v: int) -> None:
+    r = int(s * (0.26 + 0.02 * (v % 2)))
+    cy = int(s * 0.33)
+    cv2.circle(c, (int(s * 0.5) - r + 1, cy), r, 255, -1, cv2.LINE_AA)
+    cv2.circle(c, (int(s * 0.5) + r - 1, cy), r, 255, -1, cv2.LINE_AA)
+    tip = int(s * (0.95 - 0.04 * (v % 3)))
+    pts = np.array([[int(s * 0.5) - 2 * r + 2, cy + r // 3], [int(s * 0.5) + 2 * r - 2, cy + r // 3],
+                    [int(s * 0.5), tip]], np.int32)
+    cv2.fillPoly(c, [pts], 255, cv2.LINE_AA)
+
+
+def _spade(c: np.ndarray, s: int, v: int) -> None:
+    h = np.zeros_like(c)
+    _heart(h, s, v)
+    top = int(s * 0.8)
+    c[:top] = np.maximum(c[:top], cv2.resize(cv2.flip(h, 0), (s, top), interpolation=cv2.INTER_AREA))
+    _stem(c, s, v)
+
+
+def _stem(c: np.ndarray, s: int, v: int) -> None:
+    w = 0.16 + 0.05 * (v % 2)
+    pts = np.array([[int(s * 0.5), int(s * 0.55)], [int(s * (0.5 - w)), int(s * 0.98)],
+                    [int(s * (0.5 + w)), int(s * 0.98)]], np.int32)
+    cv2.fillPoly(c, [pts], 255, cv2.LINE_AA)
+
+
+def _club(c: np.ndarray, s: int, v: int) -> None:
+    r = int(s * (0.2 + 0.015 * (v % 3)))
+    cv2.circle(c, (int(s * 0.5), int(s * 0.25)), r, 255, -1, cv2.LINE_AA)
+    cv2.circle(c, (int(s * 0.5) - int(1.05 * r), int(s * 0.55)), r, 255, -1, cv2.LINE_AA)
+    cv2.circle(c, (int(s * 0.5) + int(1.05 * r), int(s * 0.55)), r, 255, -1, cv2.LINE_AA)
+    cv2.circle(c, (int(s * 0.5), int(s * 0.47)), int(r * 0.6), 255, -1, cv2.LINE_AA)
+    _stem(c, s, v)
+
+
+def _diamond(c: np.ndarray, s: int, v: int) -> None:
+    w = 0.36 + 0.04 * (v % 3)
+    pts = np.array([[int(s * 0.5), 0], [int(s * (0.5 + w)), int(s * 0.5)], [int(s * 0.5), s - 1],
+                    [int(s * (0.5 - w)), int(s * 0.5)]], np.int32)
+    cv2.fillPoly(c, [pts], 255, cv2.LINE_AA)
+
+
+def _star(c: np.ndarray, s: int, v: int) -> None:
+    ang = np.linspace(-np.pi / 2, 1.5 * np.pi, 11)[:-1]
+    rad = np.where(np.arange(10) % 2 == 0, 0.48, 0.2 + 0.02 * v) * s
+    pts = np.stack([s / 2 + rad * np.cos(ang), s / 2 + rad * np.sin(ang)], 1).astype(np.int32)
+    cv2.fillPoly(c, [pts], 255, cv2.LINE_AA)
+
+
+_PIPS = {"H": _heart, "S": _spade, "C": _club, "D": _diamond, "J": _star}
+
+
+@lru_cache(maxsize=64)
+def _pip_mask(suit: str, variant: int) -> np.ndarray:
+    s = 96
+    c = np.zeros((s, s), np.uint8)
+    _PIPS[suit](c, s, variant)
+    ys, xs = np.nonzero(c > 40)
+    return c[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1].astype(np.float32) / 255.0
+
+
+def _paste(img: np.ndarray, mask: np.ndarray, x: int, y: int, w: int, h: int, colour, rot180=False) -> None:
+    """Ink ``mask`` resized to ``w x h`` at ``(x, y)`` into ``img`` in ``colour`` (clipped to the image)."""
+    if w < 1 or h < 1:
+        return
+    m = cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA if w < mask.shape[1] else cv2.INTER_LINEAR)
+    if rot180:
+        m = m[::-1, ::-1]
+    H, W = img.shape[:2]
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, W), min(y + h, H)
+    if x1 <= x0 or y1 <= y0:
+        return
+    m = m[y0 - y: y1 - y, x0 - x: x1 - x, None]
+    roi = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = (roi * (1 - m) + np.asarray(colour, np.float32) * m).astype(np.uint8)
+
+
+# ----------------------------------------------------------------------------------- card faces
+@dataclass(frozen=True)
+class Face:
+    """A drawn card: ``bgr`` (H, W, 3), ``alpha`` (H, W) float32 (rounded corners), and the top-left
+    index's bounding box ``(x0, y0, x1, y1)`` in pixels (the bottom-right index is its 180° turn)."""
+
+    bgr: np.ndarray
+    alpha: np.ndarray
+    index_box: tuple[int, int, int, int]
+
+
+def _index_layout(label: str, st: Style, W: int) -> list[tuple[np.ndarray, int, int, int, int, str]]:
+    """The top-left index as (mask, x, y, w, h, colour-name) items."""
+    suit, rank = split(label)
+    items = []
+    mx, my = int(st.margin_x * W), int(st.margin_y * W)
+    if suit is None:
+        colour = "red" if rank == "RJ" else "black"
+        letters = "JOKER"
+        lh = max(4, int(st.rank_h * W * 0.6))
+        if st.joker_vertical:
+            y = my
+            for ch in letters:
+                m = _text_mask(ch, st.font, st.italic, st.stroke)
+                w = max(3, int(lh * m.shape[1] / m.shape[0] * st.squeeze))
+                items.append((m, mx, y, w, lh, colour))
+                y += int(lh * 1.15)
+        else:
+            m = _text_mask("JOKER", st.font, st.italic, st.stroke)
+            m = np.ascontiguousarray(np.rot90(m, -1))  # read top to bottom
+            w = lh
+            h = int(w * m.shape[0] / m.shape[1])
+            items.append((m, mx, my, w, h, colour))
+        return items
+    colour = "red" if suit in ("H", "D") else "black"
+    m = _text_mask(rank, st.font, st.italic, st.stroke)
+    rh = max(5, int(st.rank_h * W))
+    rw = max(3, int(rh * m.shape[1] / m.shape[0] * st.squeeze))
+    if rank == "10":
+        rw = min(rw, int(rh * 1.05))
+    items.append((m, mx, my, rw, rh, colour))
+    pm = _pip_mask(suit, st.pip_variant)
+    sh = max(4, int(st.suit_h * W))
+    sw = max(4, int(sh * pm.shape[1] / pm.shape[0]))
+    sx = mx + (rw - sw) // 2
+    items.append((pm, max(1, sx), my + rh + int(st.gap * W) + 1, sw, sh, colour))
+    return items
+
+
+_PIP_ROWS = {  # (column, row) positions of the centre pips, column in {0,1,2}, row in 0..1
+    2: [(1, 0), (1, 1)],
+    3: [(1, 0), (1, 0.5), (1, 1)],
+    4: [(0, 0), (2, 0), (0, 1), (2, 1)],
+    5: [(0, 0), (2, 0), (1, 0.5), (0, 1), (2, 1)],
+    6: [(0, 0), (2, 0), (0, 0.5), (2, 0.5), (0, 1), (2, 1)],
+    7: [(0, 0), (2, 0), (1, 0.25), (0, 0.5), (2, 0.5), (0, 1), (2, 1)],
+    8: [(0, 0), (2, 0), (1, 0.25), (0, 0.5), (2, 0.5), (1, 0.75), (0, 1), (2, 1)],
+    9: [(0, 0), (2, 0), (0, 1 / 3), (2, 1 / 3), (1, 0.5), (0, 2 / 3), (2, 2 / 3), (0, 1), (2, 1)],
+    10: [(0, 0), (2, 0), (1, 1 / 6), (0, 1 / 3), (2, 1 / 3), (0, 2 / 3), (2, 2 / 3), (1, 5 / 6), (0, 1), (2, 1)],
+}
+
+
+def _draw_centre(img: np.ndarray, label: str, st: Style, colours: dict, seed: int) -> None:
+    H, W = img.shape[:2]
+    suit, rank = split(label)
+    ix0, ix1 = int(0.3 * W), int(0.7 * W)
+    iy0, iy1 = int(0.1 * H), int(0.9 * H)
+    crng = np.random.default_rng(seed)
+    if suit is None or rank in ("J", "Q", "K"):  # court / joker art placeholder
+        cv2.rectangle(img, (ix0, iy0), (ix1, iy1), colours["black"], max(1, W // 100))
+        for _ in range(6):
+            col = tuple(int(v) for v in crng.integers(0, 256, 3))
+            c = (int(crng.integers(ix0, ix1)), int(crng.integers(iy0, iy1)))
+            ax = (int(crng.integers(5, W // 6)), int(crng.integers(5, H // 8)))
+            cv2.ellipse(img, c, ax, float(crng.uniform(0, 180)), 0, 360, col, -1, cv2.LINE_AA)
+        if suit is None:
+            _paste(img, _pip_mask("J", 0), W // 2 - W // 6, H // 2 - W // 6, W // 3, W // 3,
+                   colours["red" if rank == "RJ" else "black"])
+        else:
+            m = _text_mask(rank, st.font, st.italic, st.stroke)
+            h = int(0.25 * H)
+            _paste(img, m, W // 2 - h // 3, H // 2 - h // 2, int(h * 0.66), h, colours[_colour_name(suit)])
+        return
+    pm = _pip_mask(suit, st.pip_variant)
+    col = colours[_colour_name(suit)]
+    n = {"A": 1}.get(rank) or int(rank)
+    if n == 1:
+        s = int(0.38 * W)
+        _paste(img, pm, W // 2 - s // 2, H // 2 - s // 2, s, s, col)
+        return
+    s = int(0.16 * W)
+    for cx, ry in _PIP_ROWS[n]:
+        x = ix0 + cx * (ix1 - ix0) // 2
+        y = iy0 + s // 2 + int(ry * (iy1 - iy0 - s))
+        _paste(img, pm, x - s // 2, y - s // 2, s, s, col, rot180=ry > 0.5)
+
+
+def _colour_name(suit: str) -> str:
+    return "red" if suit in ("H", "D") else "black"
+
+
+def render_face(label: str, style: Style, width: int = FACE_WIDTH) -> Face:
+    """Draw one card face (both corner indices, centre pips or art) in ``style``."""
+    W = width
+    H = int(round(W / style.aspect))
+    colours = {"red": style.red, "black": style.black}
+    img = np.empty((H, W, 3), np.uint8)
+    img[:] = style.paper
+    _draw_centre(img, label, style, colours, seed=LABELS.index(label) * 7919 + W)
+    items = _index_layout(label, style, W)
+    x1 = max(x + w for _, x, _, w, _, _ in items) + 2
+    y1 = max(y + h for _, _, y, _, h, _ in items) + 2
+    x0 = min(x for _, x, _, _, _, _ in items) - 2
+    y0 = min(y for _, _, y, _, _, _ in items) - 2
+    img[y0:y1, x0:x1] = style.paper  # clear the corners of any centre art
+    img[H - y1: H - y0, W - x1: W - x0] = style.paper
+    for m, x, y, w, h, c in items:
+        _paste(img, m, x, y, w, h, colours[c])
+        _paste(img, m, W - x - w, H - y - h, w, h, colours[c], rot180=True)
+    if style.border:
+        b = int(0.025 * W)
+        cv2.rectangle(img, (b, b), (W - 1 - b, H - 1 - b), colours["red"], 1, cv2.LINE_AA)
+    alpha = _rounded_mask(W, H, max(2, int(style.corner_r * W)))
+    return Face(img, alpha, (max(0, x0), max(0, y0), x1, y1))
+
+
+@lru_cache(maxsize=64)
+def _rounded_mask(W: int, H: int, r: int) -> np.ndarray:
+    m = np.zeros((H, W), np.uint8)
+    cv2.rectangle(m, (r, 0), (W - 1 - r, H - 1), 255, -1)
+    cv2.rectangle(m, (0, r), (W - 1, H - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (W - 1 - r, r), (r, H - 1 - r), (W - 1 - r, H - 1 - r)):
+        cv2.circle(m, (cx, cy), r, 255, -1, cv2.LINE_AA)
+    return m.astype(np.float32) / 255.0
+
+
+@lru_cache(maxsize=4 * 54)
+def _named_face(label: str, design: str) -> Face:
+    return render_face(label, named_style(design))
+
+
+def face_for(label: str, rng: np.random.Generator, design: str | None) -> Face:
+    """The face of ``label`` in ``design``; a random style when ``design`` is None."""
+    if design is None:
+        return render_face(label, random_style(rng))
+    return _named_face(label, design)
+
+
+# ----------------------------------------------------------------------------------- frames
+def _texture(rng: np.random.Generator, W: int, H: int, base=None, dark=False, blobs=3) -> np.ndarray:
+    """A background: a colour with a smooth gradient, noise and a few blotches or stripes."""
+    if base is None:
+        base = rng.integers(10, 90, 3) if dark else rng.integers(0, 256, 3)
+    small = rng.normal(0, 12, (4, 5, 3)).astype(np.float32) + np.asarray(base, np.float32)
+    img = cv2.resize(small, (W, H), interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.4:  # wood / cloth stripes
+        period = rng.uniform(4, 30)
+        xs = np.arange(W if rng.random() < 0.5 else H, dtype=np.float32)
+        wave = (np.sin(xs / period * 2 * np.pi + rng.uniform(0, 6)) * rng.uniform(3, 18)).astype(np.float32)
+        img += wave[None, :, None] if len(xs) == W else wave[:, None, None]
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    for _ in range(int(rng.integers(0, blobs + 1))):
+        col = tuple(int(v) for v in rng.integers(0, 256, 3))
+        c = (int(rng.integers(0, W)), int(rng.integers(0, H)))
+        cv2.ellipse(img, c, (int(rng.integers(5, W // 3)), int(rng.integers(5, H // 3))),
+                    float(rng.uniform(0, 180)), 0, 360, col, -1, cv2.LINE_AA)
+    return img
+
+
+def _composite(dst: np.ndarray, face: Face, M: np.ndarray, shadow: float = 0.0) -> np.ndarray:
+    """Warp ``face`` by the 3x3 perspective ``M`` onto ``dst`` (returns a new float32 image)."""
+    H, W = dst.shape[:2]
+    fg = cv2.warpPerspective(face.bgr, M, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    a = cv2.warpPerspective(face.alpha, M, (W, H), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    if shadow > 0:
+        sh = cv2.resize(cv2.resize(a, (W // 2, H // 2), interpolation=cv2.INTER_AREA), (W, H))
+        sh = np.roll(sh, 2, (0, 1))
+        dst = cv2.multiply(dst, np.dstack([1 - shadow * sh] * 3), dtype=cv2.CV_8U)
+    return cv2.blendLinear(fg, dst, a, 1 - a).astype(np.float32)
+
+
+def _photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
+                 gain: np.ndarray | None = None) -> np.ndarray:
+    """Lighting, colour cast, glare, blur, noise, greyscale and JPEG on a float32 BGR image
+    (``gain``: an extra (H, W) light map, e.g. the LED ring's)."""
+    H, W = img.shape[:2]
+    light = np.ones((H, W), np.float32) if gain is None else gain.copy()
+    if rng.random() < 0.7 * strength:  # uneven light: a smooth multiplicative gradient
+        g = rng.uniform(0.55, 1.25, (2, 2)).astype(np.float32)
+        light *= cv2.resize(g, (W, H), interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.25 * strength:  # glare
+        c = (int(rng.integers(0, W)), int(rng.integers(0, H)))
+        glare = np.zeros((H // 4, W // 4), np.float32)
+        cv2.circle(glare, (c[0] // 4, c[1] // 4), int(rng.integers(2, max(3, W // 16))), 1.0, -1)
+        glare = cv2.resize(cv2.GaussianBlur(glare, (0, 0), rng.uniform(1, 4)), (W, H))
+        light += glare * rng.uniform(0.3, 1.0)
+    wb = (rng.uniform(0.85, 1.15, 3) ** strength * rng.uniform(0.6, 1.2)).astype(np.float32)
+    img = img * light[..., None]
+    img *= wb
+    img += np.float32(rng.uniform(-25, 25) * strength)
+    if rng.random() < 0.5 * strength:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.6 * strength + 0.01))
+    if rng.random() < 0.15 * strength:  # motion blur
+        k = int(rng.integers(3, 7))
+        ker = np.zeros((k, k), np.float32)
+        ker[k // 2, :] = 1.0 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
+        ker = cv2.warpAffine(ker, rot, (k, k))
+        img = cv2.filter2D(img, -1, ker / max(ker.sum(), 1e-6))
+    sigma = rng.uniform(0, 8 * strength)
+    img += rng.standard_normal((H, W, 1), dtype=np.float32) * np.float32(sigma)
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.12 * strength:
+        out = cv2.cvtColor(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    if rng.random() < 0.5 * strength:
+        q = int(rng.integers(30, 95))
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _radius2(W: int, H: int) -> np.ndarray:
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    return ((xx - W / 2) / W) ** 2 + ((yy - H / 2) / H) ** 2
+
+
+def _card_quad(w: float, h: float) -> np.ndarray:
+    return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+
+
+def card_transform(face: Face, centre, long_side: float, angle_deg: float, persp: float,
+                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The perspective matrix putting ``face`` at ``centre``, its long side ``long_side`` px, turned by
+    ``angle_deg``, with corner jitter ``persp`` (fraction of the size); and the card's 4 corners in the frame."""
+    H, W = face.bgr.shape[:2]
+    s = long_side / H
+    t = np.deg2rad(angle_deg)
+    R = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]], np.float32)
+    src = _card_quad(W, H)
+    d = (src - [W / 2, H / 2]) * s
+    d = d @ R.T + np.asarray(centre, np.float32)
+    d = d + rng.normal(0, persp * long_side, d.shape).astype(np.float32)
+    M = cv2.getPerspectiveTransform(src, d.astype(np.float32))
+    return M, d
+
+
+def render_window_frame(label: str | None, rng: np.random.Generator, *, design: str | None = None,
+                        size: tuple[int, int] = WINDOW_SIZE) -> np.ndarray:
+    """The dealer camera's view through the hopper window: the bottom card's face, lit by the LED ring,
+    within a few mm and degrees of its nominal place, possibly turned 180°, framed by the hopper's matte
+    green inside. ``None`` = an empty hopper."""
+    W, H = size
+    # The hopper's inside is matte green, a colour no deck uses, so the card stands out even when dark.
+    floor = _texture(rng, W, H, base=(rng.integers(30, 90), rng.integers(110, 180), rng.integers(20, 80)), blobs=1)
+    if label is None:
+        img = floor.astype(np.float32)
+        for _ in range(int(rng.integers(0, 3))):  # the hopper's rails and screws seen through the window
+            y = int(rng.integers(0, H))
+            cv2.line(img, (0, y), (W - 1, y + int(rng.integers(-8, 9))),
+                     tuple(float(v) for v in rng.integers(40, 140, 3)), int(rng.integers(2, 8)))
+    else:
+        face = face_for(label, rng, design)
+        long_side = min(W * 0.9, H * 0.92 / face.bgr.shape[1] * face.bgr.shape[0]) * rng.uniform(0.95, 1.0)
+        angle = 90.0 + rng.normal(0, 1.5) + (180.0 if rng.random() < 0.5 else 0.0)
+        centre = (W / 2 + rng.normal(0, 4), H / 2 + rng.normal(0, 4))
+        M, _ = card_transform(face, centre, long_side, angle, 0.004, rng)
+        img = _composite(floor, face, M, shadow=0.3)
+    led = 1.1 - np.float32(rng.uniform(0.4, 0.9)) * _radius2(W, H)  # the LED ring: bright centre
+    return _photometric(img, rng, strength=0.6, gain=led)
+
+
+def render_table_frame(label: str, rng: np.random.Generator, *, design: str | None = None,
+                       size: tuple[int, int] = TABLE_SIZE, angle: float | None = None) -> np.ndarray:
+    """A photo of one card lying anywhere on a table (with clutter), at any rotation (or ``angle`` degrees)."""
+    return table_scene(label, rng, design=design, size=size, angle=angle)[0]
+
+
+def table_scene(label: str, rng: np.random.Generator, *, design: str | None = None,
+                size: tuple[int, int] = TABLE_SIZE, angle: float | None = None,
+                clutter: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`render_table_frame` and the card's true corners in the frame ((4, 2), clockwise);
+    ``clutter=False``: a bare table (light, blur, noise and JPEG still vary)."""
+    W, H = size
+    bg = _texture(rng, W, H, blobs=3 if clutter else 0)
+    face = face_for(label, rng, design)
+    angle = rng.uniform(0, 360) if angle is None else angle
+    fh, fw = face.bgr.shape[:2]
+    t = np.deg2rad(angle)  # the turned card's bounding box, per unit of long side
+    bw = abs(np.cos(t)) * fw / fh + abs(np.sin(t))
+    bh = abs(np.sin(t)) * fw / fh + abs(np.cos(t))
+    long_side = min(rng.uniform(0.55, 0.95) * min(W, H), 0.92 * W / bw, 0.92 * H / bh)
+    hx, hy = 0.5 * bw * long_side + 4, 0.5 * bh * long_side + 4  # the whole card stays in the picture
+    centre = (rng.uniform(hx, max(hx, W - hx)), rng.uniform(hy, max(hy, H - hy)))
+    M, quad = card_transform(face, centre, long_side, angle, 0.02, rng)
+    img = _composite(bg, face, M, shadow=rng.uniform(0, 0.5))
+    return _photometric(img, rng, strength=1.0), quad

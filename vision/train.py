@@ -1,0 +1,327 @@
+"""Train the corner-index classifier and export it to ONNX (``vision/models/card_corner.onnx``).
+
+Usage (CPU; torch comes from the ``train`` extra and is never needed at run time)::
+
+    .venv/bin/python -m vision.train                      # the full recipe (~20 min on 2 free cores)
+    .venv/bin/python -m vision.train --quick              # a small smoke run (~3 min)
+    .venv/bin/python -m vision.train --holdout 0.2        # keep 20% of the real `fit` photos for validation
+
+Data: rendered index crops in random deck styles at any angle, crops cut by the real localizer from
+rendered dealer-window and table frames, "no card" crops, and — if ``../shared/data/cards-real-dev`` is
+beside the repository — heavily augmented crops of its ``fit`` split. Its ``eval`` split is never read.
+
+The network is a small CNN (about 0.3 M weights) with three heads: the card (54 labels + "no card"), the
+rank (13 + joker) and the suit (4 + black/red joker), so a suit is learnt by its shape as well as its
+colour. The exported graph normalises each crop's brightness itself and outputs softmax probabilities.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import multiprocessing as mp
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.corner_data import (
+    MODEL_SIZE,
+    NONE_CLASS,
+    augment_real,
+    index_crop_samples,
+    none_samples,
+    pipeline_samples,
+    to_input,
+)
+from vision.labels import LABELS, index, rank_index, suit_index
+
+REPO = Path(__file__).resolve().parents[1]
+MODEL_PATH = REPO / "vision" / "models" / "card_corner.onnx"
+REAL_DIR = REPO.parent / "shared" / "data" / "cards-real-dev"
+
+
+@dataclass
+class Recipe:
+    index_calls: int = 45_000  # x2 crops each, any angle
+    upright_calls: int = 10_000  # x2 crops each, small angles (like the localizer's crops)
+    pipeline_calls: int = 8_000  # x2 crops each (frames through the real localizer)
+    none_calls: int = 12_000
+    real_reps: int = 20  # augmented copies of each real `fit` crop
+    epochs: int = 4
+    batch: int = 256
+    lr: float = 3e-3
+    width: int = 20
+
+
+QUICK = Recipe(index_calls=12_000, upright_calls=4_000, pipeline_calls=3_000, none_calls=3_000,
+               real_reps=8, epochs=3, width=16)
+
+
+# ----------------------------------------------------------------------------------- data
+def _chunk(args: tuple[str, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    kind, calls, seed = args
+    rng = np.random.default_rng(seed)
+    fn = {
+        "index": index_crop_samples,
+        "upright": lambda r: index_crop_samples(r, any_angle=0.0),
+        "pipeline": pipeline_samples,
+        "none": none_samples,
+    }[kind]
+    xs, ys = [], []
+    for _ in range(calls):
+        for x, y in fn(rng):
+            xs.append(x)
+            ys.append(y)
+    if not xs:
+        return np.zeros((0, MODEL_SIZE, MODEL_SIZE, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack(xs), np.asarray(ys, np.int64)
+
+
+def real_rows(split: str = "fit", root: Path = REAL_DIR) -> list[dict]:
+    """Rows of ``labels.csv`` of one split (``fit`` for training; ``eval`` only for reports)."""
+    path = root / "labels.csv"
+    if not path.exists():
+        return []
+    with path.open(newline="") as fh:
+        return [r for r in csv.DictReader(fh) if r["split"] == split]
+
+
+def _real_chunk(args: tuple[list[str], list[int], int, int]) -> tuple[np.ndarray, np.ndarray]:
+    files, labels, reps, seed = args
+    rng = np.random.default_rng(seed)
+    xs, ys = [], []
+    for f, y in zip(files, labels, strict=True):
+        img = cv2.imread(f, cv2.IMREAD_COLOR)
+        if img is None:
+            continue
+        xs.append(to_input(img))
+        ys.append(y)
+        for _ in range(reps):
+            xs.append(augment_real(img, rng))
+            ys.append(y)
+    return np.stack(xs), np.asarray(ys, np.int64)
+
+
+def build_data(recipe: Recipe, rows: list[dict], seed: int, workers: int, progress) -> tuple[np.ndarray, np.ndarray]:
+    ss = np.random.SeedSequence(seed)
+    jobs: list = []
+    for kind, calls in (("index", recipe.index_calls), ("upright", recipe.upright_calls),
+                        ("pipeline", recipe.pipeline_calls), ("none", recipe.none_calls)):
+        step = 500
+        for start in range(0, calls, step):
+            jobs.append((_chunk, (kind, min(step, calls - start), int(ss.spawn(1)[0].generate_state(1)[0]))))
+    for start in range(0, len(rows), 60):
+        part = rows[start:start + 60]
+        jobs.append((_real_chunk, ([str(REAL_DIR / r["file"]) for r in part], [index(r["label"]) for r in part],
+                                   recipe.real_reps, int(ss.spawn(1)[0].generate_state(1)[0]))))
+    task = progress.add_task("rendering training crops", total=len(jobs))
+    xs, ys = [], []
+    with mp.get_context("fork").Pool(workers) as pool:
+        results = [pool.apply_async(fn, (a,)) for fn, a in jobs]
+        for r in results:
+            x, y = r.get()
+            xs.append(x)
+            ys.append(y)
+            progress.advance(task)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+# ----------------------------------------------------------------------------------- model
+def make_model(width: int = 24):
+    import torch
+    from torch import nn
+
+    def block(i: int, o: int) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    w = width
+
+    class CornerNet(nn.Module):
+        """BGR 0..255 crops (N, 3, 32, 32) -> card (55), rank (14) and suit (6) logits."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(
+                block(3, w), nn.MaxPool2d(2),  # 16
+                block(w, 2 * w), block(2 * w, 2 * w), nn.MaxPool2d(2),  # 8
+                block(2 * w, 4 * w), block(4 * w, 4 * w), nn.MaxPool2d(2),  # 4
+                block(4 * w, 6 * w), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
+            )
+            self.card = nn.Linear(6 * w, len(LABELS) + 1)
+            self.rank = nn.Linear(6 * w, 14)
+            self.suit = nn.Linear(6 * w, 6)
+
+        def forward(self, x):
+            mean = x.mean(dim=(1, 2, 3), keepdim=True)
+            std = x.std(dim=(1, 2, 3), keepdim=True)
+            f = self.features((x - mean) / (std + 8.0))
+            return self.card(f), self.rank(f), self.suit(f)
+
+    class Exported(nn.Module):
+        def __init__(self, net) -> None:
+            super().__init__()
+            self.net = net
+
+        def forward(self, x):
+            c, r, s = self.net(x)
+            return torch.softmax(c, 1), torch.softmax(r, 1), torch.softmax(s, 1)
+
+    return CornerNet(), Exported
+
+
+def _aux_targets(y):
+    import torch
+
+    rank = torch.full_like(y, -100)
+    suit = torch.full_like(y, -100)
+    lab = y < NONE_CLASS
+    rank[lab] = torch.as_tensor([rank_index(LABELS[int(i)]) for i in y[lab]], dtype=y.dtype)
+    suit[lab] = torch.as_tensor([suit_index(LABELS[int(i)]) for i in y[lab]], dtype=y.dtype)
+    return rank, suit
+
+
+def _batches(x: np.ndarray, y: np.ndarray, batch: int, rng: np.random.Generator):
+    import torch
+
+    order = rng.permutation(len(x))
+    for s in range(0, len(order) - batch + 1, batch):
+        idx = order[s:s + batch]
+        xb = torch.from_numpy(x[idx]).permute(0, 3, 1, 2).float()
+        yield xb, torch.from_numpy(y[idx])
+
+
+def evaluate(net, x: np.ndarray, y: np.ndarray) -> float:
+    import torch
+
+    net.eval()
+    hits = 0
+    with torch.no_grad():
+        for s in range(0, len(x), 512):
+            xb = torch.from_numpy(x[s:s + 512]).permute(0, 3, 1, 2).float()
+            hits += int((net(xb)[0].argmax(1).numpy() == y[s:s + 512]).sum())
+    net.train()
+    return hits / max(1, len(x))
+
+
+def export(net, exported_cls, path: Path) -> int:
+    import torch
+
+    net.eval()
+    model = exported_cls(net)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, MODEL_SIZE, MODEL_SIZE)
+    torch.onnx.export(model, (dummy,), str(path), input_names=["image"], output_names=["card", "rank", "suit"],
+                      dynamic_axes={"image": {0: "n"}, "card": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}},
+                      opset_version=17, dynamo=False)
+    return path.stat().st_size
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a small smoke run")
+    ap.add_argument("--holdout", type=float, default=0.0, help="share of real fit photos kept for validation")
+    ap.add_argument("--epochs", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=MODEL_PATH)
+    ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered training crops here (.npz)")
+    ap.add_argument("--width", type=int, default=None, help="channels of the first layer")
+    args = ap.parse_args(argv)
+
+    import torch
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    recipe = QUICK if args.quick else Recipe()
+    if args.epochs:
+        recipe.epochs = args.epochs
+    if args.width:
+        recipe.width = args.width
+    rows = real_rows("fit")
+    frames = sorted({r["frame"] for r in rows})
+    rng = np.random.default_rng(args.seed)
+    held = set(rng.choice(frames, int(len(frames) * args.holdout), replace=False)) if args.holdout else set()
+    train_rows = [r for r in rows if r["frame"] not in held]
+    val_rows = [r for r in rows if r["frame"] in held]
+    console.print(f"real fit crops: {len(train_rows)} for training, {len(val_rows)} held out"
+                  + ("" if rows else f" (none found at {REAL_DIR})"))
+
+    cols = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(), TimeRemainingColumn())
+    t0 = time.time()
+    with Progress(*cols, console=console) as progress:
+        if args.cache and args.cache.exists():
+            data = np.load(args.cache)
+            x, y = data["x"], data["y"]
+        else:
+            x, y = build_data(recipe, train_rows, args.seed, args.workers, _InfoProgress(progress))
+            if args.cache:
+                np.savez(args.cache, x=x, y=y)
+        vx, vy = _chunk(("pipeline", 600, args.seed + 1))
+        console.print(f"{len(x)} training crops ({(y == NONE_CLASS).sum()} 'no card') in {time.time() - t0:.0f} s")
+        real_val = None
+        if val_rows:
+            real_val = (np.stack([to_input(cv2.imread(str(REAL_DIR / r["file"]))) for r in val_rows]),
+                        np.asarray([index(r["label"]) for r in val_rows]))
+
+        net, exported_cls = make_model(recipe.width)
+        opt = torch.optim.AdamW(net.parameters(), lr=recipe.lr, weight_decay=5e-4)
+        steps = recipe.epochs * (len(x) // recipe.batch)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=recipe.lr, total_steps=steps, pct_start=0.15)
+        ce = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+        ce_aux = torch.nn.CrossEntropyLoss(ignore_index=-100)
+        task = progress.add_task("training", total=steps, info="")
+        brng = np.random.default_rng(args.seed + 2)
+        for epoch in range(recipe.epochs):
+            running = 0.0
+            for i, (xb, yb) in enumerate(_batches(x, y, recipe.batch, brng)):
+                # cheap extra augmentation: brightness/contrast per crop
+                gain = torch.empty(len(xb), 1, 1, 1).uniform_(0.7, 1.3)
+                xb = (xb * gain + torch.empty(len(xb), 1, 1, 1).uniform_(-30, 30)).clamp(0, 255)
+                rank, suit = _aux_targets(yb)
+                c, r, s = net(xb)
+                loss = ce(c, yb) + 0.4 * ce_aux(r, rank) + 0.4 * ce_aux(s, suit)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+                running = 0.98 * running + 0.02 * loss.item() if i else loss.item()
+                progress.update(task, advance=1, info=f"epoch {epoch + 1}/{recipe.epochs} loss {running:.3f}")
+            msg = f"epoch {epoch + 1}: loss {running:.3f}, rendered frames {evaluate(net, vx, vy):.4f}"
+            if real_val is not None:
+                msg += f", real held-out {evaluate(net, *real_val):.4f}"
+            console.print(msg)
+            size = export(net, exported_cls, args.out)  # every epoch: a usable model at any time
+            net.train()
+    console.print(f"exported {args.out} ({size / 1024:.0f} KiB) after {(time.time() - t0) / 60:.1f} min")
+
+
+class _InfoProgress:
+    """Progress whose tasks always carry an ``info`` field."""
+
+    def __init__(self, progress) -> None:
+        self._p = progress
+
+    def add_task(self, description: str, total: int) -> int:
+        return self._p.add_task(description, total=total, info="")
+
+    def advance(self, task: int) -> None:
+        self._p.advance(task)
+
+
+if __name__ == "__main__":
+    main()
