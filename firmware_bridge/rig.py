@@ -225,7 +225,10 @@ class Rig:
         """Run the shuffler ``passes`` times; return {"passes", "ms"} when it has stopped."""
         if not 0 <= passes <= 255:
             raise ValueError(f"passes = {passes}: 0..255")
-        d = self._motion("shuffle", passes) if passes else {"outcome": P.DONE_OK, "value": 0, "extra": 0}
+        if passes == 0:  # nothing moves; still tells the rig (and a virtual rig's operator) a deal begins
+            self._simple("shuffle", 0)
+            return {"passes": 0, "ms": 0}
+        d = self._motion("shuffle", passes)
         if d["outcome"] != P.DONE_OK:
             raise Fault(f"shuffle stopped: {P.DONE_NAMES.get(d['outcome'])} / 洗牌中断",
                         "shuffler" if d["outcome"] == P.DONE_SHUFFLER else "aborted")

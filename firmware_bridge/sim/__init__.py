@@ -21,7 +21,7 @@ from typing import Any
 from firmware_bridge.sim.camera import CameraServer
 from firmware_bridge.sim.clock import ManualClock, SimClock
 from firmware_bridge.sim.fakes import load_config
-from firmware_bridge.sim.mcu import Mcu, NoisyPort, PtyPort
+from firmware_bridge.sim.mcu import Mcu, NoisyPort, OperatorTap, PtyPort
 from firmware_bridge.sim.model import Board, Mechanics
 
 __all__ = ["VirtualRig", "Board", "Mechanics", "Mcu", "SimClock", "ManualClock", "wall_safe_config"]
@@ -73,7 +73,7 @@ class VirtualRig:
         pty = PtyPort()
         flip, drop = self.noise
         self.port = NoisyPort(pty, flip, drop, seed=self.seed) if (flip or drop) else pty
-        self.mcu = Mcu(self.board, self.port, self.overrides)
+        self.mcu = Mcu(self.board, OperatorTap(self.port, self.board), self.overrides)
         self.mcu.start()
         url = self.camera.start() if self.camera is not None else ""
         self.ends = {"serial": pty.name, "camera": url}

@@ -97,6 +97,38 @@ class NoisyPort:
         self.inner.close()
 
 
+class OperatorTap:
+    """The simulated operator, watching the line like a person watching the table: when the controller
+    starts a deal with a zero-pass shuffle while the hopper is empty, the operator puts the gathered cards
+    straight into the hopper (a shuffle with passes does this through the shuffler, see the model)."""
+
+    def __init__(self, inner: Any, board: Any):
+        from firmware_bridge import protocol as P
+
+        self.inner, self.board, self.P = inner, board, P
+        self.decoder = P.FrameDecoder()
+        self.name = getattr(inner, "name", None)
+
+    def fileno(self) -> int:
+        return self.inner.fileno()
+
+    def read(self) -> bytes | None:
+        data = self.inner.read()
+        if data:
+            P = self.P
+            for item in self.decoder.feed(data):
+                if (isinstance(item, tuple) and item[0] == P.CMD and item[2] == P.CMD_IDS["shuffle"]
+                        and item[3][0] == 0):
+                    self.board.operator_reload()
+        return data
+
+    def write(self, data: bytes) -> None:
+        self.inner.write(data)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 class MemoryPort:
     """An in-memory serial line for tests that step the firmware by hand."""
 

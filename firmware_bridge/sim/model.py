@@ -380,6 +380,13 @@ class Board:
             self.frame_seq += 1
             self.changed.notify_all()
 
+    def operator_reload(self) -> None:
+        """A new deal without shuffling: if the hopper is empty, the dealt cards go back into it."""
+        with self.lock:
+            if not self.hopper and self.places:
+                self.log.append((self.clock.now_ms(), "operator reloads the hopper"))
+                self.gather()
+
     def load(self, cards: Sequence[str] | None = None) -> None:
         """The operator loads the hopper: ``cards`` (bottom first), or gathers everything back."""
         with self.lock:

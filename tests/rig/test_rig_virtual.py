@@ -119,3 +119,17 @@ def test_camera_frames_of_one_hopper_state_vary_like_a_real_camera(make_rig):
     rig.eject()
     seq, left, _ = _snapshot(url)
     assert seq > shots[0][0] and left == 51
+
+
+def test_a_zero_pass_shuffle_reloads_the_empty_hopper_unshuffled(make_rig):
+    vr, rig = make_rig(speed=40)
+    vr.load(["H4", "S3", "DA"])
+    rig.home()
+    rig.shuffle(0)
+    assert vr.hopper == ["H4", "S3", "DA"]  # not empty: nothing gathered, nothing riffled
+    for seat in (2, 0, 1):
+        rig.rotate_to(seat)
+        rig.eject()
+    assert vr.truth()["hands"] == [["S3"], ["DA"], ["H4"], []]
+    rig.shuffle(0)  # the next deal: the operator puts the cards back, seat by seat
+    assert vr.hopper == ["S3", "DA", "H4"] and vr.truth()["hands"] == [[], [], [], []]
