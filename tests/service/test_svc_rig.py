@@ -65,14 +65,15 @@ def test_whole_hand_on_the_virtual_rig_through_the_api(rig_live):
         rid = client.post("/api/rounds", json={"game": "hongsi", "first_seat": 1, "fair_deal": True},
                           headers=op).json()["id"]
         play_hand(client, rid, seat_token, random.Random(4), snapshots, timeout=180)
-        record = client.get(f"/api/rounds/{rid}/record").json()
         wait_for(lambda: any(ev["type"] == "finished" for _t, ev in sse.events))
+        record = client.get(f"/api/rounds/{rid}/record").json()
         sse.stop(svc)
         # the hands the service refereed are the hands the rig really dealt, as the camera read them
         truth = vr.truth()
         assert [sorted(h) for h in record["hands"]] == [sorted(h) for h in truth["hands"]]
         check_no_hidden_cards(snapshots, sse.events, record, rid)
-        assert any(snap["phase"] == "dealing" and 0 < snap["dealt"] < 52 for _p, snap in snapshots)
+        assert any(p == f"/api/rounds/{rid}" and snap["phase"] == "dealing" and 0 < snap["dealt"] < 52
+                   for p, snap in snapshots)
         verdict = record["verdict"]
         assert verdict["finished"] and sum(verdict["scores"]) == 0
         # the fair deal's proof is revealed once the hand is over
