@@ -9,7 +9,7 @@
 Several deals run on one virtual rig: the shuffle that starts a deal gathers the previous deal's cards
 back into the shuffler (``load()`` does the same by hand, or loads given cards). ``speed`` scales every
 mechanical timing; the firmware's link and watchdog times are stretched at high speed (configuration, not
-logic) so that host threads have at least ~100 ms of wall time for the host-silence failsafe.
+logic) so that host threads keep at least 250 ms of wall time before the host-silence failsafe.
 """
 
 from __future__ import annotations
@@ -28,14 +28,14 @@ __all__ = ["VirtualRig", "Board", "Mechanics", "Mcu", "SimClock", "ManualClock",
 
 
 def wall_safe_config(speed: float) -> dict[str, Any]:
-    """Firmware config overrides for a clock ``speed`` times faster than real: the link's and the
-    watchdog's budgets (which are for real software, not mechanics) keep their wall-clock size."""
-    scale = max(1.0, speed / 8.0)
-    if scale == 1.0:
-        return {}
+    """Firmware config overrides for a clock ``speed`` times faster than real. The link's and the
+    watchdog's budgets are for real software (host threads, the GIL), not for mechanics, so each keeps a
+    floor in wall-clock milliseconds; at speed 1 nothing changes."""
     cfg = load_config()
-    return {k: int(getattr(cfg, k) * scale) for k in
-            ("HOST_SILENCE_MS", "HEARTBEAT_MS", "RETX_MS", "RETX_MAX_MS", "WDT_MS", "FRAME_GAP_MS")}
+    floors = {"HOST_SILENCE_MS": 250, "RETX_MS": 10, "RETX_MAX_MS": 100, "WDT_MS": 500, "FRAME_GAP_MS": 3}
+    out = {k: max(getattr(cfg, k), int(wall_ms * speed)) for k, wall_ms in floors.items()}
+    out["HEARTBEAT_MS"] = max(cfg.HEARTBEAT_MS, out["HOST_SILENCE_MS"] // 4)
+    return {k: v for k, v in out.items() if v != getattr(cfg, k)}
 
 
 class VirtualRig:

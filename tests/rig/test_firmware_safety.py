@@ -108,3 +108,41 @@ def test_retransmitted_eject_never_ejects_twice():
     assert len(board.places) == 1
     replies = [i for i in P.FrameDecoder().feed(bytes(port.sent)) if isinstance(i, tuple) and i[0] == P.REPLY]
     assert all(r[3][0] == P.ACCEPTED for r in replies if r[1] == 2) and len(replies) >= 100
+
+
+def test_wall_safe_config_keeps_link_budgets_in_wall_time():
+    from firmware_bridge.sim import wall_safe_config
+
+    assert wall_safe_config(1) == {}
+    fast = wall_safe_config(40)
+    assert fast["HOST_SILENCE_MS"] / 40 >= 250 and fast["HEARTBEAT_MS"] * 4 <= fast["HOST_SILENCE_MS"]
+
+
+def test_host_gone_mid_shuffle_on_the_threaded_rig(make_rig):
+    """The host process dies during a shuffle: the virtual Pico stops the shuffler on its own, and the
+    next host finds the latched 'host silent' fault."""
+    import time
+
+    from firmware_bridge import Rig
+
+    vr, rig = make_rig(speed=10)
+    status, _ = rig.link.command("shuffle", 20)
+    assert status == P.ACCEPTED
+    deadline = time.monotonic() + 5
+    while not vr.board.relay and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert vr.board.relay
+    rig.close()  # the host is gone: no more acks, nothing
+    gone = vr.clock.now_ms()
+    silence = vr.mcu.modules["config"].HOST_SILENCE_MS
+    while vr.board.relay and time.monotonic() < deadline + 5:
+        time.sleep(0.002)
+    off = vr.clock.now_ms()
+    assert not vr.board.relay and off - gone <= silence + 150 * vr.speed  # + thread scheduling slack
+    again = Rig(vr.ends["serial"])
+    again.connect()
+    try:
+        assert again.status()["fault"] == "host silent"
+        assert again.clear_fault() == "host silent"
+    finally:
+        again.close()
