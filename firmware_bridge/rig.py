@@ -71,6 +71,8 @@ class Rig:
     """The microcontroller on a serial port. Seats map to turntable angles (``angles``), and
     ``"bottom"`` to ``bottom_angle`` (the 底牌 tray)."""
 
+    DONE_CHECK_S = 2.0  # while waiting this long for a DONE, ask the firmware whether it is still busy
+
     def __init__(self, port: str, baud: int = 115200, *, angles: Sequence[float] | None = None,
                  bottom_angle: float | None = None, timeout: float = 2.0):
         self.port = port
@@ -200,8 +202,9 @@ class Rig:
             raise HopperEmpty("eject: the hopper is empty / 发牌盒已空")
         if status != P.ACCEPTED:
             raise RigError(f"{name}: {P.STATUS_NAMES.get(status, status)}")
-        with self._cv:
-            while True:
+        checked = time.monotonic()
+        while True:
+            with self._cv:
                 if seq in self._done:
                     return self._done.pop(seq)
                 if self._reboot is not None:
@@ -211,6 +214,13 @@ class Rig:
                 if time.monotonic() - link.last_rx > self.timeout:
                     raise LinkLost(f"{name}: the microcontroller fell silent / 单片机无响应")
                 self._cv.wait(0.05)
+            if time.monotonic() - checked > self.DONE_CHECK_S:  # long motion: is it still going?
+                checked = time.monotonic()
+                if not self.status()["busy"]:
+                    with self._cv:
+                        self._cv.wait_for(lambda: seq in self._done or self._reboot is not None, 1.0)
+                        if seq not in self._done and self._reboot is None:
+                            raise RigError(f"{name}: the firmware finished but its report was lost / 动作结果丢失")
 
     def home(self) -> float:
         """Drive the turntable to its end-stop; return the time it took (ms of the MCU)."""

@@ -26,6 +26,7 @@ class Servo:
 
     def off(self):
         self.pwm.duty_u16(0)
+        self.angle = None
 
 
 class Motor:

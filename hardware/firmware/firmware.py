@@ -14,7 +14,6 @@ import config
 import protocol as P
 from drivers import ExitSensor, Input, Motor, Relay, Servo
 
-IDLE = 0
 
 
 class Firmware:
@@ -45,13 +44,13 @@ class Firmware:
         self.homed = False
         self.jams = 0
         self.eject_us = 0
-        self.motion = None  # [cmd id, ref seq, phase, started ms, arg, aux]
+        self.motion = None  # see _start
         now = time.ticks_ms()
         self.last_host = now
         self.last_beat = now
         self.rx_at = now
         self.ev_seq = 0
-        self.events = []  # [seq, frame]
+        self.events = []  # [seq, frame, name], oldest first; [0] is the one in flight
         self.ev_sent = None
         self.ev_tries = 0
         self.queue_event("boot", (self.boot_id, P.FW_VERSION[0], P.FW_VERSION[1], P.PROTOCOL_VERSION,
@@ -67,7 +66,8 @@ class Firmware:
     def all_off(self):
         self.motor.off()
         self.relay.off()
-        self.servo.off()
+        self.servo.off()  # limp: the turntable may be pushed, so it must be homed again
+        self.homed = False
 
     def moving(self):
         return self.motor.running != 0 or self.relay.is_on() or self.motion is not None
@@ -98,13 +98,18 @@ class Firmware:
             for ev in self.events:
                 if ev[2] == "heartbeat":
                     return
-        if len(self.events) >= config.EVENT_QUEUE:
-            for i in range(len(self.events)):
-                if self.events[i][2] == "heartbeat" and i > 0:
-                    self.events.pop(i)
+        if len(self.events) >= config.EVENT_QUEUE:  # nobody acks: drop the least useful, never a done
+            for keep in (("done", "fault", "boot", "estop", "jam"), ("done",)):
+                victim = -1
+                for i in range(1, len(self.events)):
+                    if self.events[i][2] not in keep:
+                        victim = i
+                        break
+                if victim > 0:
+                    self.events.pop(victim)
                     break
             else:
-                self.events.pop(1 if len(self.events) > 1 else 0)
+                self.events.pop(1)
         self.ev_seq = (self.ev_seq + 1) & 0xFFFF
         frame = P.encode(P.EVENT, self.ev_seq, P.EVENT_IDS[name], values)
         self.events.append([self.ev_seq, frame, name])

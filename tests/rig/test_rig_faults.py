@@ -176,3 +176,17 @@ def test_a_card_thrown_after_an_estop_is_still_reported(make_rig):
     assert got.wait(5) and passed[0]["pulse_us"] > 0
     assert errors and isinstance(errors[0], Fault)
     assert rig.status()["ejects"] == 1 and sum(len(h) for h in vr.truth()["hands"]) == 1
+
+
+def test_a_lost_done_report_raises_instead_of_hanging(make_rig):
+    from firmware_bridge.errors import RigError
+
+    vr, rig = make_rig(speed=20)
+    rig.DONE_CHECK_S = 0.2
+    fw = vr.mcu.fw
+    real = fw.queue_event
+    fw.queue_event = lambda name, values: None if name == "done" else real(name, values)  # the report is lost
+    with pytest.raises(RigError, match="report was lost"):
+        rig.shuffle(2)
+    fw.queue_event = real
+    assert rig.shuffle(1)["passes"] == 1  # the link is fine afterwards
