@@ -13,11 +13,13 @@ Run: ``.venv/bin/python benchmarks/service.py [--deals 3] [--requests 3000] [--c
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -133,14 +135,23 @@ def bench_throughput(requests: int, clients: int, cap_s: float) -> None:
         try:
             rnd = svc.start_round(game="hongsi", bots=[1, 2, 3])  # a hand in play, mid-trick
             wait_for(lambda: rnd.phase == "playing")
-            load(srv.url, "/api/health", 200, clients, cap_s)  # warm up
-            n_pub, t_pub = load(srv.url, f"/api/rounds/{rnd.id}", requests, clients, cap_s)
-            n_peer, t_peer = load(srv.url, "/api/health", requests, clients, cap_s)
+            # the clients run in a process of their own, so that they do not share the server's GIL
+            with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+                pool.submit(load, srv.url, "/api/health", 200, clients, cap_s).result()  # warm up
+                runs: dict[str, list[tuple[int, float]]] = {"pub": [], "peer": []}
+                for _ in range(2):  # alternate, keep the best of each: less order bias
+                    runs["pub"].append(pool.submit(load, srv.url, f"/api/rounds/{rnd.id}", requests, clients,
+                                                   cap_s).result())
+                    runs["peer"].append(pool.submit(load, srv.url, "/api/health", requests, clients,
+                                                    cap_s).result())
+            n_pub, t_pub = max(runs["pub"], key=lambda r: r[0] / r[1])
+            n_peer, t_peer = max(runs["peer"], key=lambda r: r[0] / r[1])
         finally:
             srv.stop()
             svc.close()
     pub, peer = n_pub / t_pub, n_peer / t_peer
-    print(f"loopback load, {clients} keep-alive clients, up to {requests} requests / {cap_s:.0f} s each:")
+    print(f"loopback load from another process, {clients} keep-alive clients, up to {requests} requests / "
+          f"{cap_s:.0f} s a run, best of 2:")
     print(f"  GET /api/rounds/{{id}} (public state): {pub:8.0f} req/s  ({n_pub} in {t_pub:.2f} s)")
     print(f"  GET /api/health (peer):               {peer:8.0f} req/s  ({n_peer} in {t_peer:.2f} s)")
     print(f"  public state / peer = {pub / peer:.2f}")
