@@ -100,7 +100,8 @@ class NoisyPort:
 class OperatorTap:
     """The simulated operator, watching the line like a person watching the table: when the controller
     starts a deal with a zero-pass shuffle while the hopper is empty, the operator puts the gathered cards
-    straight into the hopper (a shuffle with passes does this through the shuffler, see the model)."""
+    straight into the hopper (a shuffle with passes does this through the shuffler, see the model); before
+    the controller clears a fault, the operator frees a jammed card."""
 
     def __init__(self, inner: Any, board: Any):
         from firmware_bridge import protocol as P
@@ -117,9 +118,12 @@ class OperatorTap:
         if data:
             P = self.P
             for item in self.decoder.feed(data):
-                if (isinstance(item, tuple) and item[0] == P.CMD and item[2] == P.CMD_IDS["shuffle"]
-                        and item[3][0] == 0):
+                if not isinstance(item, tuple) or item[0] != P.CMD:
+                    continue
+                if item[2] == P.CMD_IDS["shuffle"] and item[3][0] == 0:
                     self.board.operator_reload()
+                elif item[2] == P.CMD_IDS["clear"]:
+                    self.board.stalled = False  # "clear the card path, then clear the fault"
         return data
 
     def write(self, data: bytes) -> None:

@@ -34,8 +34,9 @@ def test_a_third_jam_latches_a_fault_that_needs_a_clear(make_rig):
     with pytest.raises(Fault):  # latched: refused, the wheel does not turn
         rig.eject()
     assert vr.truth()["hands"] == [[], [], [], []]
+    assert vr.board.stalled
     assert rig.clear_fault() == "jam"
-    vr.board.stalled = False  # the operator freed the card
+    assert not vr.board.stalled  # the (simulated) operator freed the card before clearing
     ev = rig.eject()
     assert ev.attempts == 1 and len(vr.truth()["hands"][0]) == 1
 
