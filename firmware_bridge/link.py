@@ -113,6 +113,10 @@ class Link:
                 with self._cv:
                     self._waiting = None
 
+    @property
+    def closed(self) -> bool:
+        return self._closing
+
     def close(self) -> None:
         self._closing = True
         try:

@@ -96,11 +96,11 @@ class Rig:
     def connect(self) -> BootInfo:
         """Open the port (first time) and shake hands; return the boot report. After an
         unexpected reboot, connect again (the turntable must be homed again)."""
-        if self.link is None or self.link.dead:
+        if self.link is None or self.link.dead or self.link.closed:
             if self.link is not None:
                 self.link.close()
             self.link = Link(self.port, self.baud, timeout=self.timeout, on_event=self._on_event)
-            if self._dispatcher is None:
+            if self._dispatcher is None or not self._dispatcher.is_alive():
                 self._dispatcher = threading.Thread(target=self._dispatch, name="rig-events", daemon=True)
                 self._dispatcher.start()
         status, r = self.link.command("hello", int(time.time()) & 0xFFFFFFFF)

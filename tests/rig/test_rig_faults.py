@@ -191,3 +191,21 @@ def test_a_lost_done_report_raises_instead_of_hanging(make_rig):
         rig.shuffle(2)
     fw.queue_event = real
     assert rig.shuffle(1)["passes"] == 1  # the link is fine afterwards
+
+
+def test_a_closed_rig_can_connect_again(make_rig):
+    vr, rig = make_rig()
+    seen = []
+    rig.on_event(lambda ev: seen.append(ev.name))
+    first = rig.boot
+    rig.close()
+    again = rig.connect()
+    assert again.boot_id == first.boot_id and not again.rebooted  # same boot: no false alarm
+    rig.home()
+    rig.eject()
+    import time
+
+    deadline = time.monotonic() + 5
+    while "card_passed" not in seen and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert "card_passed" in seen
