@@ -21,6 +21,8 @@ app.add_typer(vision_app, name="vision")
 app.add_typer(config_app, name="config")
 log_app = typer.Typer(help="The journal: verify the hash chain, export a round for a dispute.", no_args_is_help=True)
 app.add_typer(log_app, name="log")
+firmware_app = typer.Typer(help="The Pico's firmware: flash it, check what it runs.", no_args_is_help=True)
+app.add_typer(firmware_app, name="firmware")
 
 err = Console(stderr=True)
 
@@ -267,6 +269,87 @@ def config_show(config: Annotated[Path | None, typer.Option(help="config file")]
     except ConfigError as exc:
         raise fail(str(exc)) from None
     sys.stdout.write(f"# from {source or 'built-in defaults (the virtual rig)'}\n" + to_toml(cfg))
+
+
+# ---------------------------------------------------------------- on a Raspberry Pi: firmware, calibration, self-test
+@firmware_app.command("flash")
+def firmware_flash(
+    port: Annotated[str | None, typer.Option(help="the Pico's serial port (default: the config's serial_port)")
+                    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="print the mpremote commands, change nothing")] = False,
+    mpremote: Annotated[str | None, typer.Option(help="the mpremote executable (default: on PATH)")] = None,
+    config: Annotated[Path | None, typer.Option(help="config file")] = None,
+) -> None:
+    """Copy hardware/firmware/ to the Pico with mpremote, reset it, check the version it reports."""
+    from controller.config import ConfigError
+    from controller.firmware_tool import FirmwareError, flash_command
+
+    try:
+        code = flash_command(port=port, config=config, dry_run=dry_run, mpremote=mpremote)
+    except (ConfigError, FirmwareError) as exc:
+        raise fail(str(exc), 1) from None
+    raise typer.Exit(code)
+
+
+@firmware_app.command("check")
+def firmware_check(
+    port: Annotated[str | None, typer.Option(help="the Pico's serial port (default: the config's serial_port)")
+                    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+    config: Annotated[Path | None, typer.Option(help="config file")] = None,
+) -> None:
+    """Compare the running firmware's version and protocol hash with the host's (exit 1 if they differ)."""
+    from controller.config import ConfigError
+    from controller.firmware_tool import FirmwareError, check_command
+
+    try:
+        code = check_command(port=port, config=config, as_json=as_json)
+    except (ConfigError, FirmwareError) as exc:
+        raise fail(str(exc), 1) from None
+    raise typer.Exit(code)
+
+
+@app.command()
+def calibrate(
+    serial: Annotated[str | None, typer.Option(help="the Pico's serial port (default: the config's)")] = None,
+    camera: Annotated[str | None, typer.Option(help="the camera source (default: the config's camera_url)")
+                      ] = None,
+    config: Annotated[Path | None, typer.Option(help="the config file to update (default: the one in force)")
+                      ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="print the steps, move nothing, save nothing")
+                       ] = False,
+) -> None:
+    """Interactive wizard: seat angles, test ejects, card-exit pulses, camera exposure; saves the config."""
+    from controller.calibrate import CalibrationError, calibrate_command
+    from controller.config import ConfigError
+
+    try:
+        code = calibrate_command(serial=serial, camera=camera, config=config, dry_run=dry_run)
+    except (ConfigError, CalibrationError) as exc:
+        raise fail(str(exc), 1) from None
+    raise typer.Exit(code)
+
+
+@app.command()
+def selftest(
+    serial: Annotated[str | None, typer.Option(help="the Pico's serial port (default: the config's)")] = None,
+    camera: Annotated[str | None, typer.Option(help="the camera source (default: the config's camera_url)")
+                      ] = None,
+    config: Annotated[Path | None, typer.Option(help="config file")] = None,
+    no_eject: Annotated[bool, typer.Option("--no-eject", help="do not move a card")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="print the steps, touch nothing")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the rows as JSON")] = False,
+) -> None:
+    """Check every part of the rig; a pass/fail table with the remedy for each failure (exit 1 on one)."""
+    from controller.config import ConfigError
+    from controller.selftest import selftest_command
+
+    try:
+        code = selftest_command(serial=serial, camera=camera, config=config, eject=not no_eject,
+                                dry_run=dry_run, as_json=as_json)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    raise typer.Exit(code)
 
 
 def main() -> None:

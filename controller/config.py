@@ -50,6 +50,9 @@ class RigConfig(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     voice: bool = True
+    exit_pulse_ms: float = Field(73.0, gt=0, description="one card's pulse at the exit beam (hongsi calibrate)")
+    double_pulse_ms: float = Field(100.0, gt=0, description="two stuck cards' exit pulse (hongsi calibrate)")
+    camera_exposure_us: float = Field(0.0, ge=0, description="camera exposure time in µs; 0 = automatic")
 
     @model_validator(mode="after")
     def _check(self) -> RigConfig:

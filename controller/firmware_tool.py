@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from firmware_bridge import protocol as P
 
@@ -188,3 +189,77 @@ def flash(port: str, *, baud: int = 115200, mpremote: str | None = None, dry_run
             raise FirmwareError(f"mpremote failed (exit {proc.returncode}): {why[-1] if why else '?'}{hint}")
     say(f"waiting for the firmware's boot report on {port} …")
     return wait_for_boot(port, baud, within=boot_within, previous_boot=previous)
+
+
+def _port(port: str | None, config: Path | None) -> tuple[str, int]:
+    from controller.config import load_config
+
+    cfg = load_config(config)
+    return port or cfg.serial_port, cfg.baud
+
+
+def _table(report: FirmwareReport, console: Any) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"firmware on {report.port} (boot {report.boot_id:08x}, last reset: {report.reset_cause})")
+    for col in ("", "Pico / 单片机", "host / 主机", ""):
+        table.add_column(col)
+    for what, fw, host, same in report.rows():
+        table.add_row(what, fw, host, "[green]same[/]" if same else "[bold red]DIFFERENT[/]")
+    console.print(table)
+
+
+def check_command(*, port: str | None, config: Path | None, as_json: bool = False, console: Any = None) -> int:
+    """``hongsi firmware check``: 0 when the Pico runs the host's firmware, 1 when it differs.
+    With ``serial_port = "sim"`` it checks a virtual rig (the project's firmware run on the host)."""
+    import json
+
+    from rich.console import Console
+
+    from firmware_bridge.errors import RigError
+
+    console = console or Console()
+    where, baud = _port(port, config)
+    vr = None
+    if where == "sim":
+        from firmware_bridge.sim import VirtualRig
+
+        vr = VirtualRig(camera=False)
+        where = vr.start()["serial"]
+    try:
+        report = wait_for_boot(where, baud, within=5.0) if vr is not None else read_boot(where, baud)
+    except (RigError, FirmwareError) as exc:
+        raise FirmwareError(f"{exc} — is the Pico plugged in and flashed? hongsi firmware flash") from None
+    finally:
+        if vr is not None:
+            vr.stop()
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_dict()) + "\n")
+    else:
+        _table(report, console)
+        console.print("[green]the Pico runs the host's firmware / 固件一致[/]" if report.ok else
+                      "[bold red]the Pico runs another firmware: hongsi firmware flash / 固件不一致，请重新烧录[/]")
+    return 0 if report.ok else 1
+
+
+def flash_command(*, port: str | None, config: Path | None, dry_run: bool = False, mpremote: str | None = None,
+                  console: Any = None) -> int:
+    """``hongsi firmware flash``: copy, reset, and check the boot report; 0 when the Pico then runs the
+    host's firmware."""
+    from rich.console import Console
+
+    console = console or Console()
+    where, baud = _port(port, config)
+    if where == "sim":
+        raise FirmwareError("serial_port is 'sim' (the virtual rig runs hardware/firmware/ directly): "
+                            "give --port /dev/hongsi-mcu")
+    report = flash(where, baud=baud, mpremote=mpremote, dry_run=dry_run,
+                   say=lambda s: console.print(s, markup=False, highlight=False))
+    if report is None:
+        return 0
+    _table(report, console)
+    if not report.ok:
+        console.print("[bold red]after flashing, the Pico still reports another firmware[/]")
+        return 1
+    console.print(f"[green]flashed: the Pico runs firmware {report.fw_version} / 烧录完成[/]")
+    return 0

@@ -1,0 +1,392 @@
+"""``hongsi calibrate``: an interactive terminal wizard that fits the config to one table's rig.
+
+Steps (each asks before it moves anything; Ctrl-D or Ctrl-C stops with nothing saved):
+
+1. **seat angles** — the turntable goes to each seat's angle from the config; jog it (``+``/``-`` one
+   degree, ``++``/``--`` ten, or type an angle) until the exit points at the seat, Enter keeps it; then the
+   底牌 tray.
+2. **test ejects** — one card into each seat; you say whether it landed there (if not, jog again).
+3. **card-exit pulses** — the exit beam's pulse for one card (from the test ejects) and for two cards
+   stuck together; the firmware's double-feed threshold must lie between them.
+4. **camera exposure** — with a test card in the hopper window, each exposure the camera offers is tried
+   until the card reader is confident; the best is kept (a stream or a folder has no exposure control).
+5. **save** — the changed keys are written into the config TOML (comments and other keys kept).
+
+>>> update_toml('seats = 4\\nservo_angles = [0.0, 90.0]  # degrees\\n', {"servo_angles": [1.5, 91.0]})
+'seats = 4\\nservo_angles = [1.5, 91.0]  # degrees\\n'
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.config import ConfigError, RigConfig, find_config, load_config, to_toml
+
+JOG = {"+": 1.0, "-": -1.0, "++": 10.0, "--": -10.0}
+EXPOSURES_US = (0.0, 2000.0, 4000.0, 8000.0, 16000.0, 33000.0)  # 0 = automatic
+CONFIDENT = 0.8
+
+
+class CalibrationError(RuntimeError):
+    """The wizard cannot go on (no rig, no config to write); the message says why."""
+
+
+class Aborted(Exception):
+    """The operator ended the wizard (end of input or Ctrl-C)."""
+
+
+# ---------------------------------------------------------------------------------------- the TOML file
+def _toml_value(value: Any) -> str:
+    return to_toml(_Probe(value)).split(" = ", 1)[1].rstrip("\n")
+
+
+class _Probe:
+    """Lets :func:`controller.config.to_toml` format one value the way it formats the whole config."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def model_dump(self) -> dict[str, Any]:
+        return {"x": self.value}
+
+
+def update_toml(text: str, updates: dict[str, Any]) -> str:
+    """``text`` with each key of ``updates`` set: a top-level ``key = …`` line is rewritten in place
+    (its trailing comment kept); a key not in the file is added at the end of the top-level keys."""
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    top_end = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("[")), len(lines))
+    for key, value in updates.items():
+        pattern = re.compile(rf"^(\s*{re.escape(key)}\s*=\s*)([^#\n]*?)(\s*#.*)?$")
+        for i, line in enumerate(lines[:top_end]):  # the top-level table only
+            m = pattern.match(line.rstrip("\n"))
+            if m:
+                lines[i] = f"{m.group(1)}{_toml_value(value)}{m.group(3) or ''}\n"
+                break
+        else:  # a new key goes at the end of the top-level table
+            lines.insert(top_end, f"{key} = {_toml_value(value)}\n")
+            top_end += 1
+    return "".join(lines)
+
+
+def save_config(path: Path, updates: dict[str, Any]) -> RigConfig:
+    """Write ``updates`` into the TOML file at ``path`` (created if missing) after checking that the
+    result is a valid config; the old file stays as it was if it is not."""
+    text = path.read_text(encoding="utf-8") if path.exists() else (
+        "# hongsi config written by `hongsi calibrate`; `hongsi config show` prints all keys\n")
+    new = update_toml(text, updates)
+    tmp = path.with_name(path.name + ".new")
+    tmp.write_text(new, encoding="utf-8")
+    try:
+        cfg = load_config(tmp, env={})
+    except ConfigError:
+        tmp.unlink()
+        raise
+    tmp.replace(path)
+    return cfg
+
+
+# ---------------------------------------------------------------------------------------- camera exposure
+def set_exposure(camera: Any, us: float) -> bool:
+    """Set a camera's exposure time (µs; 0 = automatic). False when the source has no exposure control
+    (an MJPEG stream, a folder). The Pi camera has ``set_exposure``; a UVC camera is set through V4L2."""
+    if hasattr(camera, "set_exposure"):
+        camera.set_exposure(us)
+        return True
+    cap = getattr(camera, "_cap", None)  # controller.camera.VideoCamera's cv2.VideoCapture
+    if cap is None:
+        return False
+    import cv2
+
+    if not us:
+        return bool(cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 3))  # V4L2: aperture priority (automatic)
+    cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)  # V4L2: manual
+    return bool(cap.set(cv2.CAP_PROP_EXPOSURE, us / 100.0))  # V4L2 exposure_absolute is in 100 µs
+
+
+# ---------------------------------------------------------------------------------------- the wizard
+@dataclass
+class Results:
+    angles: list[float]
+    bottom_angle: float
+    single_pulses: list[float] = field(default_factory=list)
+    double_pulse: float | None = None
+    exposure_us: float | None = None
+
+
+class Wizard:
+    """The steps, on a connected :class:`firmware_bridge.Rig`, a camera source and a console."""
+
+    def __init__(self, cfg: RigConfig, rig: Any, camera: str, console: Any, *, reader: Any = None):
+        self.cfg, self.rig, self.camera, self.console, self.reader = cfg, rig, camera, console, reader
+        self.res = Results(list(cfg.servo_angles), cfg.bottom_angle)
+
+    # -------------------------------------------------------------- input
+    def ask(self, prompt: str) -> str:
+        try:
+            return self.console.input(f"{prompt} › ").strip()
+        except (EOFError, KeyboardInterrupt):
+            raise Aborted() from None
+
+    def yes(self, prompt: str, default: bool = True) -> bool:
+        while True:
+            answer = self.ask(f"{prompt} [{'Y/n' if default else 'y/N'}]").lower()
+            if not answer:
+                return default
+            if answer in ("y", "yes", "是", "n", "no", "否"):
+                return answer in ("y", "yes", "是")
+            self.console.print("answer y or n / 请输入 y 或 n")
+
+    def say(self, text: str) -> None:
+        self.console.print(text, highlight=False)
+
+    # -------------------------------------------------------------- steps
+    def connect(self) -> None:
+        boot = self.rig.connect()
+        self.say(f"connected: firmware {boot.fw_version}, protocol {boot.protocol_hash:04x}")
+        if self.rig.status()["fault"] != "none":
+            self.say(f"clearing a latched fault: {self.rig.clear_fault()}")
+        self.say(f"homed in {self.rig.home():.0f} ms / 转盘已归位")
+
+    def jog(self, label: str, angle: float) -> float:
+        """Jog the turntable for one place; return the angle the operator kept."""
+        top = self.cfg.servo_range
+        self.rig.rotate_to_angle(angle)
+        while True:
+            answer = self.ask(f"{label}: at {angle:g}° — + / - jog 1°, ++ / -- 10°, a number goes there, "
+                              "Enter keeps it")
+            if not answer:
+                return angle
+            if answer in JOG:
+                target = angle + JOG[answer]
+            else:
+                try:
+                    target = float(answer)
+                except ValueError:
+                    self.say(f"{answer!r}: type +, -, ++, --, an angle, or press Enter / 输入无效")
+                    continue
+            if not 0 <= target <= top:
+                self.say(f"{target:g}° is outside the servo's 0..{top:g}° / 超出舵机范围")
+                continue
+            angle = self.rig.rotate_to_angle(target)
+
+    def seat_angles(self) -> None:
+        self.say("[bold]1. seat angles / 座位角度[/]")
+        for i, angle in enumerate(self.res.angles):
+            self.res.angles[i] = self.jog(f"seat {i + 1} / {i + 1}号位", angle)
+        self.res.bottom_angle = self.jog("底牌 tray / 底牌盒", self.res.bottom_angle)
+        self.rig.angles = list(self.res.angles)
+        self.rig.bottom_angle = self.res.bottom_angle
+
+    def eject_into(self, place: int | str) -> float | None:
+        """One card to a seat or the tray; its pulse (ms), or None after a reported failure."""
+        from firmware_bridge.errors import DoubleFeed, Fault, RigError
+
+        self.rig.rotate_to(place)
+        try:
+            ev = self.rig.eject()
+        except DoubleFeed as exc:
+            self.say(f"two cards left together ({exc.evidence.pulse_ms:.1f} ms): fan the deck / 双张")
+            return None
+        except Fault as exc:
+            self.say(f"[red]{exc}[/] — clear it, then the wizard clears the fault")
+            if self.yes("cleared? / 已清理？"):
+                self.rig.clear_fault()
+            return None
+        except RigError as exc:
+            self.say(f"[red]{exc}[/]")
+            return None
+        self.say(f"  exit pulse {ev.pulse_ms:.1f} ms, travel {ev.travel_ms:.0f} ms")
+        return ev.pulse_ms
+
+    def test_ejects(self) -> None:
+        self.say("[bold]2. test ejects / 试发牌[/]")
+        if not self.yes("eject one test card into each seat now? / 现在向每个座位试发一张？"):
+            return
+        for i in range(len(self.res.angles)):
+            for _try in range(3):
+                pulse = self.eject_into(i)
+                if pulse is not None:
+                    self.res.single_pulses.append(pulse)
+                if self.yes(f"did the card land in seat {i + 1}? / 牌落在{i + 1}号位了吗？"):
+                    break
+                self.res.angles[i] = self.jog(f"seat {i + 1} / {i + 1}号位", self.res.angles[i])
+                self.rig.angles = list(self.res.angles)
+
+    def pulses(self) -> None:
+        self.say("[bold]3. card-exit pulses / 出牌脉冲[/]")
+        from controller.selftest import expected_pulse_ms
+
+        if not self.res.single_pulses and self.yes("eject one card into the tray to time it? / 向底牌盒发一张？"):
+            pulse = self.eject_into("bottom")
+            if pulse is not None:
+                self.res.single_pulses.append(pulse)
+        if not self.res.single_pulses:
+            self.say("no single-card pulse measured: skipped")
+            return
+        single = statistics.median(self.res.single_pulses)
+        self.say(f"one card: {single:.1f} ms (median of {len(self.res.single_pulses)})")
+        if self.yes("now two cards stuck together at the bottom of the hopper — ready? / 放两张粘在一起的牌"):
+            from firmware_bridge.errors import DoubleFeed, RigError
+
+            try:
+                self.rig.rotate_to("bottom")
+                ev = self.rig.eject()
+                pulse = ev.pulse_ms
+            except DoubleFeed as exc:
+                pulse = exc.evidence.pulse_ms
+            except RigError as exc:
+                self.say(f"[red]{exc}[/]")
+                pulse = None
+            if pulse is not None and pulse > single * 1.1:
+                self.res.double_pulse = pulse
+                self.say(f"two cards: {pulse:.1f} ms ({pulse / single:.2f} × one card)")
+            elif pulse is not None:
+                self.say(f"that pulse ({pulse:.1f} ms) is one card's: the two cards came apart; skipped")
+        fw_single, fw_threshold = expected_pulse_ms()
+        if self.res.double_pulse is not None:
+            mid = (single + self.res.double_pulse) / 2
+            if single < fw_threshold < self.res.double_pulse:
+                self.say(f"the firmware's double-feed threshold {fw_threshold:.0f} ms lies between them: good")
+            else:
+                self.say(f"[yellow]the firmware's threshold {fw_threshold:.0f} ms does not separate one card "
+                         f"from two: set SINGLE_PULSE_US = {single * 1000:.0f} and DOUBLE_RATIO = "
+                         f"{mid / single:.2f} in hardware/firmware/config.py, then hongsi firmware flash[/]")
+
+    def exposure(self) -> None:
+        from controller.camera import CameraError, open_camera
+
+        self.say("[bold]4. camera exposure / 相机曝光[/]")
+        if not self.yes(f"a test card in the hopper window, camera {self.camera!r} — go? / 放一张测试牌"):
+            return
+        try:
+            reader = self.reader
+            if reader is None:
+                from vision.reader import CardReader
+
+                reader = CardReader(threads=1)
+            cam = open_camera(self.camera)
+        except (CameraError, FileNotFoundError) as exc:
+            self.say(f"[red]{exc}[/]: exposure not tuned")
+            return
+        best: tuple[float, float, str | None] | None = None
+        try:
+            control = set_exposure(cam, EXPOSURES_US[0])
+            candidates = EXPOSURES_US if control else EXPOSURES_US[:1]
+            if not control:
+                self.say("this source has no exposure control (a stream or a folder): automatic only")
+            for us in candidates:
+                if control:
+                    set_exposure(cam, us)
+                    time.sleep(0.3)
+                try:
+                    frames = [f.image for f in cam.grab(3, timeout=5.0)]
+                except CameraError as exc:
+                    self.say(f"  {'auto' if not us else f'{us:g} µs'}: [red]{exc}[/]")
+                    continue
+                r = reader.read_votes(frames)
+                name = "auto" if not us else f"{us:g} µs"
+                self.say(f"  {name}: read {r.label or '—'} (confidence {r.confidence:.2f})")
+                if r.label is not None and (best is None or r.confidence > best[1]):
+                    best = (us, r.confidence, r.label)
+                if best is not None and best[1] >= CONFIDENT and not control:
+                    break
+        finally:
+            cam.close()
+        if best is None:
+            self.say("[yellow]the reader was never confident: check the LED ring, the focus, the window; "
+                     "exposure unchanged[/]")
+            return
+        self.res.exposure_us = best[0]
+        self.say(f"exposure {'auto' if not best[0] else f'{best[0]:g} µs'}: read {best[2]} "
+                 f"(confidence {best[1]:.2f})")
+
+    def updates(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"servo_angles": [round(a, 1) for a in self.res.angles],
+                               "bottom_angle": round(self.res.bottom_angle, 1)}
+        if self.res.single_pulses:
+            out["exit_pulse_ms"] = round(statistics.median(self.res.single_pulses), 1)
+        if self.res.double_pulse is not None:
+            out["double_pulse_ms"] = round(self.res.double_pulse, 1)
+        if self.res.exposure_us is not None:
+            out["camera_exposure_us"] = float(self.res.exposure_us)
+        return out
+
+
+STEPS = (
+    "connect to the Pico on {serial}, clear a latched fault, home the turntable",
+    "1. seat angles: turn to each seat's angle {angles} and the tray {bottom}°; jog until you press Enter",
+    "2. test ejects: one card into each seat (you confirm where it landed)",
+    "3. card-exit pulses: one card, then two stuck together; compare with the firmware's threshold",
+    "4. camera exposure: read a test card from {camera!r} at each exposure the source offers",
+    "5. save: servo_angles, bottom_angle, exit_pulse_ms, double_pulse_ms, camera_exposure_us to {path}",
+)
+
+
+def target_path(config: Path | None) -> Path:
+    """The config file the wizard writes: ``--config``, else the one in force, else ./hongsi.toml."""
+    if config is not None:
+        return Path(config)
+    return find_config(None) or Path("hongsi.toml")
+
+
+def calibrate_command(*, serial: str | None, camera: str | None, config: Path | None, dry_run: bool = False,
+                      console: Any = None, reader: Any = None) -> int:
+    """``hongsi calibrate``: 0 when saved, 1 when stopped or not saved."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    path = target_path(config)
+    cfg = load_config(path if path.exists() else None)
+    serial = serial or cfg.serial_port
+    camera = camera or cfg.camera_url
+    if dry_run:
+        console.print("[bold]hongsi calibrate --dry-run[/]: would do, moving and saving nothing:")
+        for step in STEPS:
+            console.print("+ " + step.format(serial=serial, angles=cfg.servo_angles, bottom=cfg.bottom_angle,
+                                             camera=camera, path=path), markup=False, highlight=False)
+        return 0
+    from controller.selftest import virtual_rig_if_sim
+    from firmware_bridge import Rig
+    from firmware_bridge.errors import RigError
+
+    vr, serial, camera = virtual_rig_if_sim(cfg, serial, camera, console, speed=5)
+    rig = Rig(serial, cfg.baud, angles=cfg.servo_angles, bottom_angle=cfg.bottom_angle)
+    wizard = Wizard(cfg, rig, camera, console, reader=reader)
+    console.print(f"[bold]hongsi calibrate[/] — writes {path} at the end / 校准向导")
+    try:
+        wizard.connect()
+        wizard.seat_angles()
+        wizard.test_ejects()
+        wizard.pulses()
+        wizard.exposure()
+        updates = wizard.updates()
+        table = Table(title="changes / 修改")
+        for col in ("key", "was", "now"):
+            table.add_column(col)
+        current = cfg.model_dump()
+        for key, value in updates.items():
+            table.add_row(key, _toml_value(current.get(key)), _toml_value(value))
+        console.print(table)
+        if not wizard.yes(f"save to {path}? / 保存？"):
+            console.print("not saved / 未保存")
+            return 1
+        save_config(path, updates)
+        console.print(f"[green]saved {path} / 已保存[/]; restart the service: sudo systemctl restart hongsi")
+        return 0
+    except Aborted:
+        console.print("\nstopped: nothing saved / 已退出，未保存")
+        return 1
+    except RigError as exc:
+        raise CalibrationError(f"{exc} — nothing saved; hongsi selftest shows what is wrong") from None
+    finally:
+        rig.close()
+        if vr is not None:
+            vr.stop()

@@ -1,0 +1,185 @@
+"""`hongsi calibrate` driven end to end through its prompts (a subprocess, answers on its standard input)
+against the virtual rig in this process: the jogged seat angles, the measured pulses and the exposure are
+saved to the config file, comments kept; the cards really went where the wizard said."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import subprocess
+import time
+import tomllib
+
+import pytest
+from pi_helpers import HONGSI, ROOT, SPEED, env, have_model
+
+from controller.calibrate import save_config, update_toml
+from controller.config import ConfigError, load_config
+from firmware_bridge.sim import VirtualRig
+
+CONFIG = """# my table
+serial_port = "/dev/hongsi-mcu"
+servo_angles = [0.0, 100.0, 180.0, 270.0]   # seat 2 is 10 degrees off
+bottom_angle = 45.0
+voice = false
+"""
+
+
+class Session:
+    """A tiny expect: read the wizard's output until a prompt shows, then answer it."""
+
+    def __init__(self, cmd: list[str], **kw):
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     **kw)
+        self.out = ""
+        self.pos = 0
+
+    def expect(self, pattern: str, timeout: float = 30.0) -> re.Match:
+        deadline = time.monotonic() + timeout
+        rx = re.compile(pattern)
+        while True:
+            m = rx.search(self.out, self.pos)
+            if m:
+                self.pos = m.end()
+                return m
+            left = deadline - time.monotonic()
+            if left <= 0 or self.proc.poll() is not None and not self._read(0):
+                raise AssertionError(f"no {pattern!r} in the wizard's output:\n{self.out[-3000:]}")
+            self._read(min(left, 0.5))
+
+    def _read(self, timeout: float) -> bool:
+        fd = self.proc.stdout.fileno()
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            return False
+        data = os.read(fd, 65536)
+        self.out += data.decode("utf-8", "replace")
+        return bool(data)
+
+    def send(self, line: str) -> None:
+        self.proc.stdin.write((line + "\n").encode())
+        self.proc.stdin.flush()
+
+    def answer(self, pattern: str, line: str) -> None:
+        self.expect(pattern)
+        self.send(line)
+
+    def finish(self, timeout: float = 30.0) -> int:
+        self.proc.stdin.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and (self._read(0.2) or self.proc.poll() is None):
+            pass
+        if self.proc.poll() is None:
+            self.proc.kill()
+        return self.proc.wait(5)
+
+
+def wizard(vr: VirtualRig, cfg_path) -> Session:
+    return Session(HONGSI + ["calibrate", "--serial", vr.ends["serial"], "--camera", vr.ends["camera"],
+                             "--config", str(cfg_path)], env=env(PYTHONUNBUFFERED="1"), cwd=ROOT)
+
+
+def test_the_wizard_on_the_virtual_rig_saves_angles_pulses_and_exposure(tmp_path):
+    cfg_path = tmp_path / "hongsi.toml"
+    cfg_path.write_text(CONFIG)
+    with VirtualRig(seed=7, speed=SPEED) as vr:
+        s = wizard(vr, cfg_path)
+        try:
+            s.expect("homed in")
+            s.answer(r"seat 1 / 1号位: at 0° ", "")
+            s.answer(r"seat 2 / 2号位: at 100° ", "--")          # jog back ten degrees
+            s.answer(r"seat 2 / 2号位: at 90° ", "nonsense")
+            s.expect("input invalid|输入无效")
+            s.answer(r"seat 2 / 2号位: at 90° ", "400")
+            s.expect("outside the servo's")
+            s.answer(r"seat 2 / 2号位: at 90° ", "")
+            s.answer(r"seat 3 / 3号位: at 180° ", "")
+            s.answer(r"seat 4 / 4号位: at 270° ", "")
+            s.answer(r"tray / 底牌盒: at 45° ", "+")
+            s.answer(r"tray / 底牌盒: at 46° ", "45")
+            s.answer(r"tray / 底牌盒: at 45° ", "")
+            s.answer(r"each seat now\?", "y")
+            for seat in range(1, 5):
+                s.expect(r"exit pulse (\d+\.\d) ms")
+                s.answer(rf"land in seat {seat}\?", "y")
+            s.expect(r"one card: (\d+\.\d) ms")
+            s.expect(r"two cards stuck together")
+            vr.board.forced_doubles = 1  # the operator put two stuck cards at the bottom of the hopper
+            s.send("y")
+            s.expect(r"two cards: (\d+\.\d) ms")
+            s.expect("lies between them: good")
+            s.answer(r"a test card in the hopper window", "y")
+            s.expect("no exposure control" if have_model() else "exposure not tuned")
+            s.answer(r"save to .*\?", "y")
+            code = s.finish()
+        finally:
+            if s.proc.poll() is None:
+                s.proc.kill()
+        truth = vr.truth()
+    assert code == 0 and "saved" in s.out, s.out[-3000:]
+    assert [len(h) for h in truth["hands"]] == [1, 1, 1, 1] and "stray" not in truth, truth
+    assert len(truth["bottom"]) == 2  # the two stuck cards went to the tray
+    text = cfg_path.read_text()
+    assert text.startswith("# my table\n") and "# seat 2 is 10 degrees off" in text
+    saved = tomllib.loads(text)
+    assert saved["servo_angles"] == [0.0, 90.0, 180.0, 270.0] and saved["bottom_angle"] == 45.0
+    assert 70 <= saved["exit_pulse_ms"] <= 76
+    assert 88 <= saved["double_pulse_ms"] <= 120
+    if have_model():
+        assert saved["camera_exposure_us"] == 0.0 and "exposure auto: read" in s.out
+    cfg = load_config(cfg_path, env={})
+    assert cfg.serial_port == "/dev/hongsi-mcu" and cfg.voice is False
+
+
+def test_the_uncorrected_angle_sends_the_card_astray_and_the_operator_can_rejog(tmp_path):
+    cfg_path = tmp_path / "hongsi.toml"
+    cfg_path.write_text(CONFIG)
+    with VirtualRig(seed=8, speed=SPEED) as vr:
+        s = wizard(vr, cfg_path)
+        try:
+            for _ in range(5):  # keep every angle, seat 2's wrong one too
+                s.answer(r": at \d+° ", "")
+            s.answer(r"each seat now\?", "y")
+            s.answer(r"land in seat 1\?", "y")
+            s.answer(r"land in seat 2\?", "n")  # it did not: the turntable pointed 10° past seat 2
+            assert vr.truth().get("stray"), vr.truth()
+            s.answer(r"seat 2 / 2号位: at 100° ", "90")
+            s.answer(r"seat 2 / 2号位: at 90° ", "")
+            s.answer(r"land in seat 2\?", "y")
+            hands = vr.truth()["hands"]
+            assert len(hands[1]) == 1
+            code = s.finish()  # end of input (Ctrl-D) at the next question: stop without saving
+        finally:
+            if s.proc.poll() is None:
+                s.proc.kill()
+    assert code == 1 and "nothing saved" in s.out
+    assert cfg_path.read_text() == CONFIG
+
+
+def test_dry_run_prints_the_steps_and_saves_nothing(tmp_path):
+    cfg_path = tmp_path / "hongsi.toml"
+    cfg_path.write_text(CONFIG)
+    out = subprocess.run(HONGSI + ["calibrate", "--dry-run", "--config", str(cfg_path)], capture_output=True,
+                         text=True, env=env(), cwd=ROOT, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "/dev/hongsi-mcu" in out.stdout and "[0.0, 100.0, 180.0, 270.0]" in out.stdout
+    assert str(cfg_path) in out.stdout.replace("\n", "")
+    assert cfg_path.read_text() == CONFIG
+
+
+def test_update_toml_rewrites_keys_in_place_and_appends_new_ones():
+    text = 'a = 1\nservo_angles = [1.0]  # note\nservo_angles_old = 3\n\n[extra]\nbottom_angle = 9\n'
+    new = update_toml(text, {"servo_angles": [2.0, 3.5], "bottom_angle": 40.0, "exit_pulse_ms": 72.5})
+    assert "servo_angles = [2.0, 3.5]  # note\n" in new and "servo_angles_old = 3\n" in new
+    # another table's key is not the top-level one; new keys stay in the top-level table
+    assert new.endswith("\nbottom_angle = 40.0\nexit_pulse_ms = 72.5\n[extra]\nbottom_angle = 9\n")
+    assert tomllib.loads(new)["bottom_angle"] == 40.0
+
+
+def test_a_bad_value_is_refused_and_the_file_kept(tmp_path):
+    path = tmp_path / "hongsi.toml"
+    path.write_text(CONFIG)
+    with pytest.raises(ConfigError, match="servo_angles"):
+        save_config(path, {"servo_angles": [0.0, 90.0]})  # two angles for four seats
+    assert path.read_text() == CONFIG and not list(tmp_path.glob("*.new"))
