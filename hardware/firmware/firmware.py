@@ -294,6 +294,7 @@ class Firmware:
         if pulse is not None:
             self.motor.off()
             travel = time.ticks_diff(ex.blocked_at, self.eject_us)
+            ex.arm()  # this pulse is accounted for
             self.ejects += 1
             self.jams = 0
             self.queue_event("card_passed", (pulse, now))

@@ -76,6 +76,7 @@ def test_subscribers_get_card_passed_and_heartbeat_events(make_rig):
     ev = rig.eject()
     assert got.wait(5)
     assert "done" in seen
+    assert seen.count("card_passed") == 1 and rig.status()["ejects"] == 1  # one card, counted once
     freq, duty = vr.board.pwms[vr.board.P.PIN_SERVO]
     assert freq == 50 and abs(duty / 65535 * 20_000 - (500 + 2000 * 270 / 270)) < 10  # 270° = 2500 µs
     assert ev.seat == 3 and vr.truth()["hands"][3]

@@ -1,0 +1,70 @@
+# Runs the firmware's own files under the real MicroPython unix port and prints JSON lines:
+#   micropython run_firmware.py FIRMWARE_DIR VECTORS_JSON
+import json
+import sys
+import time
+
+sys.path.insert(0, sys.argv[1])
+import fakemachine
+
+sys.modules["machine"] = fakemachine
+
+import config  # noqa: E402 - after the machine stand-in is installed
+import protocol as P  # noqa: E402
+from firmware import Firmware  # noqa: E402
+
+
+class Port:
+    def __init__(self):
+        self.inbox = bytearray()
+        self.sent = bytearray()
+
+    def read(self):
+        data = bytes(self.inbox)
+        self.inbox = bytearray()
+        return data or None
+
+    def write(self, data):
+        self.sent += data
+
+
+out = {"implementation": sys.implementation.name}
+with open(sys.argv[2]) as f:
+    vectors = json.load(f)
+out["vectors"] = [P.encode(getattr(P, v["kind"]), v["seq"], v["msg"], tuple(v["values"])).hex() for v in vectors]
+out["hash"] = P.PROTOCOL_HASH
+
+L = fakemachine.LEVELS
+L[config.PIN_HOPPER] = 0   # a card in the hopper
+L[config.PIN_ESTOP] = 0    # e-stop closed (not pressed)
+L[config.PIN_ENDSTOP] = 1
+L[config.PIN_EXIT] = 1
+port = Port()
+fw = Firmware(port)
+port.inbox += P.encode(P.CMD, 41, P.CMD_IDS["hello"], (1,)) + P.encode(P.CMD, 42, P.CMD_IDS["count"])
+fw.step()
+port.inbox += P.encode(P.CMD, 42, P.CMD_IDS["count"])  # a retransmission: answered, not counted again
+fw.step()
+port.inbox += P.encode(P.CMD, 43, P.CMD_IDS["eject"], (1,))
+fw.step()
+exit_pin = fakemachine.Pin(config.PIN_EXIT)
+L[config.PIN_EXIT] = 0
+fakemachine.IRQS[config.PIN_EXIT](exit_pin)   # the card's leading edge
+time.sleep_ms(73)
+L[config.PIN_EXIT] = 1
+fakemachine.IRQS[config.PIN_EXIT](exit_pin)   # the trailing edge
+host = P.FrameDecoder()
+seen = 0
+for _ in range(10):  # the host acks every event, so the queue drains in order
+    fw.step()
+    for item in host.feed(bytes(port.sent[seen:])):
+        if isinstance(item, tuple) and item[0] == P.EVENT:
+            port.inbox += P.encode(P.ACK, item[1])
+    seen = len(port.sent)
+    time.sleep_ms(2)
+out["sent"] = bytes(port.sent).hex()
+out["count"] = fw.count
+out["ejects"] = fw.ejects
+out["motor_off"] = fw.motor.running == 0
+out["wdt_fed"] = fakemachine.FEEDS[0]
+print(json.dumps(out))
