@@ -254,7 +254,7 @@ def flash_command(*, port: str | None, config: Path | None, dry_run: bool = Fals
         raise FirmwareError("serial_port is 'sim' (the virtual rig runs hardware/firmware/ directly): "
                             "give --port /dev/hongsi-mcu")
     report = flash(where, baud=baud, mpremote=mpremote, dry_run=dry_run,
-                   say=lambda s: console.print(s, markup=False, highlight=False))
+                   say=lambda s: console.print(s, markup=False, highlight=False, soft_wrap=True))
     if report is None:
         return 0
     _table(report, console)
