@@ -101,7 +101,10 @@ class Round:
         self.dealt_per_seat = [len(h) for h in hands]
         self.deal_extra = dict(extra)
         self.state = self.game.new_state(self.hands, self.bottom, self.settings)
-        self.first_player = first if first is not None else self._first_player()
+        by_rule = self._first_player()
+        if first is not None and first != by_rule:  # the dealer's word (e.g. 升级's dealer seat) wins
+            self.first_text = None
+        self.first_player = first if first is not None else by_rule
         if self.first_text is None and self.first_player is not None:
             self.first_text = (f"{seat_zh(self.first_player)}先出", f"Seat {self.first_player + 1} plays first.")
         self.phase = "playing"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import re
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -170,3 +172,33 @@ def check_no_hidden_cards(snapshots: list, events: list, record: dict, rid: int)
         assert not leaked, (ev, leaked)
     assert {"round", "deal", "dealt", "action", "finished"} <= set(types)
     assert types.count("deal") == 52
+
+
+def rig_parts_missing() -> str | None:
+    for module in ("firmware_bridge.sim", "vision.reader", "controller.dealer"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed"
+    from firmware_bridge import sim
+
+    if not hasattr(sim, "VirtualRig"):
+        return "firmware_bridge.sim.VirtualRig is missing"
+    from vision.reader import MODEL_PATH
+
+    if not MODEL_PATH.exists():
+        return f"the card model {MODEL_PATH.name} is not committed yet"
+    return None
+
+
+def rig_service(tmp_path: Path, speed: float = 40, bot_delay: float = 0.0) -> tuple[TableService, Any]:
+    """A service dealing on the virtual rig with the real dealer, camera and card reader."""
+    from controller.config import load_config
+    from controller.journal import Journal
+    from controller.service.deal import RigDealSource
+    from firmware_bridge.sim import VirtualRig
+
+    vr = VirtualRig(seed=5, speed=speed)
+    ends = vr.start()
+    cfg = load_config(env={"HONGSI_SHUFFLE_PASSES": "1", "HONGSI_VOICE": "false"})
+    journal = Journal(tmp_path / "journal.db")
+    source = RigDealSource.open(serial=ends["serial"], camera_url=ends["camera"], journal=journal, config=cfg)
+    return TableService(tmp_path, source, bot_delay=bot_delay, journal=journal, seed=1), vr

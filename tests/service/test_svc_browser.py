@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from svc_helpers import LiveServer, wait_for
+from svc_helpers import LiveServer, rig_parts_missing, rig_service, wait_for
 
 from controller.service.app import create_app
 from controller.service.deal import SoftwareDealSource
@@ -45,11 +45,29 @@ def paced(tmp_path):
     svc.close()
 
 
-def test_display_shows_deal_progress_then_first_player(browser, paced):
+@pytest.fixture
+def dealing(tmp_path):
+    """The display's server: on the virtual rig with the real dealer when its parts are installed."""
+    vr = None
+    if rig_parts_missing() is None:
+        svc, vr = rig_service(tmp_path, speed=40, bot_delay=0.3)
+    else:
+        svc = TableService(tmp_path / "data", SoftwareDealSource(card_delay=0.03, seed=4), bot_delay=0.3, seed=2)
+    srv = LiveServer(create_app(svc), svc).start()
+    yield srv
+    srv.stop()
+    svc.close()
+    if vr is not None:
+        vr.stop()
+
+
+def test_display_shows_deal_progress_then_first_player(browser, dealing):
+    paced = dealing
     svc = paced.svc
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    (ARTIFACTS / "display-dealing.png").unlink(missing_ok=True)
     page.goto(paced.url + "/")
     page.wait_for_function("document.getElementById('ledger').rows.length > 1")
     op = {"Authorization": f"Bearer {svc.tokens.operator_token()}"}
@@ -61,8 +79,11 @@ def test_display_shows_deal_progress_then_first_player(browser, paced):
         m = re.match(r"(\d+) / 52", text)
         if m:
             seen.add(int(m.group(1)))
+            if 12 <= int(m.group(1)) <= 40 and not (ARTIFACTS / "display-dealing.png").exists():
+                ARTIFACTS.mkdir(exist_ok=True)
+                page.screenshot(path=str(ARTIFACTS / "display-dealing.png"))
         return bool(seen and max(seen) == 52) or page.is_visible("#first-player")
-    wait_for(progress, timeout=20, step=0.05)
+    wait_for(progress, timeout=120, step=0.05)
     mid = [n for n in seen if 0 < n < 52]
     assert mid, seen  # the deal was shown while it happened
     page.wait_for_selector("#first-player:not(.hidden)", timeout=10000)

@@ -3,50 +3,30 @@ MJPEG camera on loopback, the ONNX card reader, the SQLite journal — the servi
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import time
 
 import httpx
 import pytest
-from svc_helpers import LiveServer, SSECollector, check_no_hidden_cards, play_hand, wait_for
+from svc_helpers import (
+    LiveServer,
+    SSECollector,
+    check_no_hidden_cards,
+    play_hand,
+    rig_parts_missing,
+    rig_service,
+    wait_for,
+)
 
-from controller.config import load_config
-from controller.journal import Journal
 from controller.service.app import create_app
-from controller.service.table import TableService
 
-
-def _rig_parts_missing() -> str | None:
-    for module in ("firmware_bridge.sim", "vision.reader", "controller.dealer"):
-        if importlib.util.find_spec(module) is None:
-            return f"{module} is not installed"
-    from firmware_bridge import sim
-
-    if not hasattr(sim, "VirtualRig"):
-        return "firmware_bridge.sim.VirtualRig is missing"
-    from vision.reader import MODEL_PATH
-
-    if not MODEL_PATH.exists():
-        return f"the card model {MODEL_PATH.name} is not committed yet"
-    return None
-
-
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(_rig_parts_missing() is not None,
-                                                   reason=_rig_parts_missing() or "")]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(rig_parts_missing() is not None,
+                                                   reason=rig_parts_missing() or "")]
 
 
 @pytest.fixture
 def rig_live(tmp_path):
-    from controller.service.deal import RigDealSource
-    from firmware_bridge.sim import VirtualRig
-
-    vr = VirtualRig(seed=5, speed=40)
-    ends = vr.start()
-    cfg = load_config(env={"HONGSI_SHUFFLE_PASSES": "1", "HONGSI_VOICE": "false"})
-    journal = Journal(tmp_path / "journal.db")
-    source = RigDealSource.open(serial=ends["serial"], camera_url=ends["camera"], journal=journal, config=cfg)
-    svc = TableService(tmp_path, source, bot_delay=0.0, journal=journal, seed=1)
+    svc, vr = rig_service(tmp_path)
     srv = LiveServer(create_app(svc), svc).start()
     yield srv, vr
     srv.stop()
