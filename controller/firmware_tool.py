@@ -9,9 +9,10 @@ and the protocol hash it reports must be the host's (both come from ``hardware/f
 >>> plan[0][:3], plan[0][-3:], plan[-1][-1]
 (['mpremote', 'connect', '/dev/hongsi-mcu'], ['firmware.py', 'main.py', ':'], 'reset')
 
-A Pico whose ``main.py`` is already running answers Ctrl-C as data (the firmware turns keyboard
-interrupts off), so mpremote may not reach the REPL: hold the Pico's BOOTSEL button while plugging it
-in, copy MicroPython's ``.uf2`` to the RPI-RP2 drive, then flash again (see the README).
+A Pico whose ``main.py`` is already running takes Ctrl-C as data (the firmware turns keyboard
+interrupts off), so mpremote cannot reach the REPL to flash it again: hold the Pico's BOOTSEL button
+while plugging it in, copy ``flash_nuke.uf2`` (erases the flash) and then MicroPython's ``.uf2`` to the
+RPI-RP2 drive, and flash again (see the README).
 """
 
 from __future__ import annotations
@@ -184,8 +185,9 @@ def flash(port: str, *, baud: int = 115200, mpremote: str | None = None, dry_run
             why = (proc.stderr or proc.stdout or "").strip().splitlines()
             hint = ""
             if any("raw repl" in line.lower() for line in why):
-                hint = (" — the running firmware ignores Ctrl-C: hold BOOTSEL while plugging the Pico in, "
-                        "copy MicroPython's .uf2 to RPI-RP2, then flash again")
+                hint = (" — the running firmware takes Ctrl-C as data, so mpremote cannot stop it: hold BOOTSEL "
+                        "while plugging the Pico in, copy flash_nuke.uf2 then MicroPython's .uf2 to the "
+                        "RPI-RP2 drive, then flash again")
             raise FirmwareError(f"mpremote failed (exit {proc.returncode}): {why[-1] if why else '?'}{hint}")
     say(f"waiting for the firmware's boot report on {port} …")
     return wait_for_boot(port, baud, within=boot_within, previous_boot=previous)
@@ -201,7 +203,8 @@ def _port(port: str | None, config: Path | None) -> tuple[str, int]:
 def _table(report: FirmwareReport, console: Any) -> None:
     from rich.table import Table
 
-    table = Table(title=f"firmware on {report.port} (boot {report.boot_id:08x}, last reset: {report.reset_cause})")
+    table = Table(title=f"firmware on {report.port}",
+                  caption=f"boot {report.boot_id:08x}, last reset: {report.reset_cause}")
     for col in ("", "Pico / 单片机", "host / 主机", ""):
         table.add_column(col)
     for what, fw, host, same in report.rows():

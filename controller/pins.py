@@ -71,7 +71,7 @@ def check_pin_factory(model: str | None = None, factory_name: str | None = None,
     pi5 = is_pi5(model)
     if model is None:
         ok = mock
-        msg = ("not a Raspberry Pi: the panel's GPIO is simulated (gpiozero MockFactory) / 非树莓派：GPIO 为模拟"
+        msg = ("the panel's GPIO is simulated / 非树莓派：GPIO 为模拟"
                if mock else f"not a Raspberry Pi but {factory_name} is in use: set GPIOZERO_PIN_FACTORY=mock")
     elif mock:
         ok, msg = False, "a Raspberry Pi but the GPIO is simulated: unset GPIOZERO_PIN_FACTORY"

@@ -369,7 +369,8 @@ def check_voice(run: _Run, espeak: str | None, aloud: bool) -> None:
             return
         if aloud:
             voice.say(text_zh, text_en, wait=True)
-        run.add("voice", "pass", f"espeak-ng spoke {seconds:.1f} s of Mandarin" + (" aloud" if aloud else ""))
+        run.add("voice", "pass", f"espeak-ng spoke {seconds:.1f} s of Mandarin"
+                + (" and sent it to the speaker" if aloud else ""))
     finally:
         voice.close()
 
