@@ -157,6 +157,32 @@ def test_the_uncorrected_angle_sends_the_card_astray_and_the_operator_can_rejog(
     assert cfg_path.read_text() == CONFIG
 
 
+def test_a_jam_during_the_test_ejects_is_reported_cleared_and_retried(tmp_path):
+    cfg_path = tmp_path / "hongsi.toml"
+    cfg_path.write_text(CONFIG.replace("100.0", "90.0"))
+    with VirtualRig(seed=9, speed=SPEED) as vr:
+        s = wizard(vr, cfg_path)
+        try:
+            for _ in range(5):
+                s.answer(r": at \d+° ", "")
+            vr.board.forced_jams = 3  # the first card sticks in the throat through all three tries
+            s.answer(r"each seat now\?", "y")
+            s.expect(r"card jammed 3 times")
+            assert not any(vr.truth()["hands"])
+            s.answer(r"cleared\? / 已清理？", "y")
+            s.answer(r"land in seat 1\?", "n")
+            s.answer(r"seat 1 / 1号位: at 0° ", "")
+            s.expect(r"exit pulse \d+\.\d ms")  # the retry went
+            hands = vr.truth()["hands"]
+            s.answer(r"land in seat 1\?", "y")
+            code = s.finish()
+        finally:
+            if s.proc.poll() is None:
+                s.proc.kill()
+    assert [len(h) for h in hands] == [1, 0, 0, 0]
+    assert code == 1 and "nothing saved" in s.out
+
+
 def test_dry_run_prints_the_steps_and_saves_nothing(tmp_path):
     cfg_path = tmp_path / "hongsi.toml"
     cfg_path.write_text(CONFIG)
