@@ -57,3 +57,24 @@ def test_firmware_main_loop_on_micropython(run):
     done = events["done"]
     assert done[0] == 43 and done[2] == P.DONE_OK and 60_000 <= done[3] <= 200_000  # the pulse, in µs
     assert run["ejects"] == 1 and run["motor_off"] and run["wdt_fed"] >= 5
+
+
+def test_every_motion_and_safety_path_on_micropython():
+    proc = subprocess.run([MICROPYTHON, str(HERE / "mpy" / "run_scenarios.py"), str(FIRMWARE_DIR)],
+                          capture_output=True, text=True, timeout=60, cwd=HERE / "mpy")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert r["rotate_unhomed"] == P.NOT_HOMED
+    assert r["home_accept"] == P.ACCEPTED and r["home_done"] == P.DONE_OK
+    assert r["rotate"] == P.ACCEPTED and r["rotate_done"] == [P.DONE_OK, 900]
+    assert r["servo_duty"] == int((500 + 2000 * 90 / 270) * 65535 // 20000)  # 50 Hz, 1167 µs = 90°
+    assert [r[f"eject_{i}"] for i in (1, 2, 3)] == [P.ACCEPTED] * 3 and r["jam_events"] == 3
+    assert r["fault_after_jams"] == P.F_JAM and r["eject_refused"] == P.FAULTED
+    assert r["clear"] == [P.OK, P.F_JAM]
+    assert r["shuffle"] == P.ACCEPTED and r["relay_on"] == 1
+    assert r["shuffle_done"] == [P.DONE_OK, 1] and r["relay_after"] == 0
+    assert r["relay_at_estop"] == 0 and r["estop_fault"] == P.F_ESTOP  # off inside the interrupt
+    assert r["clear_pressed"] == P.FAULTED and r["clear_released"] == [P.OK, P.F_ESTOP]
+    assert r["relay_after_silence"] == 0 and r["silence_fault"] == P.F_HOST_SILENCE
+    assert r["queue_len"] == 4  # a full queue drops the least useful events
+    assert r["status"][0] == P.OK and r["status"][2] == P.F_HOST_SILENCE

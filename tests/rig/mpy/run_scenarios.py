@@ -1,0 +1,128 @@
+# Every motion and safety path of the firmware under the real MicroPython unix port, with short timings.
+#   micropython run_scenarios.py FIRMWARE_DIR  -> one JSON line of observations
+import json
+import sys
+import time
+
+sys.path.insert(0, sys.argv[1])
+import fakemachine
+
+sys.modules["machine"] = fakemachine
+
+import config  # noqa: E402
+import protocol as P  # noqa: E402
+from firmware import Firmware  # noqa: E402
+
+config.SERVO_DEG_PER_S = 30000.0
+config.SERVO_SETTLE_MS = 5
+config.JAM_MS = 20
+config.PASS_MIN_MS = 10
+config.PASS_GAP_MS = 5
+config.HEARTBEAT_MS = 10
+
+
+class Port:
+    def __init__(self):
+        self.inbox = bytearray()
+        self.sent = bytearray()
+
+    def read(self):
+        data = bytes(self.inbox)
+        self.inbox = bytearray()
+        return data or None
+
+    def write(self, data):
+        self.sent += data
+
+
+L = fakemachine.LEVELS
+L[config.PIN_HOPPER] = 0
+L[config.PIN_ESTOP] = 0
+L[config.PIN_ENDSTOP] = 1
+L[config.PIN_EXIT] = 1
+L[config.PIN_CURRENT] = 0
+port = Port()
+fw = Firmware(port)
+host = P.FrameDecoder()
+state = {"seen": 0, "seq": 100, "events": [], "replies": {}}
+
+
+def pump(ms, ack=True):
+    end = time.ticks_add(time.ticks_ms(), ms)
+    while True:  # at least one pass after the deadline, however slowly the machine runs
+        late = time.ticks_diff(end, time.ticks_ms()) <= 0
+        fw.step()
+        for item in host.feed(bytes(port.sent[state["seen"]:])):
+            if not isinstance(item, tuple):
+                continue
+            if item[0] == P.EVENT:
+                if ack:
+                    port.inbox += P.encode(P.ACK, item[1])
+                state["events"].append([P.EVENTS[item[2]][0]] + list(item[3]))
+            elif item[0] == P.REPLY:
+                state["replies"][item[1]] = list(item[3])
+        state["seen"] = len(port.sent)
+        if late:
+            return
+        time.sleep_ms(1)
+
+
+def cmd(name, *args):
+    state["seq"] += 1
+    port.inbox += P.encode(P.CMD, state["seq"], P.CMD_IDS[name], args)
+    pump(3)
+    return state["replies"].get(state["seq"])
+
+
+def dones():
+    return [e for e in state["events"] if e[0] == "done"]
+
+
+out = {}
+cmd("hello", 7)
+out["rotate_unhomed"] = cmd("rotate", 900)[0]
+out["home_accept"] = cmd("home")[0]
+L[config.PIN_ENDSTOP] = 0  # the turntable reaches the switch
+pump(10)
+out["home_done"] = dones()[-1][3]
+L[config.PIN_ENDSTOP] = 1
+out["rotate"] = cmd("rotate", 900)[0]
+pump(20)
+out["rotate_done"] = dones()[-1][3:5]
+out["servo_duty"] = fakemachine.DUTY[config.PIN_SERVO]
+for attempt in (1, 2, 3):  # three jams in a row: the third latches
+    out["eject_" + str(attempt)] = cmd("eject", attempt)[0]
+    pump(40)
+out["jam_events"] = len([e for e in state["events"] if e[0] == "jam"])
+out["fault_after_jams"] = fw.fault
+out["eject_refused"] = cmd("eject", 1)[0]
+out["clear"] = cmd("clear")
+L[config.PIN_CURRENT] = 1  # the shuffler riffles...
+out["shuffle"] = cmd("shuffle", 1)[0]
+out["relay_on"] = fakemachine.LEVELS[config.PIN_RELAY]
+pump(20)
+L[config.PIN_CURRENT] = 0  # ...and unloads: the pass is over
+pump(10)
+out["shuffle_done"] = dones()[-1][3:5]
+out["relay_after"] = fakemachine.LEVELS[config.PIN_RELAY]
+L[config.PIN_ESTOP] = 1  # e-stop pressed during a shuffle
+L[config.PIN_CURRENT] = 1
+cmd("shuffle", 3)
+fakemachine.IRQS[config.PIN_ESTOP](fakemachine.Pin(config.PIN_ESTOP))
+out["relay_at_estop"] = fakemachine.LEVELS[config.PIN_RELAY]
+pump(5)
+out["estop_fault"] = fw.fault
+out["clear_pressed"] = cmd("clear")[0]
+L[config.PIN_ESTOP] = 0
+out["clear_released"] = cmd("clear")
+config.HOST_SILENCE_MS = 30
+cmd("shuffle", 3)
+pump(60, ack=False)  # the host falls silent (no acks, no commands)
+out["relay_after_silence"] = fakemachine.LEVELS[config.PIN_RELAY]
+out["silence_fault"] = fw.fault
+config.EVENT_QUEUE = 4
+for i in range(10):
+    fw.queue_event("card_passed", (i, i))
+out["queue_len"] = len(fw.events)
+out["status"] = cmd("status")
+print(json.dumps(out))
