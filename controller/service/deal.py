@@ -29,6 +29,7 @@ from controller.plan import BOTTOM, make_plan
 from engine.cards import Card, parse_card
 
 OnEvent = Callable[[dict[str, Any]], None]
+STATUS_MAX_AGE_S = 1.0
 
 
 @dataclass
@@ -198,6 +199,8 @@ class RigDealSource:
         self._owned = owned
         self._estop = False
         self.state = "ready"
+        self._status_lock = threading.Lock()
+        self._status_cache: tuple[float, dict[str, Any]] = (-1e9, {})
 
     @classmethod
     def open(cls, *, serial: str, camera_url: str, journal: Any, config: Any, panel: Any = None,
@@ -267,13 +270,18 @@ class RigDealSource:
             return None
 
     def status(self) -> dict[str, Any]:
-        try:
-            rig = self.rig.status()
-            rig = rig if isinstance(rig, dict) else dict(getattr(rig, "__dict__", {}))
-        except Exception as exc:
-            rig = {"error": str(exc)}
-        return {"rig": "serial", "state": self.state, "estop": self._estop, "waiting": self.waiting,
-                "mcu": {k: v for k, v in rig.items() if isinstance(v, (int, float, str, bool, type(None)))}}
+        """The rig's state; the microcontroller is asked at most once a second (health is public)."""
+        with self._status_lock:
+            t, mcu = self._status_cache
+            if time.monotonic() - t > STATUS_MAX_AGE_S:
+                try:
+                    rig = self.rig.status()
+                    rig = rig if isinstance(rig, dict) else dict(getattr(rig, "__dict__", {}))
+                except Exception as exc:
+                    rig = {"error": str(exc)}
+                mcu = {k: v for k, v in rig.items() if isinstance(v, (int, float, str, bool, type(None)))}
+                self._status_cache = (time.monotonic(), mcu)
+        return {"rig": "serial", "state": self.state, "estop": self._estop, "waiting": self.waiting, "mcu": mcu}
 
     def close(self) -> None:
         if self.waiting:

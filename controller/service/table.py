@@ -146,6 +146,13 @@ class TableService:
             if cur is not None and cur.phase in ("dealing", "interrupted"):
                 raise ServiceError(409, f"round {cur.id} is still {cur.phase}: resume or void it first",
                                    f"第 {cur.id} 局尚未发完：请先继续或作废")
+            if cur is not None and cur.phase == "playing":  # the cards were gathered for a new deal
+                with cur.lock:
+                    cur.phase, cur.paused = "void", False
+                    cur.message, cur.message_zh = "Abandoned for a new deal.", "已放弃，重新发牌。"
+                self.journal.append(cur.id, "round_end", {"status": "void", "reason": "a new deal started"})
+                self.hub.publish({"type": "void", "round": cur.id, "message": cur.message,
+                                  "message_zh": cur.message_zh})
             rid = self.journal.new_round({"game": game, "first_seat": first_seat, "fair_deal": fair_deal,
                                           "source": "service"})
             rnd = Round(rid, impl, settings, first_seat=first_seat, fair_deal=fair_deal, bots=bot_seats,
@@ -275,7 +282,7 @@ class TableService:
             before = rnd.counts() or []
             index, violations, applied = rnd.judge(action)
             published = [rnd.public_action(index)]
-            self.journal.append(rid, "action", {"index": index, "event": action, "applied": applied,
+            self.journal.append(rid, "action", {"index": index, "event": action, "applied": applied, "bot": by_bot,
                                                 "violations": rnd.violations[index]["list"]})
             after = rnd.counts() or []
             count = None
@@ -292,18 +299,20 @@ class TableService:
             finished = rnd.phase == "finished"
             turn = rnd.turn()
             trick = [dict(t) for t in rnd.trick]
-        for pub in published:
-            self.hub.publish({"type": "action", "round": rid, **pub, "turn": turn, "counts": after,
-                              "trick": trick})
-        errors = [v for v in violations if v.severity == "error"]
-        if errors:
-            v = public_violation(errors[0].to_json())  # the table hears the rule, not the cards tried
-            self.hub.publish({"type": "refused", "round": rid, "seat": seat, "action": action.get("action"), **v})
-            self.voice.say(f"{seat_zh(seat)}位违规：{v['message_zh']}", f"Seat {seat + 1}: {v['message']}")
-        if count is not None:
-            self.hub.publish({"type": "count", "round": rid, "seat": seat, "count": count})
-            self.voice.say(f"{seat_zh(seat)}位剩{ZH_DIGITS.get(count, count)}张",
-                           f"Seat {seat + 1} has {count} card{'s' if count > 1 else ''} left")
+            # published under the round's lock: live events come in the order the referee saw them
+            for pub in published:
+                self.hub.publish({"type": "action", "round": rid, **pub, "turn": turn, "counts": after,
+                                  "trick": trick})
+            errors = [v for v in violations if v.severity == "error"]
+            if errors:
+                v = public_violation(errors[0].to_json())  # the table hears the rule, not the cards tried
+                self.hub.publish({"type": "refused", "round": rid, "seat": seat, "action": action.get("action"),
+                                  **v})
+                self.voice.say(f"{seat_zh(seat)}位违规：{v['message_zh']}", f"Seat {seat + 1}: {v['message']}")
+            if count is not None:
+                self.hub.publish({"type": "count", "round": rid, "seat": seat, "count": count})
+                self.voice.say(f"{seat_zh(seat)}位剩{ZH_DIGITS.get(count, count)}张",
+                               f"Seat {seat + 1} has {count} card{'s' if count > 1 else ''} left")
         if finished:
             self._finish(rnd)
         self._kick()

@@ -151,3 +151,17 @@ def test_a_deal_interrupted_by_a_crash_is_offered_for_resume_or_void(tmp_path):
         assert sorted(len(h) for h in rnd.hands) == [13, 13, 13, 13]
     finally:
         svc.close()
+
+
+def test_a_new_deal_voids_the_unfinished_hand(service):
+    first = service.start_round(bots=[])
+    wait_for(lambda: first.phase == "playing")
+    second = service.start_round(bots=[])
+    assert first.phase == "void" and service.current is second
+    assert service.journal.status(first.id) == "void"
+    wait_for(lambda: second.phase == "playing")
+    from controller.service.table import ServiceError
+
+    with pytest.raises(ServiceError) as err:
+        service.act(first.id, {"seat": first.turn() or 0, "action": "pass"})
+    assert err.value.status == 409
