@@ -147,7 +147,8 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     app = FastAPI(title="hongsi table service", version="1.0",
                   description="Display, seats, live refereeing and the operator's controls of a hongsi table.",
-                  lifespan=lifespan, responses=ERRORS)
+                  lifespan=lifespan, responses=ERRORS,
+                  docs_url=None, redoc_url=None)  # their pages load scripts from a CDN: the table is offline
     app.state.service = svc
 
     # ---------------------------------------------------------------- errors: clear, never a 500
