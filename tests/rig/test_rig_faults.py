@@ -3,6 +3,8 @@ homing without its sensor, e-stops, and a reboot of the microcontroller in the m
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from firmware_bridge import DoubleFeed, Fault, Jam, McuRebooted
@@ -114,8 +116,9 @@ def test_estop_stops_a_running_shuffle(make_rig):
     errors = []
     t = threading.Thread(target=lambda: _catch(errors, rig.shuffle, 5))
     t.start()
-    while not rig.status()["shuffler_on"]:
-        pass
+    deadline = time.monotonic() + 10
+    while not rig.status()["shuffler_on"] and time.monotonic() < deadline:
+        time.sleep(0.005)
     rig.estop()
     t.join(10)
     assert errors and isinstance(errors[0], Fault)
@@ -166,12 +169,15 @@ def test_a_card_thrown_after_an_estop_is_still_reported(make_rig):
     passed = []
     got = threading.Event()
     rig.on_event(lambda ev: ev.name == "card_passed" and (passed.append(ev.fields), got.set()))
-    vr.board.mech.eject_travel_ms = 5.0  # the card is in the beam almost at once
+    vr.board.mech.eject_travel_ms = 5.0  # the card is in the beam almost at once...
+    vr.board.mech.card_pulse_ms = 400.0  # ...and stays there a while (less than the firmware's STUCK_MS)
     errors = []
     t = threading.Thread(target=lambda: _catch(errors, rig.eject))
     t.start()
-    while not vr.board.beam_blocked:
-        pass
+    deadline = time.monotonic() + 10
+    while not vr.board.beam_blocked and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert vr.board.beam_blocked
     rig.estop()  # the card is already past the wheel: it still leaves
     t.join(10)
     assert got.wait(5) and passed[0]["pulse_us"] > 0
@@ -203,7 +209,6 @@ def test_a_closed_rig_can_connect_again(make_rig):
     assert again.boot_id == first.boot_id and not again.rebooted  # same boot: no false alarm
     rig.home()
     rig.eject()
-    import time
 
     deadline = time.monotonic() + 5
     while "card_passed" not in seen and time.monotonic() < deadline:
