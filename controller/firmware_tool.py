@@ -6,8 +6,10 @@ module, then resets the board and waits for the firmware's boot report over OUR 
 and the protocol hash it reports must be the host's (both come from ``hardware/firmware/protocol.py``).
 
 >>> plan = flash_plan("/dev/hongsi-mcu", mpremote="mpremote")
->>> plan[0][:3], plan[0][-3:], plan[-1][-1]
-(['mpremote', 'connect', '/dev/hongsi-mcu'], ['firmware.py', 'main.py', ':'], 'reset')
+>>> plan[0][:5], [Path(f).name for f in plan[0][5:-1]], plan[0][-1]
+(['mpremote', 'connect', '/dev/hongsi-mcu', 'fs', 'cp'], ['protocol.py', 'config.py', 'drivers.py', 'firmware.py', 'main.py'], ':')
+>>> plan[1]
+['mpremote', 'connect', '/dev/hongsi-mcu', 'reset']
 
 A Pico whose ``main.py`` is already running takes Ctrl-C as data (the firmware turns keyboard
 interrupts off), so mpremote cannot reach the REPL to flash it again: hold the Pico's BOOTSEL button

@@ -79,3 +79,12 @@ def test_setup_makes_it_gpiozeros_default_and_reports_it(tmp_path):
         if Device.pin_factory is not None and Device.pin_factory is not old:
             Device.pin_factory.close()
         Device.pin_factory = old
+
+
+@pytest.mark.parametrize("module", ["controller.pins", "controller.firmware_tool", "controller.calibrate"])
+def test_the_module_examples_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
