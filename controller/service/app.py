@@ -323,6 +323,11 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         _check(svc, creds, what="list seat tokens")
         return {"seats": {str(k): v for k, v in svc.tokens.seats_with_tokens().items()}}
 
+    @app.delete("/api/tokens/{seat}", summary="revoke every token of a seat (operator)")
+    def revoke_tokens(seat: Seat, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="revoke seat tokens")
+        return {"seat": seat, "revoked": svc.tokens.revoke_seat(seat)}
+
     @app.get("/api/journal", summary="the journal's rows (operator)")
     def journal(creds: Creds, round: Annotated[int | None, Query(ge=0)] = None,
                 limit: Annotated[int, Query(ge=1, le=5000)] = 200) -> dict[str, Any]:

@@ -32,6 +32,7 @@ def _endpoints(rid: int) -> list[tuple[str, str, dict | None, str]]:
         ("GET", "/api/tokens", None, OPERATOR),
         ("POST", "/api/tokens", {"seat": 3}, OPERATOR),
         ("GET", "/api/images/" + "0" * 64, None, OPERATOR),
+        ("DELETE", "/api/tokens/3", None, OPERATOR),
         ("POST", f"/api/rounds/{rid}/void", None, OPERATOR),
         ("POST", f"/api/rounds/{rid}/resume", None, OPERATOR),
         ("POST", "/api/clear", None, OPERATOR),

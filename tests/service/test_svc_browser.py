@@ -191,6 +191,9 @@ def test_operator_page_makes_a_seat_token_with_a_qr_code(browser, paced):
     link = page.inner_text("#qr a")
     token = link.split("#t=")[1]
     assert svc.tokens.identify(token).seat == 2
+    page.wait_for_selector("#token-list button[data-revoke='2']", timeout=5000)
+    page.click("#token-list button[data-revoke='2']")
+    wait_for(lambda: svc.tokens.identify(token) is None)
     page.click("#btn-estop")
     wait_for(lambda: svc.estopped)
     page.click("#btn-clear")

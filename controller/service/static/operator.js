@@ -51,7 +51,20 @@ for (const b of document.querySelectorAll("#token-buttons button")) {
   b.onclick = async () => {
     const t = await call("/api/tokens", { method: "POST", body: { seat: Number(b.dataset.seat) } });
     $("qr").innerHTML = `<div>${seatName(t.seat)}</div>${t.qr_svg}<div class="kv"><a href="${esc(t.url)}" target="_blank">${esc(t.url)}</a></div>`;
+    tokens();
   };
+}
+
+// Seats holding tokens (made here or with `hongsi token --seat N`); a seat's tokens can be revoked.
+async function tokens() {
+  const t = await call("/api/tokens");
+  const seats = Object.entries(t.seats);
+  $("token-list").innerHTML = seats.length
+    ? seats.map(([s, n]) => `<div>${seatName(Number(s))}: ${n} 个令牌 tokens <button data-revoke="${s}">撤销 Revoke</button></div>`).join("")
+    : "没有座位令牌 · no seat tokens: bots take every seat";
+  for (const b of document.querySelectorAll("#token-list button")) {
+    b.onclick = async () => { await call(`/api/tokens/${b.dataset.revoke}`, { method: "DELETE" }); tokens(); };
+  }
 }
 
 async function journal() {
@@ -94,4 +107,4 @@ $("btn-replay").onclick = async () => {
 
 subscribe((ev) => { if (ev.type !== "deal" && ev.type !== "voice") health(); });
 health();
-if (token) journal();
+if (token) { journal(); tokens(); }
