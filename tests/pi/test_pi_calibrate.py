@@ -209,3 +209,75 @@ def test_a_bad_value_is_refused_and_the_file_kept(tmp_path):
     with pytest.raises(ConfigError, match="servo_angles"):
         save_config(path, {"servo_angles": [0.0, 90.0]})  # two angles for four seats
     assert path.read_text() == CONFIG and not list(tmp_path.glob("*.new"))
+
+
+class _DimPiCamera:
+    """picamera2's surface over the virtual rig's window renderer, with physics enough for exposure: the
+    image scales with the exposure time (8 ms is right), and automatic exposure meters the bright LED ring
+    and comes out far too dark."""
+
+    def __init__(self, index: int = 0):
+        import numpy as np
+
+        self.rng = np.random.default_rng(index)
+        self.exposure_us: float | None = None
+        self.controls: list[dict] = []
+
+    def create_video_configuration(self, main: dict) -> dict:
+        return {"main": main}
+
+    def configure(self, config: dict) -> None:
+        pass
+
+    def start(self) -> None:
+        pass
+
+    def set_controls(self, controls: dict) -> None:
+        self.controls.append(dict(controls))
+        self.exposure_us = None if controls.get("AeEnable", False) else controls["ExposureTime"]
+
+    def capture_array(self, name: str = "main"):
+        import numpy as np
+
+        from vision.render import render_window_frame
+
+        time.sleep(0.01)
+        gain = 0.03 if self.exposure_us is None else self.exposure_us / 8000
+        img = render_window_frame("H4", self.rng).astype(np.float32) * gain
+        return np.clip(img, 0, 255).astype(np.uint8)
+
+    def stop(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.skipif(not have_model(), reason="the card model is not in vision/models yet")
+def test_exposure_tuning_leaves_a_too_dark_auto_exposure_for_one_the_reader_is_sure_of(monkeypatch):
+    import io
+    import sys
+    import types
+
+    from rich.console import Console
+
+    from controller.calibrate import Wizard
+    from vision.reader import CardReader
+
+    cams: list[_DimPiCamera] = []
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(
+        Picamera2=lambda index=0: cams.append(_DimPiCamera(index)) or cams[-1]))
+    answers = iter(["y"])
+    monkeypatch.setattr("builtins.input", lambda *a: next(answers))
+    out = io.StringIO()
+    wizard = Wizard(load_config(None, env={}), None, "picamera", Console(file=out, width=200),
+                    reader=CardReader(threads=1))
+    wizard.exposure()
+    text = out.getvalue()
+    readings = dict(re.findall(r"  (auto|\d+ µs): read (\S+)", text))
+    assert readings["auto"] == "—", text  # too dark: the reader declined
+    assert wizard.res.exposure_us in (4000.0, 8000.0, 16000.0), text
+    assert f"exposure {wizard.res.exposure_us:g} µs: read H4" in text
+    assert wizard.updates()["camera_exposure_us"] == wizard.res.exposure_us
+    tried = [c["ExposureTime"] for c in cams[0].controls if "ExposureTime" in c]
+    assert tried == [2000, 4000, 8000, 16000, 33000]
