@@ -100,8 +100,10 @@ class Rig:
             if self.link is not None:
                 self.link.close()
             self.link = Link(self.port, self.baud, timeout=self.timeout, on_event=self._on_event)
-            if self._dispatcher is None or not self._dispatcher.is_alive():
-                self._dispatcher = threading.Thread(target=self._dispatch, name="rig-events", daemon=True)
+            if self._dispatcher is None:
+                self._events = queue.Queue()
+                self._dispatcher = threading.Thread(target=self._dispatch, args=(self._events,),
+                                                    name="rig-events", daemon=True)
                 self._dispatcher.start()
         status, r = self.link.command("hello", int(time.time()) & 0xFFFFFFFF)
         if status != P.OK:
@@ -124,7 +126,8 @@ class Rig:
     def close(self) -> None:
         if self.link is not None:
             self.link.close()
-        self._events.put(None)
+        self._events.put(None)  # ends this dispatcher; connect() starts a new one
+        self._dispatcher = None
 
     def __enter__(self) -> Rig:
         return self
@@ -151,8 +154,8 @@ class Rig:
         if self._subscribers:
             self._events.put(Event(name, fields, time.time()))
 
-    def _dispatch(self) -> None:
-        while (ev := self._events.get()) is not None:
+    def _dispatch(self, events: queue.Queue[Event | None]) -> None:
+        while (ev := events.get()) is not None:
             for cb in list(self._subscribers):
                 try:
                     cb(ev)
