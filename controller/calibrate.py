@@ -381,7 +381,7 @@ def calibrate_command(*, serial: str | None, camera: str | None, config: Path | 
         save_config(path, updates)
         console.print(f"[green]saved {path} / 已保存[/]; restart the service: sudo systemctl restart hongsi")
         return 0
-    except Aborted:
+    except (Aborted, KeyboardInterrupt):
         console.print("\nstopped: nothing saved / 已退出，未保存")
         return 1
     except RigError as exc:
