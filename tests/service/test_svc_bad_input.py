@@ -118,7 +118,7 @@ def _close_schema_service():
 
 
 @schema.parametrize()
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 def test_schemathesis_no_server_error(case):
     for headers in (_OP, None):
         case.call_and_validate(headers=headers, checks=[not_a_server_error, status_code_conformance])
