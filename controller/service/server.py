@@ -64,8 +64,11 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
                        seats=cfg.seats, journal=journal)
     app = create_app(svc)
     base = f"http://{host}:{port}"
+    # the operator's link carries the token: shown on a terminal, never written to a service log
+    operator = (f"{base}/operator#t={svc.tokens.operator_token()}" if sys.stderr.isatty()
+                else f"{base}/operator (the token: hongsi token)")
     sys.stderr.write(f"table display  {base}/\n"
-                     f"operator page  {base}/operator#t={svc.tokens.operator_token()}\n"
+                     f"operator page  {operator}\n"
                      f"seat links     hongsi token --seat N (or the operator page)\n")
     # uvicorn re-raises SIGINT/SIGTERM once it has shut down; these handlers take them, so that the
     # rig, the voice and the journal are closed below and the command exits 0.

@@ -54,4 +54,5 @@ def test_serve_runs_deals_and_stops_cleanly(tmp_path):
             out, err = proc.communicate()
             raise AssertionError("hongsi serve did not stop on SIGTERM") from None
     assert proc.returncode == 0, err
-    assert f"{url}/operator#t={token}" in err  # the links it printed
+    assert f"{url}/operator (the token: hongsi token)" in err  # the links it printed
+    assert token not in err  # never the token itself in a log

@@ -165,3 +165,23 @@ def test_a_new_deal_voids_the_unfinished_hand(service):
     with pytest.raises(ServiceError) as err:
         service.act(first.id, {"seat": first.turn() or 0, "action": "pass"})
     assert err.value.status == 409
+
+
+def test_the_chip_ledger_runs_across_hands_and_restarts(tmp_path):
+    from controller.service.deal import SoftwareDealSource
+    from controller.service.table import TableService
+
+    totals = [0, 0, 0, 0]
+    for run in range(2):
+        svc = TableService(tmp_path, SoftwareDealSource(seed=run), bot_delay=0, seed=run)
+        try:
+            assert svc.ledger_list() == totals  # what the journal says after a restart
+            for _ in range(2):
+                rnd = svc.start_round(bots="all")
+                wait_for(lambda r=rnd: r.phase == "finished")
+                wait_for(lambda r=rnd, s=svc: s.journal.status(r.id) == "done")
+                totals = [t + s for t, s in zip(totals, rnd.result()["scores"], strict=True)]
+                assert svc.ledger_list() == totals and sum(totals) == 0
+        finally:
+            svc.close()
+    assert any(totals)
