@@ -145,6 +145,15 @@ def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
     rule = rnd.violations[-1]["list"][0]["rule"]
     assert rule in msg and rnd.applied[-1] is False
     assert len(page.query_selector_all("#hand .card")) == 13
+    # the display shows the referee's call, in both languages, without the cards that were tried
+    display = browser.new_page(viewport={"width": 1400, "height": 900})
+    display.goto(paced.url + "/")
+    display.wait_for_selector("#calls .call", timeout=5000)
+    call_text = display.inner_text("#calls .call")
+    assert rule in call_text and "Seat 1" in call_text
+    assert re.search(r"[\u4e00-\u9fff]", call_text)  # Chinese as well as English
+    assert hand[0] not in call_text and hand[-1] not in call_text
+    display.close()
     # now play for real: wait for seat 0's turn, call if the call is due, then play a legal card
     played = False
     for _ in range(60):
