@@ -74,8 +74,9 @@ from vision.labels import LABELS
 OnEvent = Callable[[dict[str, Any]], None]
 
 FRAMES_PER_READ = 3          # frames voted over for one card
-MORE_FRAMES = 6              # extra frames for a card the first vote could not read
-SURE = 0.90                  # below this a read is "unsure" and left to deck decoding
+MORE_FRAMES = 3              # extra frames for a card the first vote could not read
+DOUBTFUL = 0.60              # below this (or declined) the card is looked at again with more frames
+SURE = 0.90                  # below this a read is marked "unsure" and left to deck decoding
 CAMERA_RETRIES = 4           # fresh-frame attempts before the deal pauses for the operator
 DOUBLE_FEED_FACTOR = 1.7     # a pulse this many times the median is two cards
 
@@ -499,7 +500,7 @@ class Dealer:
         reading = self._vote(frames)
         if self._empty(reading):
             return {"index": i, "empty": True}, None
-        if reading.label is None or reading.confidence < SURE:
+        if reading.label is None or reading.confidence < DOUBTFUL:
             frames = frames + self._frames(state, MORE_FRAMES, skip=0)
             reading = self._vote(frames)
         probs = np.asarray(reading.probs, dtype=float)

@@ -94,7 +94,9 @@ class Journal:
     """An append-only hash-chained journal in ``path`` (SQLite) with images in ``path.parent/images``.
 
     Thread-safe; several processes may append to the same file (each append is one IMMEDIATE
-    transaction that reads the chain's head and writes the next row).
+    transaction that reads the chain's head and writes the next row). ``durable`` (the default) syncs
+    every row and image to disk before returning, so even a power cut keeps what was journalled; without
+    it a crashed process still loses nothing, an OS crash may lose the last rows.
     """
 
     def __init__(self, path: Path | str, images: Path | str | None = None, *, durable: bool = True):
@@ -103,6 +105,7 @@ class Journal:
         self.images = Path(images) if images is not None else self.path.parent / "images"
         self.images.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self.durable = durable
         try:
             self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -132,7 +135,8 @@ class Journal:
             with open(tmp, "wb") as fh:
                 fh.write(jpeg)
                 fh.flush()
-                os.fsync(fh.fileno())
+                if self.durable:
+                    os.fsync(fh.fileno())
             os.replace(tmp, target)
         return digest
 

@@ -88,7 +88,9 @@ class Table:
     the ONNX reader, a journal; ``deal(...)`` runs one whole hand in this process."""
 
     def __init__(self, ends: dict[str, str], journal_path: Path, reader: Any, *, frames: int = 1,
-                 passes: int = 1):
+                 passes: int = 1, durable: bool = False):
+        """``durable`` False: the journal commits without fsync (WAL, synchronous=NORMAL; a killed
+        process still loses nothing) to keep these many deals quick; the CLI tests use the default."""
         from controller.camera import open_camera
         from controller.config import load_config
         from controller.journal import Journal
@@ -98,7 +100,7 @@ class Table:
         self.rig = Rig(ends["serial"], angles=self.cfg.servo_angles, bottom_angle=self.cfg.bottom_angle)
         self.rig.connect()
         self.camera = open_camera(ends["camera"])
-        self.journal = Journal(journal_path)
+        self.journal = Journal(journal_path, durable=durable)
         self.reader = reader
         self.frames = frames
 
