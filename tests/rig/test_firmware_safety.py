@@ -138,7 +138,9 @@ def test_host_gone_mid_shuffle_on_the_threaded_rig(make_rig):
     while vr.board.relay and time.monotonic() < deadline + 5:
         time.sleep(0.002)
     off = vr.clock.now_ms()
-    assert not vr.board.relay and off - gone <= silence + 150 * vr.speed  # + thread scheduling slack
+    # within the failsafe time plus thread-scheduling slack (the exact timing: the manual-clock test above);
+    # without the failsafe the shuffle would run 20 passes, ~60 s of rig time
+    assert not vr.board.relay and off - gone <= silence + 500 * vr.speed
     again = Rig(vr.ends["serial"])
     again.connect()
     try:

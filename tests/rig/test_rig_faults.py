@@ -164,13 +164,13 @@ def test_empty_hopper_is_refused(make_rig):
 def test_a_card_thrown_after_an_estop_is_still_reported(make_rig):
     import threading
 
-    vr, rig = make_rig(speed=2)
+    vr, rig = make_rig(speed=1)
     rig.home()
     passed = []
     got = threading.Event()
     rig.on_event(lambda ev: ev.name == "card_passed" and (passed.append(ev.fields), got.set()))
     vr.board.mech.eject_travel_ms = 5.0  # the card is in the beam almost at once...
-    vr.board.mech.card_pulse_ms = 400.0  # ...and stays there a while (less than the firmware's STUCK_MS)
+    vr.board.mech.card_pulse_ms = 550.0  # ...and stays there a while (less than the firmware's STUCK_MS)
     errors = []
     t = threading.Thread(target=lambda: _catch(errors, rig.eject))
     t.start()
