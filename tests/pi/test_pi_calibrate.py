@@ -274,10 +274,13 @@ def test_exposure_tuning_leaves_a_too_dark_auto_exposure_for_one_the_reader_is_s
                     reader=CardReader(threads=1))
     wizard.exposure()
     text = out.getvalue()
-    readings = dict(re.findall(r"  (auto|\d+ µs): read (\S+)", text))
-    assert readings["auto"] == "—", text  # too dark: the reader declined
-    assert wizard.res.exposure_us in (4000.0, 8000.0, 16000.0), text
-    assert f"exposure {wizard.res.exposure_us:g} µs: read H4" in text
+    readings = {name: (label, float(conf)) for name, label, conf in
+                re.findall(r"  (auto|\d+ µs): read (\S+) \(confidence ([\d.]+)\)", text)}
+    assert readings["auto"][0] == "—", text  # too dark: the reader declined
+    chosen = f"{wizard.res.exposure_us:g} µs"
+    assert wizard.res.exposure_us > 0 and readings[chosen][0] == "H4", text
+    assert readings[chosen][1] == max(conf for _label, conf in readings.values()) >= 0.8, text
+    assert f"exposure {chosen}: read H4" in text
     assert wizard.updates()["camera_exposure_us"] == wizard.res.exposure_us
     tried = [c["ExposureTime"] for c in cams[0].controls if "ExposureTime" in c]
     assert tried == [2000, 4000, 8000, 16000, 33000]
