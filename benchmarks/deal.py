@@ -148,8 +148,9 @@ def main() -> None:
                       f"→ {f['wall'] / f['bound']:.3f}× the bound; controller CPU {f['cpu_per_card_ms']:.1f} ms/card"
                       f" ({f['status']})")
             rr, fd = figures["round robin"], figures["fair deal"]
-            print(f"fair deal costs {fd['wall'] / rr['wall']:.2f}× the round-robin deal time "
-                  f"(its mechanical bound is {fd['bound'] / rr['bound']:.2f}× round robin's: more turntable travel)")
+            print(f"fair deal takes {fd['wall'] / rr['wall']:.2f}× the round-robin deal time; its mechanical bound "
+                  f"is {fd['bound'] / rr['bound']:.2f}× round robin's (random seats: some repeats need no turn, "
+                  "while round robin swings back 270° from the last seat to the first every round)")
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(10)
