@@ -463,7 +463,7 @@ def render_window_frame(label: str | None, rng: np.random.Generator, *, design: 
     green inside. ``None`` = an empty hopper."""
     W, H = size
     # The hopper's inside is matte green, a colour no deck uses, so the card stands out even when dark.
-    floor = _texture(rng, W, H, base=(rng.integers(30, 90), rng.integers(110, 180), rng.integers(20, 80)), blobs=1)
+    floor = _texture(rng, W, H, base=(rng.integers(30, 90), rng.integers(110, 180), rng.integers(20, 80)), blobs=0)
     if label is None:
         img = floor.astype(np.float32)
         for _ in range(int(rng.integers(0, 3))):  # the hopper's rails and screws seen through the window
