@@ -63,6 +63,9 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
     svc = TableService(data_dir, source, voice=Announcer(speak=cfg.voice), bot_delay=bot_delay,
                        seats=cfg.seats, journal=journal)
     app = create_app(svc)
+    from controller.service.panel import open_panel
+
+    panel = open_panel(svc, cfg)  # the seat LEDs, deal button, e-stop and buzzer on a Pi
     base = f"http://{host}:{port}"
     # the operator's link carries the token: shown on a terminal, never written to a service log
     operator = (f"{base}/operator#t={svc.tokens.operator_token()}" if sys.stderr.isatty()
@@ -78,6 +81,8 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
     finally:
+        if panel is not None:
+            panel.close()
         svc.close()
         if virtual is not None:
             virtual.stop()

@@ -370,6 +370,17 @@ class TableService:
         self.rounds[rid] = rnd
         self.current = rnd
 
+    def next_first_seat(self) -> int:
+        """Who receives first in the next deal: the last hand's ``next_first_seat`` (the first player
+        out, by the rules), else seat 0."""
+        with self._lock:
+            done = [r for r in self.rounds.values() if r.phase == "finished"]
+        if done:
+            nxt = (max(done, key=lambda r: r.id).result() or {}).get("next_first_seat")
+            if isinstance(nxt, int):
+                return nxt
+        return 0
+
     def _load_ledger(self) -> dict[int, int]:
         ledger: dict[int, int] = {}
         for row in self.journal.rows():
