@@ -107,7 +107,7 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
             elif kind == "card_dealt":
                 where = "bottom 底牌" if ev["seat"] is None else f"seat {ev['seat'] + 1} {ev['seat'] + 1}号"
                 progress.update(task, completed=ev["index"] + 1, description=f"dealing 发牌 → {where}")
-            elif kind in ("paused", "fault", "double_feed", "deal_stopped"):
+            elif kind in ("paused", "fault", "double_feed"):
                 msg = ev.get("message") or f"double feed at card {ev['index'] + 1} (双张)"
                 progress.console.print(f"[yellow]{msg}[/yellow]" + (f"\n{ev['message_zh']}" if ev.get("message_zh")
                                                                     else ""))
