@@ -63,3 +63,52 @@ def test_a_bad_deck_stops_the_hand_and_names_the_card(tmp_path, reader, args, ca
     assert result.message_zh and "请" in result.message_zh
     assert not any(e["type"] == "first_player" for e in events)
     assert "first_player" not in kinds and any(e["type"] == "deal_stopped" for e in events)
+
+
+@pytest.mark.parametrize("answer", ["resume", "void"])
+def test_estop_pauses_for_the_operator_then_resumes_or_voids(tmp_path, reader, answer):
+    """What the table service does: e-stop from another thread, the operator's answer through
+    EventOperator.resolve."""
+    import threading
+    import time
+
+    from controller.dealer import EventOperator
+
+    with simulator(tmp_path, seed=9) as (ends, truth_path):
+        table = Table(ends, tmp_path / "journal.db", reader)
+        operator = EventOperator()
+        dealer = table.dealer(operator=operator)
+        events, out = [], {}
+        dealt = threading.Event()
+
+        def on_event(ev):
+            events.append(ev)
+            if ev["type"] == "card_dealt" and ev["index"] == 9:
+                dealt.set()
+
+        worker = threading.Thread(target=lambda: out.setdefault("r", dealer.run("hongsi", fair=False,
+                                                                                 on_event=on_event)))
+        worker.start()
+        try:
+            assert dealt.wait(60)
+            dealer.estop()
+            deadline = time.monotonic() + 30
+            while not operator.waiting and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert operator.waiting and operator.problem["reason"] == "estop"
+            assert table.rig.status()["fault"] == "e-stop"        # the motors really are stopped
+            operator.resolve(answer)
+            worker.join(60)
+            result = out["r"]
+            assert any(e["type"] == "paused" and e["reason"] == "estop" for e in events)
+            if answer == "resume":
+                assert result.status == "done", result.message
+                assert_equals_truth("hongsi", result.record, read_truth(truth_path))
+            else:
+                assert result.status == "void" and table.journal.status(result.round) == "void"
+        finally:
+            if worker.is_alive():
+                operator.resolve("void")
+                worker.join(30)
+            dealer.close()
+            table.close()
