@@ -143,15 +143,18 @@ class Journal:
     def image_path(self, digest: str) -> Path:
         return self.images / digest[:2] / f"{digest}.jpg"
 
-    def append(self, round_: int, kind: str, data: dict[str, Any] | None = None,
+    def append(self, round_: int | None, kind: str, data: dict[str, Any] | None = None,
                image: bytes | None = None) -> Row:
-        """Append one row (and its image, written first); return it once it is on disk."""
+        """Append one row (and its image, written first); return it once it is on disk.
+        ``round_`` None opens a new round (the next number, taken in the same transaction)."""
         digest = self.store_image(image) if image is not None else None
         text = canonical(data or {})
         with self._lock:
             cur = self._db.cursor()
             cur.execute("BEGIN IMMEDIATE")
             try:
+                if round_ is None:
+                    round_ = (cur.execute("SELECT MAX(round) FROM journal").fetchone()[0] or 0) + 1
                 last = cur.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
                 seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
                 t = time.time()
@@ -166,11 +169,7 @@ class Journal:
 
     def new_round(self, data: dict[str, Any]) -> int:
         """Open a round: append its ``round_start`` row and return the new round number."""
-        with self._lock:
-            last = self._db.execute("SELECT MAX(round) FROM journal").fetchone()[0]
-        round_ = (last or 0) + 1
-        self.append(round_, "round_start", {**data, "pid": os.getpid(), "host": os.uname().nodename})
-        return round_
+        return self.append(None, "round_start", {**data, "pid": os.getpid(), "host": os.uname().nodename}).round
 
     # ------------------------------------------------------------------ reading
     def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> Iterator[Row]:

@@ -152,3 +152,19 @@ def test_not_a_journal_is_a_clear_error(tmp_path):
         Journal(bad)
     result = runner.invoke(app, ["log", "verify", "--journal", str(tmp_path / "none.db")])
     assert result.exit_code == 2 and "no journal" in result.output
+
+
+def test_rounds_opened_at_once_get_distinct_numbers(tmp_path):
+    journals = [Journal(tmp_path / "journal.db") for _ in range(3)]
+    got: list[int] = []
+
+    def opener(jr):
+        for _ in range(10):
+            got.append(jr.new_round({"game": "hongsi"}))
+
+    threads = [threading.Thread(target=opener, args=(jr,)) for jr in journals]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(got) == list(range(1, 31)) and journals[0].verify().ok
