@@ -182,7 +182,7 @@ def _previous_winner(journal: Any, game: str) -> int | None:
     ``next_first_seat``), if the journal has a finished hand of this game."""
     for round_ in reversed(journal.rounds()):
         for row in reversed(journal.rows(round_)):
-            if row.kind == "round_end" and row.data.get("status") == "done":
+            if row.kind in ("round_end", "deal_end") and row.data.get("status") == "done":
                 rec = row.data.get("record") or {}
                 verdict = row.data.get("verdict") or {}
                 if rec.get("game") == game and isinstance(verdict.get("next_first_seat"), int):

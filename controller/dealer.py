@@ -48,7 +48,9 @@ clears after a delay (virtual rig, unattended runs); :class:`ConsoleOperator` as
 ``card_read`` (index, label, confidence, unsure, probs; image = the evidence crop),
 ``rotate_intent``/``rotate_done``, ``eject_intent``/``eject_done`` (index, seat, pulse_ms),
 ``double_feed``, ``fault``, ``pause``/``resume_after_pause``, ``interrupted``, ``resumed``,
-``resync``, ``decoded``, ``first_player``, ``reveal``, ``round_end`` (status, record).
+``resync``, ``decoded``, ``first_player``, ``reveal``; a good deal ends with ``deal_end`` (the record;
+the round stays open for the play, whose end the service journals as ``round_end``), a stopped or
+voided one with ``round_end`` (status ``stopped``/``void``).
 """
 
 from __future__ import annotations
@@ -439,7 +441,7 @@ class Dealer:
         fp = first_player(plan.game, hands, bottom, dealer=plan.first_seat)
         self.journal.append(state.round, "first_player", fp.to_event())
         self._announce(fp)
-        self.journal.append(state.round, "round_end", {"status": "done", "record": record,
+        self.journal.append(state.round, "deal_end", {"status": "done", "record": record,
                                                        "first_player": fp.seat, "flags": state.flags})
         self._emit("deal_done", status="done", flags=state.flags)
         return DealResult(state.round, "done", record, fp, flags=list(state.flags),

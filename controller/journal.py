@@ -188,14 +188,17 @@ class Journal:
             return [r[0] for r in self._db.execute("SELECT DISTINCT round FROM journal ORDER BY round")]
 
     def status(self, round_: int) -> str:
-        """``done``, ``stopped``, ``void`` (the ``round_end`` row's status), ``dealing`` while the
-        process that opened it is alive on this host, else ``interrupted``."""
+        """``done``, ``stopped``, ``void`` (the ``round_end`` row's status); ``dealt`` once the deal
+        ended well (``deal_end``) and the hand is in play; ``dealing`` while the process that opened
+        it is alive on this host; else ``interrupted``."""
         rows = self.rows(round_)
         if not rows:
             raise JournalError(f"no round {round_} in {self.path}")
         for row in reversed(rows):
             if row.kind == "round_end":
                 return str(row.data.get("status", "done"))
+        if any(row.kind == "deal_end" for row in rows):
+            return "dealt"              # dealt and announced; the hand is being played
         owner = next((r for r in reversed(rows) if r.kind in ("round_start", "resumed")), rows[0])
         pid, host = owner.data.get("pid"), owner.data.get("host")
         if pid and host == os.uname().nodename and _alive(int(pid)):
@@ -244,7 +247,7 @@ class Journal:
         rows = self.rows(round_)
         if not rows:
             raise JournalError(f"no round {round_} in {self.path} (rounds: {self.rounds() or 'none'})")
-        record = next((r.data.get("record") for r in reversed(rows) if r.kind == "round_end"
+        record = next((r.data.get("record") for r in reversed(rows) if r.kind in ("round_end", "deal_end")
                        and r.data.get("record")), None)
         out = Path(out)
         (out / "images").mkdir(parents=True, exist_ok=True)

@@ -96,7 +96,7 @@ def test_kill_9_at_ten_random_points_then_resume(tmp_path):
             deadline = time.monotonic() + 60
             while _rows(journal) < target and proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.002)
-            if proc.poll() is not None or _rows(journal, "round_end"):
+            if proc.poll() is not None or _rows(journal, "deal_end"):
                 break                                     # it finished before this kill point
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
@@ -115,7 +115,7 @@ def test_kill_9_at_ten_random_points_then_resume(tmp_path):
         assert kills >= 6 and resumed, kills
         j = Journal(journal)
         rows = j.rows(1)
-        end = [r for r in rows if r.kind == "round_end"]
+        end = [r for r in rows if r.kind == "deal_end"]
         assert len(end) == 1 and end[0].data["status"] == "done"
         assert_equals_truth("hongsi", end[0].data["record"], read_truth(truth_path))
         assert sum(r.kind == "resumed" for r in rows) in (kills, kills - 1)
