@@ -63,6 +63,15 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
         raise CommandError(str(exc)) from None
     if game not in DECKS:
         raise CommandError(f"unknown game {game!r}; known: {', '.join(DECKS)}")
+    if first_seat is not None:
+        from controller.plan import PlanError, game_counts
+
+        try:
+            seats = game_counts(game).seats
+        except PlanError as exc:
+            raise CommandError(str(exc)) from None
+        if not 0 <= first_seat < seats:
+            raise CommandError(f"--first-seat {first_seat}: {game} has seats 0..{seats - 1}")
     jr = open_journal(journal_path(journal, config))
     out = Console(stderr=True)
     open_round = jr.last_open_round()

@@ -144,3 +144,21 @@ def test_void_ends_an_interrupted_hand(tmp_path):
         fresh = run_deal(ends, journal, "--json", "--game", "gongzhu")
         assert fresh.returncode == 0, fresh.stderr[-2000:]
         assert json.loads(fresh.stdout)["game"] == "gongzhu"
+
+
+def test_deal_bad_input_is_one_clear_line(tmp_path):
+    cases = [
+        (["--game", "poker"], "unknown game"),
+        (["--game", "wakeng", "--first-seat", "3"], "seats 0..2"),
+        (["--serial", str(tmp_path / "no-such-port")], "cannot reach the rig"),
+        (["--resume"], "no interrupted hand"),
+        (["--void"], "no interrupted hand"),
+    ]
+    for extra, words in cases:
+        args = ["deal", "--serial", "/dev/null", "--camera", "http://127.0.0.1:9/x", "--journal",
+                str(tmp_path / "j.db"), *extra]
+        if "--serial" in extra:
+            args = args[:1] + args[3:]
+        proc = _hongsi(*args)
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        assert proc.returncode == 2 and len(lines) == 1 and words in lines[0], (extra, proc.stderr)
