@@ -369,7 +369,7 @@ class Dealer:
             self._rig_fault(state, exc, during=f"ejecting card {i + 1}")
             return
         pulse = _pulse_ms(evidence)
-        double = _is_double(exc=None, pulse=pulse, pulses=state.pulses)
+        double = _long_pulse(pulse, state.pulses)   # the rig raises DoubleFeed; this is a second opinion
         self._card_out(state, i, seat, pulse)
         if double:
             self._double_feed(state, i, seat, pulse)
@@ -770,9 +770,8 @@ def _pulse_ms(evidence: Any) -> float | None:
     return float(value) if value is not None else None
 
 
-def _is_double(exc: BaseException | None, pulse: float | None, pulses: list[float]) -> bool:
-    if exc is not None:
-        return type(exc).__name__ == "DoubleFeed"
+def _long_pulse(pulse: float | None, pulses: list[float]) -> bool:
+    """An exit pulse far longer than the usual one: two cards left together."""
     if pulse is None or len(pulses) < 3:
         return False
     return pulse > DOUBLE_FEED_FACTOR * float(np.median(pulses))
