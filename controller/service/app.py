@@ -22,7 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from controller.service.dispute import replay
@@ -52,10 +52,29 @@ class NewRound(BaseModel):
     rules: dict[str, bool | int | float | str | None] | None = Field(None, description="setting overrides")
 
 
-class Event(BaseModel):
-    """``POST /api/rounds/{id}/events``: one action (a record event, ``game-record.md``)."""
+EXTRA_NAME = re.compile(r"^[a-z][a-z_]{0,23}$")
 
-    model_config = ConfigDict(extra="forbid")
+
+def _plain_value(name: str, v: Any) -> Any:
+    """A field of another game's action: a plain value, or a short list of plain values."""
+    if isinstance(v, list):
+        if len(v) > 60 or any(isinstance(x, list) for x in v):
+            raise ValueError(f"{name}: a list of at most 60 plain values")
+        for x in v:
+            _plain_value(name, x)
+        return v
+    if v is None or isinstance(v, (bool, int)) or (isinstance(v, str) and len(v) <= 16):
+        return v
+    raise ValueError(f"{name}: a number, true/false, a short string or a list of them")
+
+
+class Event(BaseModel):
+    """``POST /api/rounds/{id}/events``: one action (a record event, ``game-record.md``).
+
+    ``seat`` and ``action`` always; 红桃四's fields are typed here; another game's own fields (a bid's
+    ``value``, …) pass through as plain values for its referee to judge."""
+
+    model_config = ConfigDict(extra="allow")
     seat: int = Field(ge=0, le=7)
     action: str = Field(min_length=1, max_length=32, pattern=r"^[a-z_]+$")
     cards: list[str] | None = Field(None, max_length=60)
@@ -72,6 +91,17 @@ class Event(BaseModel):
     @classmethod
     def _card1(cls, v: str | None) -> str | None:
         return None if v is None else _card(v)
+
+    @model_validator(mode="after")
+    def _extras(self) -> Event:
+        extra = self.model_extra or {}
+        if len(extra) > 8:
+            raise ValueError("at most 8 fields besides seat, action, cards, card, target, count")
+        for name, value in extra.items():
+            if not EXTRA_NAME.match(name):
+                raise ValueError(f"field {name!r}: names are lower-case letters and _")
+            _plain_value(name, value)
+        return self
 
     def to_action(self) -> dict[str, Any]:
         return self.model_dump(exclude_none=True)

@@ -208,3 +208,37 @@ def test_operator_page_makes_a_seat_token_with_a_qr_code(browser, paced):
     page.click("#btn-clear")
     wait_for(lambda: not svc.estopped)
     page.close()
+
+
+def test_seat_page_offers_another_games_own_actions(browser, paced):
+    """挖坑: the seat page shows the bids the referee allows, and a tap on one is refereed and applied."""
+    from engine.registry import get_game
+
+    try:
+        get_game("wakeng")
+    except ImportError:
+        pytest.skip("wakeng engine not installed")
+    svc = paced.svc
+    op = {"Authorization": f"Bearer {svc.tokens.operator_token()}"}
+    token = svc.tokens.new_seat_token(0)
+    paced.svc.deal_source.card_delay = 0.0
+    rid = httpx.post(paced.url + "/api/rounds", json={"game": "wakeng", "first_seat": 0, "bots": [1, 2]},
+                     headers=op).json()["id"]
+    rnd = svc.get_round(rid)
+    wait_for(lambda: rnd.phase == "playing")
+    wait_for(lambda: rnd.turn() == 0 or rnd.phase != "playing", timeout=20)
+    if rnd.turn() != 0:
+        pytest.skip("the bots ended the bidding before seat 0's turn")
+    page = browser.new_page(viewport={"width": 420, "height": 860})
+    page.goto(paced.url + f"/seat#t={token}")
+    page.wait_for_selector("#other button", timeout=10000)
+    with rnd.lock:
+        legal = rnd.state.legal_actions(0)
+    labels = page.eval_on_selector_all("#other button", "els => els.map(e => e.textContent.trim())")
+    kinds = {a["action"] for a in legal} - {"play", "pass"}
+    assert kinds and all(any(lbl.startswith(k) for lbl in labels) for k in kinds)
+    n = len(rnd.events)
+    page.click("#other button >> nth=0")
+    page.wait_for_selector("#msg.ok", timeout=5000)
+    assert rnd.applied[n] is True and rnd.events[n]["seat"] == 0 and rnd.events[n]["action"] in kinds
+    page.close()

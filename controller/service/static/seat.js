@@ -47,6 +47,16 @@ function render(pub) {
   mark("btn-call", "call"); mark("btn-pa", "pa"); mark("btn-pa-accept", "pa_accept"); mark("btn-pa-refuse", "pa_refuse");
   const calls = legal.filter((a) => a.action === "call").map((a) => a.card);
   $("call-card").innerHTML = (calls.length ? calls : ["S4", "D4", "C4"]).map((c) => `<option value="${c}">${cardParts(c).suit}${cardParts(c).rank}</option>`).join("");
+  // the other games' own actions (bids, exposes, …): one button for each legal one
+  const known = new Set(["play", "pass", "tiao", "baomen", "call", "pa", "pa_accept", "pa_refuse", "announce"]);
+  const others = legal.filter((a) => !known.has(a.action)).slice(0, 24);
+  $("other").innerHTML = others.map((a, i) => {
+    const rest = Object.entries(a).filter(([k]) => k !== "seat" && k !== "action").map(([, v]) => Array.isArray(v) ? v.join(" ") : v);
+    return `<button class="legal" data-i="${i}">${esc(a.action)} ${esc(rest.join(" "))}</button>`;
+  }).join("");
+  for (const b of document.querySelectorAll("#other button")) {
+    b.onclick = () => { const { seat: _s, ...rest } = others[Number(b.dataset.i)]; act(rest); };
+  }
   const targets = legal.filter((a) => a.action === "pa").map((a) => a.target);
   $("pa-target").innerHTML = (targets.length ? targets : [...Array(pub ? pub.seats : 4).keys()].filter((s) => s !== seat))
     .map((s) => `<option value="${s}">${s + 1}号位 Seat ${s + 1}</option>`).join("");
