@@ -31,6 +31,7 @@ log = logging.getLogger("hongsi.service")
 
 # Deal-progress fields the service passes on from a deal source: never a card's identity.
 DEAL_EVENT_FIELDS = ("index", "seat", "total", "reason", "passes", "fair", "commitment")
+TALK_FACTOR = 4  # bots wait this many times longer before the first play, while people may declare
 KEEP_ROUNDS = 200  # rounds kept in memory (older finished ones are in the journal)
 # What the table is told when a deal pauses, by reason. The dealer's own message goes to the journal and
 # the operator only: it may name a card (a mismatch at the window), and the hand is still secret.
@@ -500,8 +501,11 @@ class TableService:
                 if self._closing:
                     return
             rnd, action, version = move
-            if self.bot_delay:
-                time.sleep(self.bot_delay)
+            if self.bot_delay:  # before the first play, longer: people may still declare (挑, 爆闷, 趴)
+                with rnd.lock:
+                    talk = not any(ok and e.get("action") == "play" for e, ok in zip(rnd.events, rnd.applied,
+                                                                                   strict=True))
+                time.sleep(self.bot_delay * (TALK_FACTOR if talk and len(rnd.bots) < rnd.plan.seats else 1))
             try:
                 with rnd.lock:
                     if len(rnd.events) != version or rnd.paused or rnd.phase != "playing":
