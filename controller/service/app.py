@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -151,7 +152,8 @@ def _check(svc: TableService, creds: HTTPAuthorizationCredentials | None, *, sea
            what: str) -> Identity:
     """Operator always; a seat token only for ``seat``. 401 without a token, 403 with the wrong one."""
     if creds is None or not creds.credentials:
-        raise _unauthorized(f"{what} needs the operator token" + (" or that seat's token" if seat is not None else ""))
+        who = "the operator token" + (" or that seat's token" if seat is not None else "")
+        raise _unauthorized(f"{what} needs {who}")
     ident = svc.tokens.identify(creds.credentials)
     if ident is not None and (ident.is_operator or (seat is not None and ident.seat == seat)):
         return ident
@@ -166,8 +168,6 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     if service is None:
         service = TableService(Path(data_dir or "~/.local/share/hongsi"), **service_options)
     svc = service
-
-    from contextlib import asynccontextmanager
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
@@ -227,9 +227,7 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     @app.get("/api/rounds", summary="the rounds of this session, newest first (public summaries)")
     def list_rounds() -> dict[str, Any]:
-        with svc._lock:
-            rounds = sorted(svc.rounds.values(), key=lambda r: -r.id)
-        return {"rounds": [{"id": r.id, "game": r.game.name, "phase": r.phase} for r in rounds[:50]],
+        return {"rounds": [{"id": r.id, "game": r.game.name, "phase": r.phase} for r in svc.recent_rounds(50)],
                 "current": svc.current.id if svc.current else None}
 
     @app.get("/api/rounds/{rid}", summary="the public state of a round (never a hidden card)")

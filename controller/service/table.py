@@ -122,6 +122,11 @@ class TableService:
             raise ServiceError(404, f"no round {rid}", f"没有第 {rid} 局")
         return rnd
 
+    def recent_rounds(self, n: int) -> list[Round]:
+        """The ``n`` newest rounds of this session, newest first."""
+        with self._lock:
+            return sorted(self.rounds.values(), key=lambda r: -r.id)[:n]
+
     def start_round(self, *, game: str = "hongsi", first_seat: int = 0, fair_deal: bool = True,
                     bots: list[int] | str | None = None, preset: str | None = None,
                     rules: dict[str, Any] | None = None) -> Round:
