@@ -13,6 +13,7 @@ The round is game-generic: everything game-specific comes through ``engine.game.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import Counter
@@ -23,8 +24,13 @@ from engine.cards import RANK_ORDERS, Card, parse_card
 from engine.game import Game, State, Violation
 
 PHASES = ("dealing", "interrupted", "playing", "finished", "void")
-# Fields of an action that are public once the action is applied (a refused action shows none of them).
-PUBLIC_ACTION_FIELDS = ("cards", "card", "target", "count")
+# Actions whose cards stay secret even when applied (升级's dealer buries the bottom face down).
+SECRET_ACTIONS = {"bury"}
+# Games whose plays are all face up. Elsewhere (捉红A: aces go down face down) a played card is shown
+# only while the engine's public view shows it.
+FACE_UP_PLAYS = {"hongsi", "wakeng", "gongzhu", "shengji"}
+HIDDEN = "?"  # what the table sees of a card it may not see
+_CARD = re.compile(r"^(?:[SHDC](?:10|[2-9JQKA])|BJ|RJ)$")
 # What everyone is told about a refused action, by rule. The engine's own message goes to the seat that
 # acted (and the operator): it may name the cards tried ("C2 SJ is not a combination"), which are secret.
 RULE_TEXT = {
@@ -145,16 +151,33 @@ class Round:
                 self.trick = []  # everyone else passed: the same player leads a new trick
         self.trick.append(entry)
 
-    def public_action(self, index: int) -> dict[str, Any]:
-        """Event ``index`` as anyone may see it: a refused action carries no cards."""
+    def public_action(self, index: int, visible: set[str] | None = None) -> dict[str, Any]:
+        """Event ``index`` as anyone may see it. A refused action shows only its seat, its name and the
+        rule; an applied one its fields, each card shown only if the engine's public view shows it too
+        (捉红A's face-down aces, 拱猪's hidden exposes) and never for a secret action (a bury)."""
         ev = self.events[index]
         out: dict[str, Any] = {"index": index, "seat": ev.get("seat"), "action": ev.get("action"),
                                "applied": self.applied[index]}
-        vs = self.violations[index]["list"]
         if self.applied[index]:
-            out.update({k: ev[k] for k in PUBLIC_ACTION_FIELDS if k in ev})
-        out["violations"] = [public_violation(v) for v in vs]
+            if visible is None:
+                visible = self.visible_cards()
+            secret = ev.get("action") in SECRET_ACTIONS
+            face_up = ev.get("action") == "play" and self.game.name in FACE_UP_PLAYS
+            for k, v in ev.items():
+                if k not in ("seat", "action"):
+                    out[k] = v if face_up else _mask(v, visible, secret)
+        out["violations"] = [public_violation(v) for v in self.violations[index]["list"]]
         return out
+
+    def visible_cards(self) -> set[str]:
+        """Every card the engine's public view shows now (played cards, the called card, …)."""
+        return _card_strings(self._view(None)) if self.state is not None else set()
+
+    def public_trick(self, visible: set[str] | None = None) -> list[dict[str, Any]]:
+        if self.game.name in FACE_UP_PLAYS:
+            return [dict(t) for t in self.trick]
+        visible = self.visible_cards() if visible is None else visible
+        return [{**t, "cards": _mask(t["cards"], visible, False)} if "cards" in t else dict(t) for t in self.trick]
 
     # ------------------------------------------------------------------ views
     def counts(self) -> list[int] | None:
@@ -200,6 +223,7 @@ class Round:
     def public(self) -> dict[str, Any]:
         counts = self.counts()
         low_at = self.announce_at()
+        visible = self.visible_cards()
         out: dict[str, Any] = {
             "id": self.id, "game": self.game.name, "phase": self.phase, "paused": self.paused,
             "message": self.message, "message_zh": self.message_zh, "seats": self.plan.seats, "first_seat": self.first_seat,
@@ -207,8 +231,8 @@ class Round:
             "total": self.total, "dealt": self.dealt, "dealt_per_seat": list(self.dealt_per_seat),
             "first_player": self.first_player, "counts": counts,
             "low": [s for s, n in enumerate(counts or []) if 0 < n <= low_at],
-            "turn": self.turn(), "called": self.called(), "trick": [dict(t) for t in self.trick],
-            "actions": [self.public_action(i) for i in range(len(self.events))],
+            "turn": self.turn(), "called": self.called(), "trick": self.public_trick(visible),
+            "actions": [self.public_action(i, visible) for i in range(len(self.events))],
             "result": None,
         }
         if self.state is not None and self.phase in ("playing", "finished"):
@@ -272,3 +296,22 @@ class Round:
         rec["fair_deal"] = self.fair_deal
         rec.update({k: v for k, v in self.deal_extra.items() if k not in rec})
         return rec
+
+
+def _card_strings(obj: Any) -> set[str]:
+    if isinstance(obj, str):
+        return {obj} if _CARD.match(obj) else set()
+    if isinstance(obj, dict):
+        return set().union(*(_card_strings(v) for v in obj.values())) if obj else set()
+    if isinstance(obj, (list, tuple)):
+        return set().union(*(_card_strings(v) for v in obj)) if obj else set()
+    return set()
+
+
+def _mask(value: Any, visible: set[str], secret: bool) -> Any:
+    """``value`` with every card the table may not see replaced by :data:`HIDDEN`."""
+    if isinstance(value, list):
+        return [_mask(v, visible, secret) for v in value]
+    if isinstance(value, str) and _CARD.match(value) and (secret or value not in visible):
+        return HIDDEN
+    return value

@@ -304,7 +304,7 @@ class TableService:
                                                             "violations": rnd.violations[i2]["list"]})
             finished = rnd.phase == "finished"
             turn = rnd.turn()
-            trick = [dict(t) for t in rnd.trick]
+            trick = rnd.public_trick()
             # published under the round's lock: live events come in the order the referee saw them
             for pub in published:
                 self.hub.publish({"type": "action", "round": rid, **pub, "turn": turn, "counts": after,

@@ -185,3 +185,37 @@ def test_the_chip_ledger_runs_across_hands_and_restarts(tmp_path):
         finally:
             svc.close()
     assert any(totals)
+
+
+@pytest.mark.parametrize("game", ["shengji", "zhuohonga"])
+def test_secret_and_face_down_cards_of_other_games_stay_hidden(service, game):
+    """升级's buried bottom and 捉红A's face-down aces: the table sees '?' until the hand is over."""
+    from engine.registry import get_game
+
+    try:
+        get_game(game)
+    except ImportError:
+        pytest.skip(f"{game} engine not installed")
+    events: list[dict] = []
+    service.hub.add_listener(events.append)
+    rnd = service.start_round(game=game, bots="all")
+    wait_for(lambda: rnd.phase == "finished", timeout=60)
+    wait_for(lambda: any(e["type"] == "finished" for e in events))
+    record = rnd.record()
+    revealed = bool(getattr(rnd.state, "xuan_ok", False))  # a successful 宣红A shows the aces
+    secret = 0
+    public_actions = [e for e in events if e["type"] == "action"]
+    assert len(public_actions) == len(record["events"])
+    for pub, ev in zip(public_actions, record["events"], strict=True):
+        cards = ev.get("cards") or []
+        if game == "shengji" and ev["action"] == "bury":
+            assert pub["cards"] == ["?"] * len(cards)
+            secret += len(cards)
+        elif game == "zhuohonga" and ev["action"] == "play" and pub["applied"]:
+            for real, shown in zip(cards, pub["cards"], strict=True):
+                if real[1:] == "A" and real[0] in "SHDC":  # an ace goes down face down: its suit is secret
+                    assert shown == "?" or (shown == real and revealed), (real, shown)
+                    secret += shown == "?"
+                else:
+                    assert shown == real
+    assert secret > 0 or revealed

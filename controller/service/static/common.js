@@ -18,6 +18,7 @@ function cardParts(c) {
 }
 
 function cardHtml(c, extra = "") {
+  if (c === "?") return `<span class="card back ${extra}" title="face down · 暗牌"></span>`;  // a card nobody may see yet
   const p = cardParts(c);
   return `<span class="card ${p.red ? "red" : "black"} ${extra}" data-card="${c}">` +
     `<span class="rank">${p.rank}</span><span class="suit">${p.suit}</span></span>`;
