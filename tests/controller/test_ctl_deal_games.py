@@ -55,3 +55,34 @@ def test_four_deals_equal_the_truth(game, tmp_path, reader):
             assert table.journal.verify().ok
         finally:
             table.close()
+
+
+def test_the_first_player_is_announced_on_leds_turntable_voice_and_display(tmp_path, reader):
+    """The panel's seat LEDs (gpiozero MockFactory), the turntable's real angle, the voice queue."""
+    from gpiozero.pins.mock import MockFactory
+
+    from controller.announce import Voice
+    from firmware_bridge.panel import SeatLights
+
+    said = []
+    lights = SeatLights(pin_factory=MockFactory())
+    voice = Voice(enabled=False, fallback=said.append)
+    with simulator(tmp_path, game="gongzhu", seed=13) as (ends, truth_path):
+        table = Table(ends, tmp_path / "journal.db", reader)
+        events = []
+        dealer = table.dealer(panel=lights, voice=voice)
+        try:
+            result = dealer.run("gongzhu", fair=True, on_event=events.append)
+            voice.close()
+            assert result.status == "done", result.message
+            assert_equals_truth("gongzhu", result.record, read_truth(truth_path))
+            seat = next(s for s, hand in enumerate(result.record["hands"]) if "C2" in hand)   # 拱猪: ♣2 leads
+            assert result.first_player.seat == seat
+            assert lights.value == tuple(int(i == seat) for i in range(4))
+            assert table.rig.status()["angle"] == table.cfg.servo_angles[seat]
+            assert said == [f"{result.first_player.text_zh} — {result.first_player.text_en}"]
+            assert "梅花二" in said[0] and events[-2]["type"] == "first_player" and events[-2]["seat"] == seat
+        finally:
+            dealer.close()
+            lights.close()
+            table.close()
