@@ -169,9 +169,11 @@ class Round:
         out["violations"] = [public_violation(v) for v in self.violations[index]["list"]]
         return out
 
-    def visible_cards(self) -> set[str]:
+    def visible_cards(self, view: dict[str, Any] | None = None) -> set[str]:
         """Every card the engine's public view shows now (played cards, the called card, …)."""
-        return _card_strings(self._view(None)) if self.state is not None else set()
+        if self.state is None:
+            return set()
+        return _card_strings(self._view(None) if view is None else view)
 
     def public_trick(self, visible: set[str] | None = None) -> list[dict[str, Any]]:
         if self.game.name in FACE_UP_PLAYS:
@@ -180,11 +182,11 @@ class Round:
         return [{**t, "cards": _mask(t["cards"], visible, False)} if "cards" in t else dict(t) for t in self.trick]
 
     # ------------------------------------------------------------------ views
-    def counts(self) -> list[int] | None:
+    def counts(self, view: dict[str, Any] | None = None) -> list[int] | None:
         """Cards left in each seat's hand."""
         if self.state is None:
             return None if self.phase == "dealing" else list(self.dealt_per_seat)
-        view = self._view()
+        view = self._view() if view is None else view
         for key in ("counts", "hand_counts", "card_counts", "hand_sizes"):
             value = view.get(key)
             if isinstance(value, list) and len(value) == self.plan.seats:
@@ -221,13 +223,14 @@ class Round:
             return None
 
     def public(self) -> dict[str, Any]:
-        counts = self.counts()
+        view = self._view(None)  # the engine's public view, built once for this answer
+        counts = self.counts(view)
         low_at = self.announce_at()
-        visible = self.visible_cards()
+        visible = self.visible_cards(view)
         out: dict[str, Any] = {
             "id": self.id, "game": self.game.name, "phase": self.phase, "paused": self.paused,
-            "message": self.message, "message_zh": self.message_zh, "seats": self.plan.seats, "first_seat": self.first_seat,
-            "fair_deal": self.fair_deal, "bots": sorted(self.bots),
+            "message": self.message, "message_zh": self.message_zh, "seats": self.plan.seats,
+            "first_seat": self.first_seat, "fair_deal": self.fair_deal, "bots": sorted(self.bots),
             "total": self.total, "dealt": self.dealt, "dealt_per_seat": list(self.dealt_per_seat),
             "first_player": self.first_player, "counts": counts,
             "low": [s for s, n in enumerate(counts or []) if 0 < n <= low_at],
@@ -236,7 +239,7 @@ class Round:
             "result": None,
         }
         if self.state is not None and self.phase in ("playing", "finished"):
-            out["table"] = self._view(None)
+            out["table"] = view
         if self.phase == "finished":
             out["result"] = self.result()
         return out
