@@ -230,6 +230,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
     ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered training crops here (.npz)")
     ap.add_argument("--width", type=int, default=None, help="channels of the first layer")
+    ap.add_argument("--init", type=Path, default=None, help="start from these weights (saved by --keep)")
+    ap.add_argument("--keep", type=Path, default=None, help="save the torch weights here after each epoch")
+    ap.add_argument("--lr", type=float, default=None)
     args = ap.parse_args(argv)
 
     import torch
@@ -251,6 +254,8 @@ def main(argv: list[str] | None = None) -> None:
         recipe.epochs = args.epochs
     if args.width:
         recipe.width = args.width
+    if args.lr:
+        recipe.lr = args.lr
     rows = real_rows("fit")
     frames = sorted({r["frame"] for r in rows})
     rng = np.random.default_rng(args.seed)
@@ -279,6 +284,8 @@ def main(argv: list[str] | None = None) -> None:
                         np.asarray([index(r["label"]) for r in val_rows]))
 
         net, exported_cls = make_model(recipe.width)
+        if args.init:
+            net.load_state_dict(torch.load(args.init))
         net = net.to(memory_format=torch.channels_last)  # faster convolutions on CPU
         opt = torch.optim.AdamW(net.parameters(), lr=recipe.lr, weight_decay=5e-4)
         steps = recipe.epochs * (len(x) // recipe.batch)
@@ -310,6 +317,8 @@ def main(argv: list[str] | None = None) -> None:
                 msg += f", real held-out {evaluate(net, *real_val):.4f}"
             console.print(msg)
             size = export(net, exported_cls, args.out)  # every epoch: a usable model at any time
+            if args.keep:
+                torch.save(net.state_dict(), args.keep)  # to continue from (--init)
             net.train()
     console.print(f"exported {args.out} ({size / 1024:.0f} KiB) after {(time.time() - t0) / 60:.1f} min")
 

@@ -99,8 +99,14 @@ def test_random_deals_with_unsure_reads_decode_exactly(seed, n_unsure, decks):
     deck = list(decks.elements())
     truth = [deck[i] for i in rng.permutation(len(deck))]
     probs = confident(truth, 0.98)
-    for i in rng.choice(len(truth), n_unsure, replace=False):
+    unsure = rng.choice(len(truth), n_unsure, replace=False)
+    # a misread names a card whose own copies were all read confidently (else two unsure reads could
+    # swap and the truth would no longer be the most likely deal)
+    taken = {truth[i] for i in unsure}
+    for i in unsure:
         wrong = LABELS[int(rng.integers(54))]
+        while wrong in taken:
+            wrong = LABELS[int(rng.integers(54))]
         row = rng.dirichlet(np.ones(54)) * 0.1
         row[index(wrong)] += 0.55
         row[index(truth[i])] += 0.35
