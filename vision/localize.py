@@ -200,6 +200,27 @@ def warp_card(frame: np.ndarray, quad: np.ndarray, width: int = CARD_WIDTH) -> t
     return card, aspect
 
 
+# Where the card lies in the dealer camera's view (the rig's calibration): centred, long side across,
+# about this share of the frame's width. Used when the outline cannot be found (glare, a dark deck).
+WINDOW_CARD_LONG = 0.885
+WINDOW_ASPECTS = (0.62, 0.70)
+
+
+def nominal_window_cards(frame: np.ndarray) -> list[Localized]:
+    """The card cut at its nominal place in a dealer-window frame, once per likely aspect."""
+    H, W = frame.shape[:2]
+    out = []
+    for aspect in WINDOW_ASPECTS:
+        long, short = WINDOW_CARD_LONG * W, WINDOW_CARD_LONG * W * aspect
+        x0, x1, y0, y1 = (W - long) / 2, (W + long) / 2, (H - short) / 2, (H + short) / 2
+        quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+        card, a = warp_card(frame, quad)
+        if frame.ndim == 2:
+            card = cv2.cvtColor(card, cv2.COLOR_GRAY2BGR)
+        out.append(Localized(quad=_order(quad), card=card, corners=corner_crops(card), aspect=a))
+    return out
+
+
 def localize(frame: np.ndarray) -> Localized | None:
     """Find the card in ``frame``; None when there is none (too small, not card-shaped, empty hopper)."""
     if frame is None or frame.size == 0:

@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.corner_data import MODEL_SIZE, NONE_CLASS, to_input
 from vision.labels import LABELS, RANK_CLASSES, SUIT_CLASSES, rank_index, suit_index
-from vision.localize import localize
+from vision.localize import localize, nominal_window_cards
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "card_corner.onnx"
 KINDS = ("window", "frame", "corner")
@@ -107,9 +107,18 @@ class CardReader:
             crops = [np.ascontiguousarray(np.rot90(crop, k)) for k in range(4)]  # any rotation
             return self.log_probs(crops).mean(axis=0), [image]
         found = localize(image)
-        if found is None:
-            return None
-        return self.log_probs(found.corners).mean(axis=0), found.corners
+        if found is not None:
+            return self.log_probs(found.corners).mean(axis=0), found.corners
+        if kind == "window":  # the outline was lost: read the card where the rig holds it
+            best = None
+            for guess in nominal_window_cards(image):
+                lp = self.log_probs(guess.corners).mean(axis=0)
+                if best is None or lp[:NONE_CLASS].max() > best[0][:NONE_CLASS].max():
+                    best = (lp, guess.corners)
+            if best is not None and np.exp(best[0][NONE_CLASS]) > 0.5:
+                return None  # nothing there: an empty hopper
+            return best
+        return None
 
     # ------------------------------------------------------------------ public
     def read(self, image: np.ndarray, kind: str = "window") -> Reading:

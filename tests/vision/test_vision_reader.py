@@ -80,3 +80,27 @@ def test_real_corner_crops_from_the_eval_split(reader, real_eval_rows):
             right += r.label == row["label"]
     assert len(rows) >= 50
     assert answered >= 0.8 * len(rows) and right / answered >= 0.9
+
+
+def test_window_card_is_read_at_its_nominal_place_when_the_outline_is_lost(reader):
+    from vision.localize import WINDOW_CARD_LONG, localize
+    from vision.render import named_style, render_face
+
+    read = 0
+    for label in ("H4", "SQ", "D10", "C3"):
+        face = render_face(label, named_style("poker"))
+        fh, fw = face.bgr.shape[:2]
+        W, H = 320, 240
+        long = WINDOW_CARD_LONG * W
+        short = long * fw / fh
+        # the card lies landscape at its nominal place, on a floor exactly the colour of its paper
+        src = np.float32([[0, fh], [0, 0], [fw, 0], [fw, fh]])
+        dst = np.float32([[(W - long) / 2, (H - short) / 2], [(W + long) / 2, (H - short) / 2],
+                          [(W + long) / 2, (H + short) / 2], [(W - long) / 2, (H + short) / 2]])
+        frame = cv2.warpPerspective(face.bgr, cv2.getPerspectiveTransform(src, dst), (W, H),
+                                    borderMode=cv2.BORDER_CONSTANT, borderValue=named_style("poker").paper)
+        assert localize(frame) is None
+        r = reader.read(frame, kind="window")
+        assert r.found and r.label in (label, None)
+        read += r.label == label
+    assert read >= 3
