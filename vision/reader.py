@@ -29,11 +29,15 @@ MODEL_PATH = Path(__file__).resolve().parent / "models" / "card_corner.onnx"
 KINDS = ("window", "frame", "corner")
 # Decline below these confidences (a wrong answer is worse than a declined one).
 MIN_CONFIDENCE = {"window": 0.55, "frame": 0.55, "corner": 0.40}
+# ... and when the first choice is not clearly ahead of the second (e.g. the two jokers in greyscale).
+MIN_MARGIN = 0.1
 # How much the rank and suit heads count next to the card head.
 AUX_WEIGHT = 0.5
 
 _RANK_OF = np.array([rank_index(label) for label in LABELS])
 _SUIT_OF = np.array([suit_index(label) for label in LABELS])
+_JOKERS = np.array([LABELS.index("BJ"), LABELS.index("RJ")])
+_JOKER_SUITS = np.array([SUIT_CLASSES.index("BJ"), SUIT_CLASSES.index("RJ")])
 assert len(RANK_CLASSES) == 14 and len(SUIT_CLASSES) == 6
 
 
@@ -72,10 +76,16 @@ class CardReader:
         self.min_confidence = dict(MIN_CONFIDENCE, **(min_confidence or {}))
 
     # ------------------------------------------------------------------ the classifier
-    def log_probs(self, crops: list[np.ndarray]) -> np.ndarray:
-        """(n, 55) log-probabilities (54 labels + "no card") for corner crops of any size."""
+    def log_probs(self, crops: list[np.ndarray], colourless: bool = False) -> np.ndarray:
+        """(n, 55) log-probabilities (54 labels + "no card") for corner crops of any size.
+        ``colourless``: the picture has no colour at all (a greyscale camera or photo)."""
         x = np.stack([to_input(c) for c in crops]).astype(np.float32).transpose(0, 3, 1, 2)
         card, rank, suit = self.session.run(None, {"image": np.ascontiguousarray(x)})
+        if colourless:  # the two jokers then differ only by shade, which lighting can fake: make them even
+            card = card.copy()
+            card[:, _JOKERS] = card[:, _JOKERS].mean(axis=1, keepdims=True)
+            suit = suit.copy()
+            suit[:, _JOKER_SUITS] = suit[:, _JOKER_SUITS].mean(axis=1, keepdims=True)
         lc = np.log(np.clip(card, 1e-7, 1.0))
         aux = np.log(np.clip(rank[:, _RANK_OF], 1e-7, 1.0)) + np.log(np.clip(suit[:, _SUIT_OF], 1e-7, 1.0))
         lc[:, :NONE_CLASS] += AUX_WEIGHT * aux
@@ -93,7 +103,9 @@ class CardReader:
             if kind == "corner":
                 return Reading(None, confidence, probs, crops)
             return Reading(None, 0.0, _uniform(), [], found=False)
-        label = LABELS[best] if confidence >= self.min_confidence[kind] else None
+        second = float(np.partition(p[:NONE_CLASS], -2)[-2])
+        sure = confidence >= self.min_confidence[kind] and confidence - second >= MIN_MARGIN
+        label = LABELS[best] if sure else None
         return Reading(label, confidence, probs, crops)
 
     def _evidence(self, image: np.ndarray, kind: str) -> tuple[np.ndarray, list[np.ndarray]] | None:
@@ -102,17 +114,18 @@ class CardReader:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
             raise ValueError("not an image")
+        grey = is_colourless(image)
         if kind == "corner":
             crop = to_input(image)
             crops = [np.ascontiguousarray(np.rot90(crop, k)) for k in range(4)]  # any rotation
-            return self.log_probs(crops).mean(axis=0), [image]
+            return self.log_probs(crops, grey).mean(axis=0), [image]
         found = localize(image)
         if found is not None:
-            return self.log_probs(found.corners).mean(axis=0), found.corners
+            return self.log_probs(found.corners, grey).mean(axis=0), found.corners
         if kind == "window":  # the outline was lost: read the card where the rig holds it
             best = None
             for guess in nominal_window_cards(image):
-                lp = self.log_probs(guess.corners).mean(axis=0)
+                lp = self.log_probs(guess.corners, grey).mean(axis=0)
                 if best is None or lp[:NONE_CLASS].max() > best[0][:NONE_CLASS].max():
                     best = (lp, guess.corners)
             if best is not None and np.exp(best[0][NONE_CLASS]) > 0.5:
@@ -141,6 +154,15 @@ class CardReader:
         if not lps:
             return Reading(None, 0.0, _uniform(), [], found=False)
         return self._decide(np.mean(lps, axis=0), kind, crops)
+
+
+def is_colourless(image: np.ndarray) -> bool:
+    """True for a greyscale picture (one channel, or three nearly equal ones)."""
+    if image.ndim == 2 or image.shape[2] == 1:
+        return True
+    small = image[:: max(1, image.shape[0] // 64), :: max(1, image.shape[1] // 64), :3].astype(np.int16)
+    spread = np.abs(small[..., 0] - small[..., 1]) + np.abs(small[..., 1] - small[..., 2])
+    return float(np.percentile(spread, 99)) < 12
 
 
 def _logsumexp(a: np.ndarray) -> np.ndarray:

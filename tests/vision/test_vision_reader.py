@@ -104,3 +104,21 @@ def test_window_card_is_read_at_its_nominal_place_when_the_outline_is_lost(reade
         assert r.found and r.label in (label, None)
         read += r.label == label
     assert read >= 3
+
+
+def test_a_joker_without_colour_is_not_called_red_or_black(reader):
+    from vision.labels import index
+
+    rng = np.random.default_rng(31)
+    for label in ("RJ", "BJ"):
+        for _ in range(10):  # a colour photo it reads right...
+            frame = render_table_frame(label, rng, design="poker")
+            if reader.read(frame, kind="frame").label == label:
+                break
+        else:
+            pytest.fail(f"no colour photo of {label} was read")
+        grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        r = reader.read(grey, kind="frame")  # ...is declined in greyscale: red or black?
+        assert r.label is None and r.found
+        assert r.probs[index("RJ")] == pytest.approx(r.probs[index("BJ")], rel=1e-3)
+        assert r.probs[index("RJ")] + r.probs[index("BJ")] > 0.8
