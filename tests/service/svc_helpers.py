@@ -109,7 +109,7 @@ def allowed_cards(public: dict) -> set[str]:
 
 
 def play_hand(client: httpx.Client, rid: int, seat_token: str, rng: random.Random, snapshots: list,
-              timeout: float = 60) -> None:
+              timeout: float = 60, operator: str | None = None) -> None:
     """Seat 0 through the API (sometimes an illegal try first), the others bots; poll public views."""
     auth = {"Authorization": f"Bearer {seat_token}"}
     deadline = time.monotonic() + timeout
@@ -121,6 +121,8 @@ def play_hand(client: httpx.Client, rid: int, seat_token: str, rng: random.Rando
         pub = snapshots[-4][1]
         if pub["phase"] == "finished":
             return
+        if pub["phase"] == "interrupted" and operator:  # the rig paused for a person: the operator resumes
+            client.post(f"/api/rounds/{rid}/resume", headers={"Authorization": f"Bearer {operator}"})
         view = client.get(f"/api/rounds/{rid}/seats/0", headers=auth).json()
         if pub["phase"] == "playing" and view["legal"] and pub["turn"] == 0:
             if rng.random() < 0.4 and len(view["hand"]) >= 2:  # an illegal try: two unmatched cards

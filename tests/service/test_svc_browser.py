@@ -82,8 +82,16 @@ def test_display_shows_deal_progress_then_first_player(browser, dealing):
             if 12 <= int(m.group(1)) <= 40 and not (ARTIFACTS / "display-dealing.png").exists():
                 ARTIFACTS.mkdir(exist_ok=True)
                 page.screenshot(path=str(ARTIFACTS / "display-dealing.png"))
+        if svc.get_round(rid).phase == "interrupted":  # the rig paused for a person (a slow machine): resume
+            httpx.post(f"{paced.url}/api/rounds/{rid}/resume", headers=op)
         return bool(seen and max(seen) == 52) or page.is_visible("#first-player")
-    wait_for(progress, timeout=120, step=0.05)
+    try:
+        wait_for(progress, timeout=120, step=0.05)
+    except AssertionError:
+        rnd = svc.get_round(rid)
+        rows = [(r.kind, r.data) for r in svc.journal.rows(rid)][-8:]
+        raise AssertionError(f"the deal did not finish: {rnd.phase} {rnd.dealt}/52 {rnd.message}; "
+                             f"page {page.inner_text('#deal-count')!r}; journal {rows}") from None
     mid = [n for n in seen if 0 < n < 52]
     assert mid, seen  # the deal was shown while it happened
     page.wait_for_selector("#first-player:not(.hidden)", timeout=10000)
