@@ -163,11 +163,30 @@ def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
     assert hand[0] not in call_text and hand[-1] not in call_text
     display.close()
     # now play for real: wait for seat 0's turn, call if the call is due, then play a legal card
-    played = False
+    played = _play_a_card(page, rnd)
+    for _ in range(3):  # seat 0 may pass a whole hand away (never able to beat, never leading): deal again
+        if played:
+            break
+        rid = httpx.post(paced.url + "/api/rounds", json={"game": "hongsi", "bots": [1, 2, 3]}, headers=op).json()["id"]
+        rnd = svc.get_round(rid)
+        wait_for(lambda r=rnd: r.phase == "playing")
+        page.wait_for_function(f"document.getElementById('status').textContent.startsWith('#{rid}')", timeout=10000)
+        played = _play_a_card(page, rnd)
+    assert played, "seat 0 never got to play"
+    ev = [e for e, ok in zip(rnd.events, rnd.applied, strict=True) if ok and e["seat"] == 0
+          and e["action"] == "play"][0]
+    page.wait_for_function(f"!document.querySelector('#hand .card[data-card=\"{ev['cards'][0]}\"]')", timeout=5000)
+    assert len(page.query_selector_all("#hand .card")) == 13 - len(ev["cards"])
+    assert not errors, errors
+    page.close()
+
+
+def _play_a_card(page, rnd) -> bool:
+    """Act for seat 0 through its page until it has played a card (True) or the hand is over (False)."""
     for _ in range(60):
         wait_for(lambda: rnd.turn() == 0 or rnd.phase == "finished", timeout=20)
         if rnd.phase == "finished":
-            break
+            return False
         with rnd.lock:
             legal = rnd.state.legal_actions(0)
         calls = [a for a in legal if a["action"] == "call"]
@@ -183,20 +202,14 @@ def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
             for c in plays[0]["cards"]:
                 page.click(f'#hand .card[data-card="{c}"]')
             page.click("#btn-play")
-            page.wait_for_selector("#msg.ok", timeout=5000)
-            played = True
         else:
             page.click("#btn-pass")
         wait_for(lambda n=n_before: len(rnd.events) > n, timeout=5)
-        if played:
-            break
-    assert played, "seat 0 never got to play"
-    ev = [e for e, ok in zip(rnd.events, rnd.applied, strict=True) if ok and e["seat"] == 0
-          and e["action"] == "play"][0]
-    page.wait_for_function(f"!document.querySelector('#hand .card[data-card=\"{ev['cards'][0]}\"]')", timeout=5000)
-    assert len(page.query_selector_all("#hand .card")) == 13 - len(ev["cards"])
-    assert not errors, errors
-    page.close()
+        if plays and not calls:
+            page.wait_for_selector("#msg.ok", timeout=5000)
+            assert rnd.applied[n_before] and rnd.events[n_before]["action"] == "play"
+            return True
+    return False
 
 
 def test_operator_page_makes_a_seat_token_with_a_qr_code(browser, paced):
