@@ -121,11 +121,11 @@ class CardReader:
             return self.log_probs(crops, grey).mean(axis=0), [image]
         found = localize(image)
         if found is not None:
-            return self.log_probs(found.corners, grey).mean(axis=0), found.corners
+            return _pool_corners(self.log_probs(found.corners, grey)), found.corners
         if kind == "window":  # the outline was lost: read the card where the rig holds it
             best = None
             for guess in nominal_window_cards(image):
-                lp = self.log_probs(guess.corners, grey).mean(axis=0)
+                lp = _pool_corners(self.log_probs(guess.corners, grey))
                 if best is None or lp[:NONE_CLASS].max() > best[0][:NONE_CLASS].max():
                     best = (lp, guess.corners)
             if best is not None and np.exp(best[0][NONE_CLASS]) > 0.5:
@@ -154,6 +154,13 @@ class CardReader:
         if not lps:
             return Reading(None, 0.0, _uniform(), [], found=False)
         return self._decide(np.mean(lps, axis=0), kind, crops)
+
+
+def _pool_corners(lp: np.ndarray) -> np.ndarray:
+    """One card's evidence from its corners: the mean log-probabilities of the corners that show an
+    index (one may be covered by a thumb, glare or a bad cut); all of them if none does."""
+    shows = lp[:, NONE_CLASS] < np.log(0.5)
+    return (lp[shows] if shows.any() else lp).mean(axis=0)
 
 
 def is_colourless(image: np.ndarray) -> bool:
