@@ -40,7 +40,9 @@ class Violation:
     event: int | None = None
 
     def at(self, index: int) -> Violation:
-        return dataclasses.replace(self, event=index)
+        """This violation placed at event ``index``, unless the engine already placed it (a missed count
+        announcement, say, is reported on the earlier play that made it due)."""
+        return self if self.event is not None else dataclasses.replace(self, event=index)
 
     def to_json(self) -> dict[str, Any]:
         return {

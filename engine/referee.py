@@ -19,7 +19,7 @@ def judge_record(record: Record) -> dict[str, Any]:
     violations = []
     for index, event in enumerate(record.events):
         # a violation may name an earlier event (e.g. a count not announced after a play): keep it
-        violations.extend(v if v.event is not None else v.at(index) for v in state.judge(event))
+        violations.extend(v.at(index) for v in state.judge(event))
     verdict = state.verdict()
     verdict["violations"] = [v.to_json() for v in violations]
     return verdict

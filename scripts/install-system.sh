@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Debian packages the project uses: espeak-ng (voice), chromium (browser tests), sox (audio checks).
+# Debian packages the project uses: espeak-ng (voice), chromium (browser tests), sox (audio checks),
+# a CJK font (Chinese in the browser).
 # Installs what is missing when run as root with apt-get; otherwise says what to install.
 set -u
 need=()
 command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v sox >/dev/null 2>&1 || need+=(sox)
+# Chinese on the display and in screenshots
+fc-list 2>/dev/null | grep -qi 'wenquanyi\|noto sans cjk' || need+=(fonts-wqy-microhei)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing Debian packages: ${need[*]}"
