@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.camera import set_exposure
 from controller.config import ConfigError, RigConfig, find_config, load_config, to_toml
 
 JOG = {"+": 1.0, "-": -1.0, "++": 10.0, "--": -10.0}
@@ -93,23 +94,6 @@ def save_config(path: Path, updates: dict[str, Any]) -> RigConfig:
 
 
 # ---------------------------------------------------------------------------------------- camera exposure
-def set_exposure(camera: Any, us: float) -> bool:
-    """Set a camera's exposure time (µs; 0 = automatic). False when the source has no exposure control
-    (an MJPEG stream, a folder). The Pi camera has ``set_exposure``; a UVC camera is set through V4L2."""
-    if hasattr(camera, "set_exposure"):
-        camera.set_exposure(us)
-        return True
-    cap = getattr(camera, "_cap", None)  # controller.camera.VideoCamera's cv2.VideoCapture
-    if cap is None:
-        return False
-    import cv2
-
-    if not us:
-        return bool(cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 3))  # V4L2: aperture priority (automatic)
-    cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)  # V4L2: manual
-    return bool(cap.set(cv2.CAP_PROP_EXPOSURE, us / 100.0))  # V4L2 exposure_absolute is in 100 µs
-
-
 # ---------------------------------------------------------------------------------------- the wizard
 @dataclass
 class Results:

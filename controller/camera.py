@@ -287,7 +287,30 @@ class VideoCamera(Camera):
         self._cap.release()
 
 
-def open_camera(source: str) -> Camera:
+def open_camera(source: str, *, exposure_us: float = 0) -> Camera:
+    """The camera for ``source``, with the calibrated exposure (µs) applied where it can be (0 = automatic)."""
+    camera = _open_source(source)
+    if exposure_us:
+        set_exposure(camera, exposure_us)
+    return camera
+
+
+def set_exposure(camera: Camera, us: float) -> bool:
+    """Set a camera's exposure time (µs; 0 = automatic). False when the source has no exposure control
+    (an MJPEG stream, a folder). The Pi camera has ``set_exposure``; a UVC camera is set through V4L2."""
+    if hasattr(camera, "set_exposure"):
+        camera.set_exposure(us)
+        return True
+    cap = getattr(camera, "_cap", None)  # VideoCamera's cv2.VideoCapture
+    if cap is None:
+        return False
+    if not us:
+        return bool(cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 3))  # V4L2: aperture priority (automatic)
+    cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)  # V4L2: manual
+    return bool(cap.set(cv2.CAP_PROP_EXPOSURE, us / 100.0))  # V4L2 exposure_absolute is in 100 µs
+
+
+def _open_source(source: str) -> Camera:
     """The camera for a source string: an http(s) URL, a folder, a device index or path, a video file,
     an ``rtsp://`` URL (through OpenCV), or ``picamera[:N]`` (the Pi camera; picamera2 imported only then)."""
     if source.startswith(("http://", "https://")):

@@ -92,7 +92,7 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
                            "or 'hongsi deal --void' to end it (上一局发牌中断：请继续或作废)")
     rig = _open_rig(serial, cfg)
     try:
-        cam = open_camera(camera)
+        cam = open_camera(camera, exposure_us=cfg.camera_exposure_us)
     except CameraError as exc:
         rig.close()
         raise CommandError(str(exc)) from None

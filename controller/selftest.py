@@ -275,8 +275,7 @@ def check_eject(run: _Run, enabled: bool) -> None:
 
 
 def check_camera(run: _Run, camera: str, reader: Any, frames: int = 3) -> None:
-    from controller.calibrate import set_exposure
-    from controller.camera import CameraError, open_camera
+    from controller.camera import CameraError, open_camera, set_exposure
 
     try:
         with open_camera(camera) as cam:

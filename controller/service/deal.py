@@ -214,7 +214,7 @@ class RigDealSource:
         rig = Rig(serial, angles=list(config.servo_angles), bottom_angle=config.bottom_angle)
         try:
             rig.connect()
-            camera = open_camera(camera_url)
+            camera = open_camera(camera_url, exposure_us=config.camera_exposure_us)
         except Exception:
             rig.close()
             raise

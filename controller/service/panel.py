@@ -84,8 +84,10 @@ def open_panel(service: TableService, cfg: Any) -> PanelLink | None:
     if not Path("/proc/device-tree/model").exists():
         return None
     try:
+        from controller.pins import setup_pin_factory
         from firmware_bridge.panel import Panel
 
+        log.info("%s", setup_pin_factory().line())  # lgpio on a Pi 5; fails clearly without python3-lgpio
         return PanelLink(service, Panel(), game=cfg.game, fair_deal=cfg.fair_deal)
     except Exception:  # no GPIO access (not in the gpio group, pins busy): run without the panel
         log.exception("no operator panel")

@@ -153,3 +153,14 @@ def test_the_pi_camera_source_reads_bgr_frames_and_sets_exposure(monkeypatch):
     dev = _Picamera2.instances[0]
     assert dev.index == 1 and not dev.started
     assert dev.controls == [{"AeEnable": False, "ExposureTime": 8000}, {"AeEnable": True}]
+
+
+def test_open_camera_applies_the_calibrated_exposure(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=_Picamera2))
+    _Picamera2.instances.clear()
+    cam = open_camera("picamera", exposure_us=12000)
+    cam.close()
+    assert _Picamera2.instances[0].controls == [{"AeEnable": False, "ExposureTime": 12000}]
+    # a source without exposure control (a folder of images) opens all the same
+    cv2.imwrite(str(tmp_path / "a.jpg"), np.zeros((8, 8, 3), np.uint8))
+    open_camera(str(tmp_path), exposure_us=12000).close()
