@@ -67,7 +67,7 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
         from controller.plan import PlanError, game_counts
 
         try:
-            seats = game_counts(game).seats
+            seats = game_counts(game)[0].seats
         except PlanError as exc:
             raise CommandError(str(exc)) from None
         if not 0 <= first_seat < seats:

@@ -1,9 +1,8 @@
 """The deal plan of one hand: how many seats, how many cards each, the bottom, and which seat each
 card position goes to (counter-clockwise round robin, or the fair deal's random balanced assignment).
 
-The counts come from the game's engine (``Game.deal_plan(settings)``); while a game's engine is not
-installed, from the presets of the issue (红桃四 4×13, 挖坑 3×16+4, 捉红A 54 cards over 4 seats,
-拱猪 4×13, 升级 2 decks 4×25+8).
+The counts come from the game's engine (``Game.deal_plan(settings)``): 红桃四 4×13, 挖坑 3×16+4,
+捉红A 54 cards over 4 seats, 拱猪 4×13, 升级 2 decks 4×25+8.
 
 >>> plan = make_plan("wakeng", first_seat=1, fair=False)            # doctest: +SKIP
 >>> plan.total, plan.order[:4], plan.order[-4:]                     # doctest: +SKIP
@@ -16,31 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller import fair_deal
-from engine.cards import DECKS, DeckSpec
+from engine.cards import DeckSpec
+from engine.game import DealPlan
+from engine.registry import get_game
 
 BOTTOM = fair_deal.BOTTOM
 
-#: The presets of the issue: (seats, cards per seat, bottom), used while an engine is missing.
-FALLBACK_COUNTS: dict[str, tuple[int, tuple[int, ...], int]] = {
-    "hongsi": (4, (13, 13, 13, 13), 0),
-    "wakeng": (3, (16, 16, 16), 4),
-    "zhuohonga": (4, (14, 14, 13, 13), 0),
-    "gongzhu": (4, (13, 13, 13, 13), 0),
-    "shengji": (4, (25, 25, 25, 25), 8),
-}
-
-
 class PlanError(ValueError):
     """A plan that cannot be made (unknown game, seat out of range, ...)."""
-
-
-@dataclass(frozen=True)
-class Counts:
-    seats: int
-    cards_per_seat: tuple[int, ...]
-    bottom: int
-    deck: DeckSpec
-    preset: str | None = None
 
 
 @dataclass
@@ -83,23 +65,15 @@ class Plan:
                    rules=dict(obj.get("rules") or {}))
 
 
-def game_counts(game: str, preset: str | None = None, rules: dict[str, Any] | None = None) -> Counts:
-    """Seats, cards per seat, bottom and deck of ``game`` from its engine (or the fallback presets)."""
-    if game not in DECKS:
-        raise PlanError(f"unknown game {game!r}; known: {', '.join(DECKS)}")
+def game_counts(game: str, preset: str | None = None, rules: dict[str, Any] | None = None
+                ) -> tuple[DealPlan, str]:
+    """The engine's deal plan of ``game`` (seats, cards per seat, bottom, deck) and the preset's name."""
     try:
-        from engine.registry import get_game
-
         engine = get_game(game)
-    except ImportError:
-        seats, per_seat, bottom = FALLBACK_COUNTS[game]
-        return Counts(seats, per_seat, bottom, DECKS[game], preset)
-    try:
         settings = engine.settings(preset, rules)
-    except ValueError as exc:
+    except ValueError as exc:  # an unknown game, preset or setting
         raise PlanError(str(exc)) from None
-    dp = engine.deal_plan(settings)
-    return Counts(dp.seats, tuple(dp.cards_per_seat), dp.bottom, dp.deck, preset or engine.default_preset)
+    return engine.deal_plan(settings), preset or engine.default_preset
 
 
 def make_plan(game: str, *, first_seat: int | None = None, previous_winner: int | None = None,
@@ -107,7 +81,7 @@ def make_plan(game: str, *, first_seat: int | None = None, previous_winner: int 
               rules: dict[str, Any] | None = None) -> Plan:
     """The plan of a new hand. The first seat to receive a card is ``first_seat``, else the previous
     hand's winner, else seat 0. With ``fair``, a fresh CSPRNG seed (or ``seed``) decides the seats."""
-    counts = game_counts(game, preset, rules)
+    counts, preset = game_counts(game, preset, rules)
     first = first_seat if first_seat is not None else (previous_winner if previous_winner is not None else 0)
     if not 0 <= first < counts.seats:
         raise PlanError(f"first seat {first} is out of range: {game} has seats 0..{counts.seats - 1}")
@@ -119,7 +93,7 @@ def make_plan(game: str, *, first_seat: int | None = None, previous_winner: int 
         order = fair_deal.round_robin(counts.cards_per_seat, counts.bottom, first)
     return Plan(game=game, seats=counts.seats, cards_per_seat=counts.cards_per_seat, bottom=counts.bottom,
                 deck=counts.deck, first_seat=first, fair=fair, order=order, seed=seed,
-                preset=counts.preset, rules=dict(rules or {}))
+                preset=preset, rules=dict(rules or {}))
 
 
 def rebalance_after_double_feed(order: list[int], index: int, actual: int) -> list[int]:
