@@ -28,7 +28,7 @@ from vision.localize import localize, nominal_window_cards
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "card_corner.onnx"
 KINDS = ("window", "frame", "corner")
 # Decline below these confidences (a wrong answer is worse than a declined one).
-MIN_CONFIDENCE = {"window": 0.55, "frame": 0.55, "corner": 0.40}
+MIN_CONFIDENCE = {"window": 0.6, "frame": 0.6, "corner": 0.40}
 # ... and when the first choice is not clearly ahead of the second (e.g. the two jokers in greyscale).
 MIN_MARGIN = 0.1
 # How much the rank and suit heads count next to the card head.
