@@ -2,7 +2,7 @@
 
 Usage (CPU; torch comes from the ``train`` extra and is never needed at run time)::
 
-    .venv/bin/python -m vision.train                      # the full recipe (~20 min on 2 free cores)
+    .venv/bin/python -m vision.train                      # the full recipe (~7 min of rendering + ~25 min of training on 2 cores)
     .venv/bin/python -m vision.train --quick              # a small smoke run (~3 min)
     .venv/bin/python -m vision.train --holdout 0.2        # keep 20% of the real `fit` photos for validation
 
@@ -10,7 +10,7 @@ Data: rendered index crops in random deck styles at any angle, crops cut by the 
 rendered dealer-window and table frames, "no card" crops, and — if ``../shared/data/cards-real-dev`` is
 beside the repository — heavily augmented crops of its ``fit`` split. Its ``eval`` split is never read.
 
-The network is a small CNN (about 0.3 M weights) with three heads: the card (54 labels + "no card"), the
+The network is a small CNN (about 0.25 M weights, 968 KiB as ONNX) with three heads: the card (54 labels + "no card"), the
 rank (13 + joker) and the suit (4 + black/red joker), so a suit is learnt by its shape as well as its
 colour. The exported graph normalises each crop's brightness itself and outputs softmax probabilities.
 """
@@ -50,10 +50,10 @@ class Recipe:
     pipeline_calls: int = 8_000  # x2 crops each (frames through the real localizer)
     none_calls: int = 12_000
     real_reps: int = 20  # augmented copies of each real `fit` crop
-    epochs: int = 3
+    epochs: int = 5
     batch: int = 256
     lr: float = 3e-3
-    width: int = 16
+    width: int = 22
 
 
 QUICK = Recipe(index_calls=12_000, upright_calls=4_000, pipeline_calls=3_000, none_calls=3_000,
