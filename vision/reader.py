@@ -116,9 +116,7 @@ class CardReader:
             raise ValueError("not an image")
         grey = is_colourless(image)
         if kind == "corner":
-            crop = to_input(image)
-            crops = [np.ascontiguousarray(np.rot90(crop, k)) for k in range(4)]  # any rotation
-            return self.log_probs(crops, grey).mean(axis=0), [image]
+            return self._as_corner(image, grey)
         found = localize(image)
         if found is not None:
             return _pool_corners(self.log_probs(found.corners, grey)), found.corners
@@ -131,7 +129,14 @@ class CardReader:
             if best is not None and np.exp(best[0][NONE_CLASS]) > 0.5:
                 return None  # nothing there: an empty hopper
             return best
-        return None
+        # no card outline in a photo: perhaps it is a close-up of the index itself
+        lp, crops = self._as_corner(image, grey)
+        return None if np.exp(lp[NONE_CLASS]) > 0.5 else (lp, crops)
+
+    def _as_corner(self, image: np.ndarray, grey: bool) -> tuple[np.ndarray, list[np.ndarray]]:
+        crop = to_input(image)
+        crops = [np.ascontiguousarray(np.rot90(crop, k)) for k in range(4)]  # any rotation
+        return self.log_probs(crops, grey).mean(axis=0), [image]
 
     # ------------------------------------------------------------------ public
     def read(self, image: np.ndarray, kind: str = "window") -> Reading:

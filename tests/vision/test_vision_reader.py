@@ -122,3 +122,17 @@ def test_a_joker_without_colour_is_not_called_red_or_black(reader):
         assert r.label is None and r.found
         assert r.probs[index("RJ")] == pytest.approx(r.probs[index("BJ")], rel=1e-3)
         assert r.probs[index("RJ")] + r.probs[index("BJ")] > 0.8
+
+
+def test_a_close_up_of_the_index_is_read_as_a_frame_too(reader):
+    from vision.render import named_style, render_face
+
+    right = 0
+    for label in ("H4", "SK", "D10", "CA", "S7", "RJ"):
+        face = render_face(label, named_style("bridge"))
+        x0, y0, x1, y1 = face.index_box
+        crop = np.ascontiguousarray(np.rot90(face.bgr[y0:y1 + 10, x0:x1 + 10]))  # no card outline in it
+        r = reader.read(crop, kind="frame")
+        assert r.label in (label, None)
+        right += r.label == label
+    assert right >= 5
