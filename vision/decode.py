@@ -8,7 +8,9 @@ fault (``fault_prior``, 1e-4 by default). So:
 - an unsure read is corrected to the label the rest of the deal leaves free (``corrected``);
 - a card read *confidently* twice is not quietly relabelled as the missing one: when the reader gives the
   missing label less than ``fault_prior``, the decoder reports ``duplicated`` and ``missing`` instead;
-- a card that is not in the deck at all (a joker in a 52-card deal) is reported in ``extra``.
+- a card that is not in the deck at all (a joker in a 52-card deal) is reported in ``extra``;
+- ``unsure`` lists the cards whose label rests on little evidence, or that could swap labels with
+  another card at little cost (two jokers seen only in greyscale): the ones worth a second look.
 
 Usage::
 
@@ -102,12 +104,15 @@ def _composition(composition: Mapping[str, int]) -> list[str]:
 
 
 def decode_deal(probs: np.ndarray, composition: Counter[str] | Mapping[str, int], *,
-                fault_prior: float = 1e-4, unsure_below: float = 0.05, readable: float = 0.5) -> DecodeResult:
+                fault_prior: float = 1e-4, unsure_below: float = 0.05, readable: float = 0.5,
+                swap_margin: float = float(np.log(20.0))) -> DecodeResult:
     """The most likely labels of a deal's ``n`` cards (``probs``: (n, 54)) from a deck of ``composition``.
 
     ``fault_prior``: how likely a deck fault (a card missing, doubled or foreign) is against a misread;
     ``unsure_below``: a card whose decoded label the reader gave less than this is listed as unsure;
-    ``readable``: a card outside the deck keeps its read label only if the reader gave it at least this.
+    ``readable``: a card outside the deck keeps its read label only if the reader gave it at least this;
+    ``swap_margin``: two cards whose labels swapped would be less than this much less likely (in log
+    terms; 20x by default) are both listed as unsure.
     """
     probs = np.asarray(probs, dtype=np.float64)
     if probs.ndim != 2 or probs.shape[1] != len(LABELS):
@@ -140,6 +145,18 @@ def decode_deal(probs: np.ndarray, composition: Counter[str] | Mapping[str, int]
             else:
                 extra.append(label if label is not None else "?")
                 unsure.append(i)
+    # Two cards whose labels could be swapped at little loss of likelihood (e.g. both jokers seen only
+    # in greyscale) are unsure as well: the deck cannot tell them apart.
+    matched = np.array([i for i, j in enumerate(cols) if j < m], dtype=np.int64)
+    if len(matched) > 1:
+        lab = slot_idx[cols[matched]]
+        c = logp[np.ix_(matched, lab)]  # c[a, b]: card a given card b's label
+        own = np.diag(c)
+        loss = c + c.T - own[:, None] - own[None, :]
+        np.fill_diagonal(loss, np.inf)
+        loss[lab[:, None] == lab[None, :]] = np.inf  # two copies of one label: no real swap
+        close = matched[(loss < swap_margin).any(axis=1)]
+        unsure = sorted(set(unsure) | set(close.tolist()))
     used = Counter(slots[j] for j in cols if j < m)
     missing = sorted((counts - used).elements(), key=index)
     return DecodeResult(labels=labels, corrected=corrected, missing=missing, duplicated=duplicated,

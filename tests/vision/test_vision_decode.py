@@ -132,3 +132,16 @@ def test_decoding_never_invents_cards(seed, n):
     matched = n - reported
     assert matched + len(r.missing) == 52
     assert all(counts[lab] <= DECK52[lab] + r.duplicated.count(lab) for lab in counts)
+
+
+def test_cards_that_could_swap_labels_are_unsure():
+    truth = list(LABELS)
+    probs = confident(truth)
+    for label in ("BJ", "RJ"):  # both jokers seen only in greyscale: red or black, nobody can tell
+        row = np.full(54, 0.002 / 52)
+        row[index("BJ")] = row[index("RJ")] = 0.499
+        probs[index(label)] = row
+    r = decode_deal(probs, DECK54)
+    assert r.consistent
+    assert r.unsure == [index("BJ"), index("RJ")]
+    assert sorted(r.labels[index("BJ")] + r.labels[index("RJ")]) == sorted("BJRJ")
