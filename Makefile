@@ -24,5 +24,11 @@ lint: $(STAMP)
 test: $(STAMP) system lint
 	$(BIN)/pytest -n 2 --dist loadfile -q
 
-bench: $(STAMP)
+# The peers the benchmarks compare against (RLCard) live in their own environment, never in .venv.
+.benchvenv/.installed:
+	$(PY) -m venv .benchvenv
+	.benchvenv/bin/pip install -q rlcard numpy
+	touch $@
+
+bench: $(STAMP) .benchvenv/.installed
 	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -6,12 +6,11 @@ How to run (from the project root)::
     .venv/bin/python benchmarks/engine_speed.py            # ~30 s
     .venv/bin/python benchmarks/engine_speed.py --seconds 2 # quicker, noisier
 
-The peer needs RLCard, which is NOT a project dependency. Install it in its own environment once::
-
-    python3 -m venv /work/benchvenv && /work/benchvenv/bin/pip install rlcard numpy
+The peer needs RLCard, which is NOT a project dependency. ``make bench`` installs it in its own
+environment, ``.benchvenv`` (or by hand: ``python3 -m venv .benchvenv && .benchvenv/bin/pip install rlcard``).
 
 If ``rlcard`` imports here it runs in-process; otherwise the script runs the peer with the Python named by
-``--peer-python`` (default ``$HONGSI_BENCH_PEER_PYTHON`` or ``/work/benchvenv/bin/python``) in a
+``--peer-python`` (default ``$HONGSI_BENCH_PEER_PYTHON`` or ``.benchvenv/bin/python``) in a
 subprocess. Both run on one core (the same CPU, pinned when the OS allows), and rates are per second of
 the process's own CPU time, so that other load on a shared machine does not skew the ratio.
 
@@ -34,7 +33,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from engine.record import parse_record  # noqa: E402
 from engine.referee import judge_record  # noqa: E402
@@ -165,7 +165,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--samples", type=int, default=20000, help="plays to time for the judge latency")
-    ap.add_argument("--peer-python", default=os.environ.get("HONGSI_BENCH_PEER_PYTHON", "/work/benchvenv/bin/python"))
+    ap.add_argument("--peer-python", default=os.environ.get("HONGSI_BENCH_PEER_PYTHON",
+                                                                 str(ROOT / ".benchvenv" / "bin" / "python")))
     args = ap.parse_args()
     cpu = pin_one_core()
     print(f"engine speed — one core{f' (cpu {cpu})' if cpu is not None else ''}, {args.seconds:g} s a figure, "
