@@ -50,7 +50,7 @@ class Recipe:
     pipeline_calls: int = 8_000  # x2 crops each (frames through the real localizer)
     none_calls: int = 12_000
     real_reps: int = 20  # augmented copies of each real `fit` crop
-    epochs: int = 5
+    epochs: int = 10
     batch: int = 256
     lr: float = 3e-3
     width: int = 22

@@ -242,7 +242,7 @@ class _DimPiCamera:
         from vision.render import render_window_frame
 
         time.sleep(0.01)
-        gain = 0.03 if self.exposure_us is None else self.exposure_us / 8000
+        gain = 0.01 if self.exposure_us is None else self.exposure_us / 8000
         img = render_window_frame("H4", self.rng).astype(np.float32) * gain
         return np.clip(img, 0, 255).astype(np.uint8)
 
