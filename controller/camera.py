@@ -255,24 +255,31 @@ class FolderCamera(Camera):
         return out
 
 
-class VideoCamera(Camera):
-    """A video file or a capture device through ``cv2.VideoCapture`` (a background reader thread)."""
+class ThreadedCamera(Camera):
+    """A source read by a background thread that keeps the newest frames. Subclasses give
+    :meth:`_capture` (one BGR image; raise with the reason on a dropout) and :meth:`_release`."""
 
-    def __init__(self, source: str | int):
-        self._cap = cv2.VideoCapture(source)
-        if not self._cap.isOpened():
-            raise CameraError(f"camera: cannot open {source!r}")
+    retry_s = 0.05
+
+    def _start(self, name: str) -> None:
         self._latest = _Latest()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="video", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
+
+    def _capture(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        pass
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            ok, image = self._cap.read()
-            if not ok:
-                self._latest.error = "end of video or device error"
-                if self._stop.wait(0.05):
+            try:
+                image = self._capture()
+            except Exception as exc:  # noqa: BLE001 - keep the reason for the dropout message
+                self._latest.error = str(exc) if isinstance(exc, CameraError) else f"{type(exc).__name__}: {exc}"
+                if self._stop.wait(self.retry_s):
                     return
                 continue
             self._latest.put(image)
@@ -284,6 +291,25 @@ class VideoCamera(Camera):
     def close(self) -> None:
         self._stop.set()
         self._thread.join(2.0)
+        self._release()
+
+
+class VideoCamera(ThreadedCamera):
+    """A video file or a capture device through ``cv2.VideoCapture`` (a background reader thread)."""
+
+    def __init__(self, source: str | int):
+        self._cap = cv2.VideoCapture(source)
+        if not self._cap.isOpened():
+            raise CameraError(f"camera: cannot open {source!r}")
+        self._start("video")
+
+    def _capture(self) -> np.ndarray:
+        ok, image = self._cap.read()
+        if not ok:
+            raise CameraError("end of video or device error")
+        return image
+
+    def _release(self) -> None:
         self._cap.release()
 
 

@@ -12,10 +12,9 @@ anywhere. ``camera_url = "picamera"`` selects camera 0; ``"picamera:1"`` the sec
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-from controller.camera import Camera, CameraError, Frame, _decode, _Latest
+from controller.camera import CameraError, ThreadedCamera
 
 SCHEME = "picamera"
 
@@ -30,7 +29,7 @@ def parse_source(source: str) -> int | None:
     return None
 
 
-class PiCamera(Camera):
+class PiCamera(ThreadedCamera):
     """A Pi camera: a background thread keeps the newest frame (BGR, which picamera2 calls
     ``RGB888``); :meth:`set_exposure` fixes the exposure time (the calibration wizard tunes it)."""
 
@@ -53,10 +52,7 @@ class PiCamera(Camera):
         self.exposure_us = 0.0
         if exposure_us:
             self.set_exposure(exposure_us)
-        self._latest = _Latest()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="picamera", daemon=True)
-        self._thread.start()
+        self._start("picamera")
 
     def set_exposure(self, us: float) -> None:
         """A fixed exposure time in microseconds; 0 returns to automatic exposure."""
@@ -66,26 +62,15 @@ class PiCamera(Camera):
             self._cam.set_controls({"AeEnable": True})
         self.exposure_us = float(us or 0.0)
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                image = self._cam.capture_array("main")
-            except Exception as exc:  # noqa: BLE001 - keep the reason for the dropout message
-                self._latest.error = f"{type(exc).__name__}: {exc}"
-                if self._stop.wait(0.1):
-                    return
-                continue
-            if image is not None and image.ndim == 3 and image.shape[2] == 4:
-                image = image[:, :, :3]  # XBGR8888 → BGR
-            self._latest.put(image)
+    def _capture(self) -> Any:
+        image = self._cam.capture_array("main")
+        if image is not None and image.ndim == 3 and image.shape[2] == 4:
+            image = image[:, :, :3]  # XBGR8888 → BGR
+        return image
 
-    def grab(self, n: int = 1, *, timeout: float = 2.0, skip: int = 0, newer_than: int | None = None
-             ) -> list[Frame]:
-        return [_decode(*item) for item in self._latest.take(n + skip, timeout, newer_than)[skip:]]
+    retry_s = 0.1
 
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(2.0)
+    def _release(self) -> None:
         try:
             self._cam.stop()
             self._cam.close()
