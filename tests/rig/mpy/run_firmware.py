@@ -4,29 +4,13 @@ import json
 import sys
 import time
 
-sys.path.insert(0, sys.argv[1])
-import fakemachine
+from harness import Port, fakemachine  # first: installs the machine stand-in
 
-sys.modules["machine"] = fakemachine
+sys.path.insert(0, sys.argv[1])
 
 import config  # noqa: E402 - after the machine stand-in is installed
 import protocol as P  # noqa: E402
 from firmware import Firmware  # noqa: E402
-
-
-class Port:
-    def __init__(self):
-        self.inbox = bytearray()
-        self.sent = bytearray()
-
-    def read(self):
-        data = bytes(self.inbox)
-        self.inbox = bytearray()
-        return data or None
-
-    def write(self, data):
-        self.sent += data
-
 
 out = {"implementation": sys.implementation.name}
 with open(sys.argv[2]) as f:

@@ -4,10 +4,9 @@ import json
 import sys
 import time
 
-sys.path.insert(0, sys.argv[1])
-import fakemachine
+from harness import Port, fakemachine  # first: installs the machine stand-in
 
-sys.modules["machine"] = fakemachine
+sys.path.insert(0, sys.argv[1])
 
 import config  # noqa: E402
 import protocol as P  # noqa: E402
@@ -19,20 +18,6 @@ config.JAM_MS = 20
 config.PASS_MIN_MS = 10
 config.PASS_GAP_MS = 5
 config.HEARTBEAT_MS = 10
-
-
-class Port:
-    def __init__(self):
-        self.inbox = bytearray()
-        self.sent = bytearray()
-
-    def read(self):
-        data = bytes(self.inbox)
-        self.inbox = bytearray()
-        return data or None
-
-    def write(self, data):
-        self.sent += data
 
 
 L = fakemachine.LEVELS
