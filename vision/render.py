@@ -62,7 +62,9 @@ class Style:
     pip_variant: int = 0
     border: bool = False
     corner_r: float = 0.06
-    joker_vertical: bool = True
+    joker_vertical: bool = True  # the joker's letters stacked in a column
+    joker_across: bool = False  # ... or the word written across the corner, read left to right
+    joker_word: str = "JOKER"  # "JOKER", "Joker" or "joker"
 
 
 _NAMED: dict[str, Style] = {
@@ -115,6 +117,8 @@ def random_style(rng: np.random.Generator) -> Style:
         border=bool(rng.random() < 0.3),
         corner_r=float(rng.uniform(0.03, 0.09)),
         joker_vertical=bool(rng.random() < 0.7),
+        joker_across=bool(rng.random() < 0.3),
+        joker_word=("JOKER", "Joker", "joker")[int(rng.integers(3))],
     )
 
 
@@ -227,9 +231,14 @@ def _index_layout(label: str, st: Style, W: int) -> list[tuple[np.ndarray, int, 
     mx, my = int(st.margin_x * W), int(st.margin_y * W)
     if suit is None:
         colour = "red" if rank == "RJ" else "black"
-        letters = "JOKER"
+        letters = st.joker_word
         lh = max(4, int(st.rank_h * W * 0.6))
-        if st.joker_vertical:
+        if st.joker_across:
+            m = _text_mask(letters, st.font, st.italic, st.stroke)
+            h = max(4, int(lh * 0.9))
+            w = min(int(W * 0.6), max(8, int(h * m.shape[1] / m.shape[0] * st.squeeze)))
+            items.append((m, mx, my, w, h, colour))
+        elif st.joker_vertical:
             y = my
             for ch in letters:
                 m = _text_mask(ch, st.font, st.italic, st.stroke)
@@ -237,7 +246,7 @@ def _index_layout(label: str, st: Style, W: int) -> list[tuple[np.ndarray, int, 
                 items.append((m, mx, y, w, lh, colour))
                 y += int(lh * 1.15)
         else:
-            m = _text_mask("JOKER", st.font, st.italic, st.stroke)
+            m = _text_mask(letters, st.font, st.italic, st.stroke)
             m = np.ascontiguousarray(np.rot90(m, -1))  # read top to bottom
             w = lh
             h = int(w * m.shape[0] / m.shape[1])
