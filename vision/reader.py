@@ -119,7 +119,14 @@ class CardReader:
             return self._as_corner(image, grey)
         found = localize(image)
         if found is not None:
-            return _pool_corners(self.log_probs(found.corners, grey)), found.corners
+            lp = _pool_corners(self.log_probs(found.corners, grey))
+            if kind == "frame" and np.exp(lp[:NONE_CLASS].max()) < self.min_confidence[kind]:
+                # an unsure outline in a photo may be the wrong shape (a close-up of the index, a box
+                # on the table): the picture read as one corner may say more
+                lp2, crops2 = self._as_corner(image, grey)
+                if lp2[:NONE_CLASS].max() > lp[:NONE_CLASS].max() and np.exp(lp2[NONE_CLASS]) < 0.5:
+                    return lp2, crops2
+            return lp, found.corners
         if kind == "window":  # the outline was lost: read the card where the rig holds it
             best = None
             for guess in nominal_window_cards(image):

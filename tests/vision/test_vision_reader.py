@@ -136,3 +136,25 @@ def test_a_close_up_of_the_index_is_read_as_a_frame_too(reader):
         assert r.label in (label, None)
         right += r.label == label
     assert right >= 5
+
+
+def test_a_close_up_of_the_index_is_read_as_a_frame_even_inside_a_card_shaped_border(reader):
+    """A photo filled by one corner index, on a pale mat whose edge looks like a card's outline: the
+    outline's "corners" hold no index, so the reader reads the picture itself as one corner."""
+    from vision.localize import localize
+    from vision.render import named_style, render_face
+
+    right = outlined = 0
+    for k, label in enumerate(("S7", "HK", "D10", "C3", "H4", "SA")):
+        face = render_face(label, named_style(("poker", "bridge", "guandan")[k % 3]))
+        x0, y0, x1, y1 = face.index_box
+        m = max(4, (x1 - x0) // 4)
+        index = face.bgr[max(0, y0 - m):y1 + m, max(0, x0 - m):x1 + m]
+        mat = cv2.resize(index, (240, 320), interpolation=cv2.INTER_CUBIC)
+        photo = cv2.copyMakeBorder(mat, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=(40, 60, 30))
+        outlined += localize(photo) is not None
+        r = reader.read(photo, kind="frame")
+        right += r.label == label
+        assert r.label in (label, None)
+    assert outlined >= 3  # the mat's edge does pass for a card outline
+    assert right >= 5
