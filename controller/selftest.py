@@ -276,6 +276,7 @@ def check_eject(run: _Run, enabled: bool) -> None:
 
 def check_camera(run: _Run, camera: str, reader: Any, frames: int = 3) -> None:
     from controller.camera import CameraError, open_camera, set_exposure
+    from vision.reader import is_colourless
 
     try:
         with open_camera(camera) as cam:
@@ -297,9 +298,14 @@ def check_camera(run: _Run, camera: str, reader: Any, frames: int = 3) -> None:
                 "the card model ships in vision/models/: reinstall hongsi")
         return
     reading = reader.read_votes(images)
+    grey = ""
+    if all(is_colourless(i) for i in images):  # works, but the two jokers differ only by colour
+        grey = ("; a greyscale camera: the two jokers cannot be told apart, so they are flagged for the operator "
+                "/ 黑白相机分不清大小王")
     if reading.label is not None:
         run.add("camera", "pass", f"{len(images)} fresh frames {shape}; read {reading.label} "
-                f"(confidence {reading.confidence:.2f})")
+                f"(confidence {reading.confidence:.2f}){grey}",
+                "a colour camera for decks with jokers" if grey else "")
     elif not reading.found:
         run.add("camera", "fail", f"{len(images)} frames {shape}; no card in the window",
                 "load cards into the hopper; check the LED ring and that the camera looks at the window")

@@ -45,6 +45,32 @@ def test_a_healthy_virtual_rig_passes_every_row():
         assert "read S3" in rows["camera"].detail  # the next card in the hopper's window
 
 
+def test_a_greyscale_camera_passes_with_a_word_about_the_jokers(tmp_path):
+    import cv2
+    import numpy as np
+
+    from vision.reader import is_colourless
+    from vision.render import render_window_frame
+
+    colour, grey = tmp_path / "colour", tmp_path / "grey"
+    colour.mkdir()
+    grey.mkdir()
+    rng = np.random.default_rng(3)
+    for k in range(3):
+        frame = render_window_frame("S3", rng, design="poker")
+        while is_colourless(frame):  # a few renders are grey already
+            frame = render_window_frame("S3", rng, design="poker")
+        cv2.imwrite(str(colour / f"{k}.png"), frame)
+        cv2.imwrite(str(grey / f"{k}.png"), cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    with VirtualRig(seed=1, speed=SPEED) as vr:
+        rows = {name: selftest(vr, camera=str(folder))["camera"] for name, folder in (("c", colour), ("g", grey))}
+    if have_model():
+        assert rows["c"].status == rows["g"].status == "pass", rows
+        assert "read S3" in rows["g"].detail and "read S3" in rows["c"].detail
+    assert ("jokers" in rows["g"].detail) == (rows["g"].status == "pass")
+    assert "jokers" not in rows["c"].detail
+
+
 # fault -> (how to inject it into the virtual rig, the failing row, words in its remedy, rows skipped)
 FAULTS = {
     "jam": (dict(jam_rate=1.0), None, "eject", "clear the card path", ()),
