@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: run test lint system bench
+.PHONY: run test lint system bench train
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -23,6 +23,11 @@ lint: $(STAMP)
 
 test: $(STAMP) system lint
 	$(BIN)/pytest -n 2 --dist loadfile -q
+
+# Re-trains the card model (vision/models/card_corner.onnx); torch is the CPU build of the `train` extra.
+train: $(STAMP)
+	$(BIN)/pip install -q -e '.[train]'
+	$(BIN)/python -m vision.train
 
 # The peers the benchmarks compare against (RLCard) live in their own environment, never in .venv.
 .benchvenv/.installed:

@@ -92,8 +92,36 @@ def _rotated_box_crop(img: np.ndarray, box, rng: np.random.Generator, out: int, 
                           borderMode=cv2.BORDER_REFLECT)
 
 
+def poor_camera(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A cheap webcam in a dim room, held by hand: long motion blur, defocus, under-exposure with a
+    colour cast, sensor noise and a stretched aspect (uint8 BGR in, uint8 BGR out, same size)."""
+    h, w = img.shape[:2]
+    out = img.astype(np.float32)
+    if rng.random() < 0.7:  # motion blur along a random direction, up to a fifth of the crop
+        k = int(rng.integers(3, max(4, w // 5))) | 1
+        ker = np.zeros((k, k), np.float32)
+        ker[k // 2, :] = 1.0
+        rot = cv2.getRotationMatrix2D(((k - 1) / 2, (k - 1) / 2), float(rng.uniform(0, 180)), 1.0)
+        ker = cv2.warpAffine(ker, rot, (k, k))
+        out = cv2.filter2D(out, -1, ker / max(float(ker.sum()), 1e-6), borderType=cv2.BORDER_REFLECT)
+    if rng.random() < 0.5:  # out of focus
+        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.8, 2.5))
+    if rng.random() < 0.7:  # under-exposed, lifted blacks, a colour cast
+        gain = rng.uniform(0.25, 0.75)
+        cast = rng.uniform(0.7, 1.3, 3).astype(np.float32)
+        out = out * gain * cast + rng.uniform(0, 40)
+    out += rng.standard_normal(out.shape[:2] + (1,)).astype(np.float32) * rng.uniform(0, 10)
+    if rng.random() < 0.5:  # the exporter stretched the frame
+        sx, sy = rng.uniform(0.6, 1.0), rng.uniform(0.6, 1.0)
+        small = cv2.resize(out, (max(4, int(w * sx)), max(4, int(h * sy))), interpolation=cv2.INTER_AREA)
+        out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
 def _finish(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
     """Camera effects on a crop, then down to the model's size (sometimes via a much lower resolution)."""
+    if rng.random() < 0.2 * strength:
+        img = poor_camera(img, rng)
     out = _photometric(img.astype(np.float32), rng, strength)
     if rng.random() < 0.1:
         out = out[..., rng.permutation(3)]
