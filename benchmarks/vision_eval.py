@@ -139,10 +139,10 @@ def main() -> None:
     console = Console(width=140)
     reader = CardReader(args.model, threads=1)
     with Progress(console=console, transient=True) as progress:
-        ren, pool, frames = rendered(reader, args.frames, args.seed, progress)
+        ren, pools, frames = rendered(reader, args.frames, args.seed, progress)
         real = real_eval(reader, progress)
     tm = timing(reader, frames[:500])
-    dls = {k: deals(p, args.deals, args.seed + 7) for k, p in pool.items()}
+    dls = {k: deals(p, args.deals, args.seed + 7) for k, p in pools.items()}
     dl = dls["colour"]
 
     table = Table(title="hongsi card reader")

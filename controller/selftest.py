@@ -275,13 +275,11 @@ def check_eject(run: _Run, enabled: bool) -> None:
 
 
 def check_camera(run: _Run, camera: str, reader: Any, frames: int = 3) -> None:
-    from controller.camera import CameraError, open_camera, set_exposure
+    from controller.camera import CameraError, open_camera
     from vision.reader import is_colourless
 
     try:
-        with open_camera(camera) as cam:
-            if run.cfg.camera_exposure_us:
-                set_exposure(cam, run.cfg.camera_exposure_us)  # as calibrated
+        with open_camera(camera, exposure_us=run.cfg.camera_exposure_us) as cam:  # as calibrated
             images = [f.image for f in cam.grab(frames, timeout=5.0)]
     except CameraError as exc:
         run.add("camera", "fail", str(exc), f"check camera_url = {camera!r}: the cable or ribbon, ls /dev/video*, "

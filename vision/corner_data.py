@@ -17,6 +17,7 @@ from vision.render import (
     Face,
     _photometric,
     _texture,
+    motion_blur,
     random_style,
     render_face,
     render_table_frame,
@@ -99,11 +100,7 @@ def poor_camera(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     out = img.astype(np.float32)
     if rng.random() < 0.7:  # motion blur along a random direction, up to a fifth of the crop
         k = int(rng.integers(3, max(4, w // 5))) | 1
-        ker = np.zeros((k, k), np.float32)
-        ker[k // 2, :] = 1.0
-        rot = cv2.getRotationMatrix2D(((k - 1) / 2, (k - 1) / 2), float(rng.uniform(0, 180)), 1.0)
-        ker = cv2.warpAffine(ker, rot, (k, k))
-        out = cv2.filter2D(out, -1, ker / max(float(ker.sum()), 1e-6), borderType=cv2.BORDER_REFLECT)
+        out = motion_blur(out, k, float(rng.uniform(0, 180)), border=cv2.BORDER_REFLECT)
     if rng.random() < 0.5:  # out of focus
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.8, 2.5))
     if rng.random() < 0.7:  # under-exposed, lifted blacks, a colour cast

@@ -399,6 +399,15 @@ def _composite(dst: np.ndarray, face: Face, M: np.ndarray, shadow: float = 0.0) 
     return cv2.blendLinear(fg, dst, a, 1 - a).astype(np.float32)
 
 
+def motion_blur(img: np.ndarray, length: int, angle_deg: float, border: int = cv2.BORDER_REFLECT_101) -> np.ndarray:
+    """``img`` smeared along a line ``length`` px long at ``angle_deg`` (a camera or card moving)."""
+    ker = np.zeros((length, length), np.float32)
+    ker[length // 2, :] = 1.0 / length
+    rot = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), angle_deg, 1.0)
+    ker = cv2.warpAffine(ker, rot, (length, length))
+    return cv2.filter2D(img, -1, ker / max(float(ker.sum()), 1e-6), borderType=border)
+
+
 def _photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0,
                  gain: np.ndarray | None = None) -> np.ndarray:
     """Lighting, colour cast, glare, blur, noise, greyscale and JPEG on a float32 BGR image
@@ -422,11 +431,7 @@ def _photometric(img: np.ndarray, rng: np.random.Generator, strength: float = 1.
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.6 * strength + 0.01))
     if rng.random() < 0.15 * strength:  # motion blur
         k = int(rng.integers(3, 7))
-        ker = np.zeros((k, k), np.float32)
-        ker[k // 2, :] = 1.0 / k
-        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
-        ker = cv2.warpAffine(ker, rot, (k, k))
-        img = cv2.filter2D(img, -1, ker / max(ker.sum(), 1e-6))
+        img = motion_blur(img, k, float(rng.uniform(0, 180)))
     sigma = rng.uniform(0, 8 * strength)
     img += rng.standard_normal((H, W, 1), dtype=np.float32) * np.float32(sigma)
     out = np.clip(img, 0, 255).astype(np.uint8)
