@@ -2,7 +2,7 @@
 
 Usage (CPU; torch comes from the ``train`` extra and is never needed at run time)::
 
-    .venv/bin/python -m vision.train                      # the full recipe (~5 min of rendering + ~47 min of training on 2 cores)
+    .venv/bin/python -m vision.train                      # the full recipe (~5 min of rendering + ~37 min of training on 2 cores)
     .venv/bin/python -m vision.train --quick              # a small smoke run (~3 min)
     .venv/bin/python -m vision.train --holdout 0.2        # keep 20% of the real `fit` photos for validation
 
@@ -52,7 +52,7 @@ class Recipe:
     pipeline_calls: int = 8_000  # x2 crops each (frames through the real localizer)
     none_calls: int = 12_000
     real_reps: int = 20  # augmented copies of each real `fit` crop
-    epochs: int = 12
+    epochs: int = 9
     batch: int = 256
     lr: float = 3e-3
     width: int = 26
