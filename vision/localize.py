@@ -61,20 +61,20 @@ def _masks(frame: np.ndarray, grey: np.ndarray):
     if frame.ndim == 3:
         small = cv2.GaussianBlur(frame, (5, 5), 0)
         border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
-        ref = np.empty_like(small)
-        ref[:] = np.median(border, axis=0).astype(np.uint8)
-        dist = cv2.absdiff(small, ref)
+        ref = np.median(border, axis=0).astype(np.uint8)
+        dist = cv2.absdiff(small, (float(ref[0]), float(ref[1]), float(ref[2]), 0.0))
         dist = cv2.transform(dist, np.ones((1, 3), np.float32) / 2)  # sum of channels, halved
         yield _otsu(dist)
     m = _otsu(blur)
     yield m
-    yield 255 - m
+    yield cv2.bitwise_not(m)
     if frame.ndim == 3:
-        sat = cv2.subtract(frame.max(axis=2), frame.min(axis=2))
+        b, g, r = cv2.split(frame)
+        sat = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
         if int(sat.max()) - int(sat.min()) > 40:
             m = _otsu(cv2.GaussianBlur(sat, (5, 5), 0))
             yield m
-            yield 255 - m
+            yield cv2.bitwise_not(m)
     edges = cv2.Canny(blur, 20, 60)
     yield cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
 
@@ -83,51 +83,53 @@ def _otsu(plane: np.ndarray) -> np.ndarray:
     return cv2.threshold(plane, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
 
 
+_SIDE_T = np.linspace(0.1, 0.9, 16, dtype=np.float64)[None, :, None]  # 16 points along each side
+
+
 def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
     """How well the quad's sides lie on strong brightness edges: the share of points on an edge along
     its weakest side (points on the frame's own border count as no edge)."""
     h, w = grad.shape
     m = 3
-    worst = 1.0
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        t = np.linspace(0.1, 0.9, 16)[:, None]
-        p = (a + (b - a) * t).round().astype(int)
-        inside = (p[:, 0] >= m) & (p[:, 0] < w - m) & (p[:, 1] >= m) & (p[:, 1] < h - m)
-        p = p[inside]
-        worst = min(worst, float((grad[p[:, 1], p[:, 0]] > 0).sum()) / len(t))
-    return worst
+    a = quad.astype(np.float64)[:, None, :]
+    b = np.roll(quad, -1, axis=0).astype(np.float64)[:, None, :]
+    p = (a + (b - a) * _SIDE_T).round().astype(int)  # (4 sides, 16 points, xy)
+    inside = (p[..., 0] >= m) & (p[..., 0] < w - m) & (p[..., 1] >= m) & (p[..., 1] < h - m)
+    on = np.zeros(inside.shape, bool)
+    on[inside] = grad[p[..., 1][inside], p[..., 0][inside]] > 0
+    return min(1.0, float(on.sum(axis=1).min()) / _SIDE_T.shape[1])
 
 
 def _refine(cnt: np.ndarray, box: np.ndarray) -> np.ndarray | None:
     """Fit a straight line to the contour along each side of ``box`` (away from the rounded corners)
     and intersect them: the card's corners under perspective."""
     pts = cnt.reshape(-1, 2).astype(np.float32)
+    d = np.roll(box, -1, axis=0) - box  # the four sides
+    length = np.sqrt((d * d).sum(axis=1))
+    if length.min() < 4:
+        return None
+    u = d / length[:, None]
+    nrm = np.stack([-u[:, 1], u[:, 0]], axis=1)
+    rel = pts[None] - box[:, None]  # (4 sides, points, xy)
+    along = rel[..., 0] * u[:, None, 0] + rel[..., 1] * u[:, None, 1]
+    off = np.abs(rel[..., 0] * nrm[:, None, 0] + rel[..., 1] * nrm[:, None, 1])
+    near = (along > 0.15 * length[:, None]) & (along < 0.85 * length[:, None]) & (off < 0.06 * length[:, None] + 2)
     lines = []
     for i in range(4):
-        a, b = box[i], box[(i + 1) % 4]
-        d = b - a
-        length = float(np.linalg.norm(d))
-        if length < 4:
-            return None
-        u = d / length
-        nrm = np.array([-u[1], u[0]])
-        rel = pts - a
-        along = rel @ u
-        off = np.abs(rel @ nrm)
-        sel = pts[(along > 0.15 * length) & (along < 0.85 * length) & (off < 0.06 * length + 2)][::2]
+        sel = pts[near[i]][::2]
         if len(sel) < 5:
             return None
         vx, vy, x0, y0 = cv2.fitLine(sel, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0]), np.array([vx, vy])))
     out = []
-    for i in range(4):
+    for i in range(4):  # where side i-1 meets side i: p1 + t d1 = p2 + s d2 (Cramer's rule)
         (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-        A = np.array([d1, -d2]).T
-        if abs(np.linalg.det(A)) < 1e-6:
+        det = float(d2[0] * d1[1] - d1[0] * d2[1])
+        if abs(det) < 1e-6:
             return None
-        t = np.linalg.solve(A, p2 - p1)
-        out.append(p1 + t[0] * d1)
+        q = p2 - p1
+        t = float(d2[0] * q[1] - q[0] * d2[1]) / det
+        out.append(p1 + t * d1)
     quad = np.array(out, np.float32)
     if np.abs(quad - box).max() > 0.15 * np.linalg.norm(box[0] - box[2]):
         return None
