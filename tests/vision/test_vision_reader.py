@@ -3,9 +3,11 @@
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.labels import LABELS
-from vision.reader import MODEL_PATH, CardReader
+from vision.reader import MODEL_PATH, CardReader, corner_framings
 from vision.render import DESIGNS, render_table_frame, render_window_frame
 from vision.train import REAL_DIR
 
@@ -158,3 +160,18 @@ def test_a_close_up_of_the_index_is_read_as_a_frame_even_inside_a_card_shaped_bo
         assert r.label in (label, None)
     assert outlined >= 3  # the mat's edge does pass for a card outline
     assert right >= 5
+
+
+@given(st.integers(1, 120), st.integers(1, 120), st.booleans())
+@settings(max_examples=80, deadline=None)
+def test_a_corner_is_read_at_three_framings_of_any_crop(h, w, colour):
+    image = np.random.default_rng(h * 1000 + w).integers(0, 256, (h, w, 3) if colour else (h, w), dtype=np.uint8)
+    views = corner_framings(image)
+    assert views[0] is image
+    assert views[-1].shape[:2] == (h + 2 * int(h * 0.08), w + 2 * int(w * 0.08))
+    assert views[-1].ndim == image.ndim
+    inset = h - 2 * int(h * 0.07) >= 8 and w - 2 * int(w * 0.07) >= 8
+    assert len(views) == 2 + inset
+    if inset:
+        assert views[1].shape[:2] == (h - 2 * int(h * 0.07), w - 2 * int(w * 0.07))
+        assert np.array_equal(views[1], image[int(h * 0.07):h - int(h * 0.07), int(w * 0.07):w - int(w * 0.07)])
