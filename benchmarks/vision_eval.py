@@ -9,6 +9,7 @@ Figures:
   (``--kind corner``; never trained or tuned on);
 - median and p99 ms to read one dealer-camera frame single-threaded (onnxruntime, one intra-op thread),
   quoted against a peer: decoding the same frame from JPEG, as the camera's stream delivers it;
+- accuracy and decline rate on rendered photos of one card on a table (``--kind frame``);
 - the model's size;
 - over simulated deals, each card's probabilities drawn from the reader's real reads of that card in
   the rendered run: the share of deals whose hands come out exactly right after deck decoding. A deal
@@ -36,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision.decode import decode_deal  # noqa: E402
 from vision.labels import LABELS  # noqa: E402
 from vision.reader import MODEL_PATH, CardReader, is_colourless  # noqa: E402
-from vision.render import DESIGNS, render_window_frame  # noqa: E402
+from vision.render import DESIGNS, render_table_frame, render_window_frame  # noqa: E402
 from vision.train import REAL_DIR, real_rows  # noqa: E402
 
 Pools = dict[str, dict[int, list[np.ndarray]]]
@@ -112,6 +113,19 @@ def timing(reader: CardReader, frames: list[np.ndarray]) -> dict[str, float]:
             "peer_median": float(np.median(decode_ms)), "cpu_mean": cpu_ms}
 
 
+def table_photos(reader: CardReader, n: int, seed: int, progress) -> dict[str, int]:
+    """Reads ``n`` rendered photos of one card on a table (``--kind frame``)."""
+    rng = np.random.default_rng(seed)
+    s = {"n": n, "right": 0, "wrong": 0, "declined": 0}
+    task = progress.add_task("table photos", total=n)
+    for k in range(n):
+        truth = LABELS[k % len(LABELS)]
+        r = reader.read(render_table_frame(truth, rng), kind="frame")
+        s["declined" if r.label is None else "right" if r.label == truth else "wrong"] += 1
+        progress.advance(task)
+    return s
+
+
 def deals(pool: dict[int, list[np.ndarray]], n: int, seed: int) -> dict[str, float]:
     rng = np.random.default_rng(seed)
     composition = Counter(LABELS)  # one 54-card deck
@@ -133,6 +147,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description="card reader benchmark")
     ap.add_argument("--frames", type=int, default=5000)
     ap.add_argument("--deals", type=int, default=1000)
+    ap.add_argument("--photos", type=int, default=1000, help="rendered table photos read as --kind frame")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", type=Path, default=MODEL_PATH)
     args = ap.parse_args()
@@ -141,6 +156,7 @@ def main() -> None:
     with Progress(console=console, transient=True) as progress:
         ren, pools, frames = rendered(reader, args.frames, args.seed, progress)
         real = real_eval(reader, progress)
+        photos = table_photos(reader, args.photos, args.seed + 3, progress)
     tm = timing(reader, frames[:500])
     dls = {k: deals(p, args.deals, args.seed + 7) for k, p in pools.items()}
     dl = dls["colour"]
@@ -154,6 +170,10 @@ def main() -> None:
     table.add_row("  wrong / declined", f"{ren['wrong'] / ren['n']:.3%} / {ren['declined'] / ren['n']:.3%}",
                   "declines <= 0.5%")
     table.add_row("  empty hopper seen as no card (500)", f"{ren['empty_ok'] / 500:.1%}", "")
+    ph = photos
+    table.add_row(f"rendered table photos ({ph['n']}, --kind frame): accuracy of answers",
+                  f"{ph['right'] / max(1, ph['right'] + ph['wrong']):.2%}", "")
+    table.add_row("  wrong / declined", f"{ph['wrong'] / ph['n']:.2%} / {ph['declined'] / ph['n']:.2%}", "")
     if not real:
         table.add_row("real eval split", f"not found at {REAL_DIR}", "")
     for subset, s in sorted(real.items()):
