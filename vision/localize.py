@@ -15,6 +15,7 @@ need to know which. Aspect ratios (short/long side) from 0.52 to 0.82 are taken 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -54,9 +55,10 @@ def _order(quad: np.ndarray) -> np.ndarray:
     return q.astype(np.float32)
 
 
-def _masks(frame: np.ndarray, grey: np.ndarray):
+def _masks(frame: np.ndarray, grey: np.ndarray) -> Iterator[np.ndarray | None]:
     """Binary masks that may hold the card as a blob, most telling first: distance from the
-    background's colour (the frame's border), bright and dark, saturated, and closed edges."""
+    background's colour (the frame's border), bright and dark, saturated, and closed edges; then None,
+    and after it a last resort (:func:`_filled_outlines`), to look at only when no other mask holds a card."""
     blur = cv2.GaussianBlur(grey, (5, 5), 0)
     if frame.ndim == 3:
         small = cv2.GaussianBlur(frame, (5, 5), 0)
@@ -75,8 +77,20 @@ def _masks(frame: np.ndarray, grey: np.ndarray):
             m = _otsu(cv2.GaussianBlur(sat, (5, 5), 0))
             yield m
             yield cv2.bitwise_not(m)
-    edges = cv2.Canny(blur, 20, 60)
-    yield cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    edges = cv2.morphologyEx(cv2.Canny(blur, 20, 60), cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    yield edges
+    yield None  # what follows is a last resort
+    yield _filled_outlines(edges)
+
+
+def _filled_outlines(edges: np.ndarray) -> np.ndarray:
+    """Each long edge filled to its convex hull: a pale card on a pale table shows its outline only in
+    pieces, which no other mask closes."""
+    hulls = np.zeros_like(edges)
+    contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    long_ones = [cv2.convexHull(c) for c in contours if cv2.arcLength(c, True) > 0.5 * sum(edges.shape)]
+    cv2.drawContours(hulls, long_ones, -1, 255, cv2.FILLED)
+    return hulls
 
 
 def _otsu(plane: np.ndarray) -> np.ndarray:
@@ -151,6 +165,10 @@ def find_quad(frame: np.ndarray) -> np.ndarray | None:
     strong = cv2.dilate((mag > 12).astype(np.uint8), np.ones((5, 5), np.uint8))
     best, best_score = None, 0.0
     for mask in _masks(frame, grey):
+        if mask is None:  # only last resorts follow
+            if best is not None:
+                break
+            continue
         contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
         for cnt in contours:
             if len(cnt) < 40:
