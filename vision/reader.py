@@ -116,6 +116,8 @@ class CardReader:
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
             raise ValueError("not an image")
         grey = is_colourless(image)
+        if is_flat(image):  # too dark or too washed out to show an index: unsure, but not "no card"
+            return np.full(NONE_CLASS + 1, -np.log(NONE_CLASS + 1.0)), [image]
         if kind == "corner":
             return self._as_corner(image, grey, framings=True)
         found = localize(image)
@@ -204,6 +206,17 @@ def is_colourless(image: np.ndarray) -> bool:
     b, g, r = cv2.split(small)
     spread = cv2.add(cv2.absdiff(b, g), cv2.absdiff(g, r))  # saturates at 255, far above the limit
     return int(np.count_nonzero(spread >= 12)) <= 0.01 * spread.size
+
+
+def is_flat(image: np.ndarray, min_range: int = 8) -> bool:
+    """True for a picture whose brightness spans fewer than ``min_range`` levels (after a 3x3 blur
+    against pixel noise): too dark or washed out to show an index, e.g. a camera left at a far too
+    short exposure. The reader declines such a picture rather than read its noise."""
+    small = image[:: max(1, image.shape[0] // 64), :: max(1, image.shape[1] // 64)]
+    if small.ndim == 3:
+        small = cv2.cvtColor(np.ascontiguousarray(small[..., :3]), cv2.COLOR_BGR2GRAY)
+    lo, hi, _, _ = cv2.minMaxLoc(cv2.blur(np.ascontiguousarray(small), (3, 3)))
+    return hi - lo < min_range
 
 
 def _logsumexp(a: np.ndarray) -> np.ndarray:

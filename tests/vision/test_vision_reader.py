@@ -175,3 +175,16 @@ def test_a_corner_is_read_at_three_framings_of_any_crop(h, w, colour):
     if inset:
         assert views[1].shape[:2] == (h - 2 * int(h * 0.07), w - 2 * int(w * 0.07))
         assert np.array_equal(views[1], image[int(h * 0.07):h - int(h * 0.07), int(w * 0.07):w - int(w * 0.07)])
+
+
+@pytest.mark.parametrize("kind", ["window", "frame", "corner"])
+def test_a_far_too_dark_or_flat_picture_is_declined_but_not_called_empty(reader, kind):
+    rng = np.random.default_rng(8)
+    for _ in range(12):
+        dark = np.clip(render_window_frame("H4", rng).astype(np.float32) * 0.01, 0, 255).astype(np.uint8)
+        r = reader.read(dark, kind=kind)
+        assert r.label is None and r.found, kind  # unsure: the dealer must not take it for an empty hopper
+    r = reader.read(np.full((240, 320, 3), 128, np.uint8), kind=kind)
+    assert r.label is None and r.found
+    # a dim but readable frame is still read
+    assert reader.read(np.clip(render_window_frame("H4", rng) * 0.35, 0, 255).astype(np.uint8)).label == "H4"
