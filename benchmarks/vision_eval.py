@@ -156,7 +156,7 @@ def main() -> None:
     with Progress(console=console, transient=True) as progress:
         ren, pools, frames = rendered(reader, args.frames, args.seed, progress)
         real = real_eval(reader, progress)
-        photos = table_photos(reader, args.photos, args.seed + 3, progress)
+        ph = table_photos(reader, args.photos, args.seed + 3, progress)
     tm = timing(reader, frames[:500])
     dls = {k: deals(p, args.deals, args.seed + 7) for k, p in pools.items()}
     dl = dls["colour"]
@@ -170,7 +170,6 @@ def main() -> None:
     table.add_row("  wrong / declined", f"{ren['wrong'] / ren['n']:.3%} / {ren['declined'] / ren['n']:.3%}",
                   "declines <= 0.5%")
     table.add_row("  empty hopper seen as no card (500)", f"{ren['empty_ok'] / 500:.1%}", "")
-    ph = photos
     table.add_row(f"rendered table photos ({ph['n']}, --kind frame): accuracy of answers",
                   f"{ph['right'] / max(1, ph['right'] + ph['wrong']):.2%}", "")
     table.add_row("  wrong / declined", f"{ph['wrong'] / ph['n']:.2%} / {ph['declined'] / ph['n']:.2%}", "")

@@ -115,9 +115,9 @@ class CardReader:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
             raise ValueError("not an image")
-        grey = is_colourless(image)
         if is_flat(image):  # too dark or too washed out to show an index: unsure, but not "no card"
             return np.full(NONE_CLASS + 1, -np.log(NONE_CLASS + 1.0)), [image]
+        grey = is_colourless(image)
         if kind == "corner":
             return self._as_corner(image, grey, framings=True)
         found = localize(image)
