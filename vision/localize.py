@@ -198,8 +198,84 @@ def find_quad(frame: np.ndarray) -> np.ndarray | None:
         if best is not None and best_score > 0.85 * area_of(best):
             break  # a clean, well-supported card: no need to look further
     if best is None:
+        best = _line_quad(grey, strong)  # the very last resort: a quad from straight pieces of outline
+    if best is None:
         return None
     return _order(best / scale)
+
+
+_MAX_LINES = 14  # the longest straight edges looked at by _line_quad (pairs of pairs: at most 8,281 quads)
+
+
+def _straight_edges(grey: np.ndarray) -> np.ndarray:
+    """The frame's long straight edges as (angle in [0, pi), offset along the normal, length) rows,
+    collinear pieces merged (a broken side counts once, with its pieces' summed length), longest first."""
+    h, w = grey.shape
+    edges = cv2.Canny(cv2.GaussianBlur(grey, (5, 5), 0), 20, 60)
+    segs = cv2.HoughLinesP(edges, 1, np.pi / 180, threshold=25, minLineLength=0.1 * min(h, w), maxLineGap=6)
+    if segs is None:
+        return np.zeros((0, 3))
+    segs = segs.reshape(-1, 4).astype(np.float64)
+    ang = np.arctan2(segs[:, 3] - segs[:, 1], segs[:, 2] - segs[:, 0]) % np.pi
+    off = -np.sin(ang) * segs[:, 0] + np.cos(ang) * segs[:, 1]
+    length = np.hypot(segs[:, 2] - segs[:, 0], segs[:, 3] - segs[:, 1])
+    merged: list[list[float]] = []
+    for i in np.argsort(-length):
+        for m in merged:
+            d = abs(ang[i] - m[0])
+            same = (d < np.deg2rad(3) and abs(off[i] - m[1]) < 4) or (np.pi - d < np.deg2rad(3) and abs(off[i] + m[1]) < 4)
+            if same:
+                m[2] += length[i]
+                break
+        else:
+            merged.append([ang[i], off[i], length[i]])
+    return np.array(merged[:_MAX_LINES])
+
+
+def _line_quad(grey: np.ndarray, strong: np.ndarray) -> np.ndarray | None:
+    """The best card-shaped quad bounded by two pairs of straight edges (parallel within 6°, the pairs
+    square within 12°) on strong edges: a card whose outline no mask closes (broken by a pale table, or
+    run into a shape lying against it) still shows most of its four straight sides."""
+    lines = _straight_edges(grey)
+    h, w = grey.shape
+    n = len(lines)
+    if n < 4:
+        return None
+
+    def apart(t1: float, t2: float) -> float:  # the angle between two line directions, 0..pi/2
+        d = abs(t1 - t2) % np.pi
+        return min(d, np.pi - d)
+
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if apart(lines[i, 0], lines[j, 0]) < np.deg2rad(6)]
+    best, best_score = None, 0.0
+    for a, b in pairs:
+        for c, d in pairs:
+            if c <= a or abs(apart(lines[a, 0], lines[c, 0]) - np.pi / 2) > np.deg2rad(12):
+                continue
+            quad = [_meet(lines[p], lines[q]) for p, q in ((a, c), (c, b), (b, d), (d, a))]
+            if any(p is None for p in quad):
+                continue
+            quad = np.array(quad, np.float32)
+            if quad[:, 0].min() < -2 or quad[:, 1].min() < -2 or quad[:, 0].max() > w + 1 or quad[:, 1].max() > h + 1:
+                continue
+            area = area_of(quad)
+            sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+            aspect = min(sides[0] + sides[2], sides[1] + sides[3]) / max(sides[0] + sides[2], sides[1] + sides[3])
+            if not (0.04 * h * w <= area <= 0.88 * h * w and MIN_ASPECT <= aspect <= MAX_ASPECT):
+                continue
+            support = _edge_support(strong, quad)
+            if support >= 0.6 and area * support > best_score:
+                best, best_score = quad, area * support
+    return best
+
+
+def _meet(l1: np.ndarray, l2: np.ndarray) -> np.ndarray | None:
+    """Where two (angle, offset) lines cross; None if they are parallel."""
+    s1, c1, s2, c2 = np.sin(l1[0]), np.cos(l1[0]), np.sin(l2[0]), np.cos(l2[0])
+    det = -s1 * c2 + c1 * s2
+    if abs(det) < 1e-3:
+        return None
+    return np.array([(l1[1] * c2 - c1 * l2[1]) / det, (-s1 * l2[1] + s2 * l1[1]) / det])
 
 
 def area_of(quad: np.ndarray) -> float:
