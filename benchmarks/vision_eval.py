@@ -6,7 +6,8 @@ Figures:
 - accuracy (of the reads it answers), error and decline rate on rendered dealer-camera frames
   (all 54 cards; the built-in deck designs and random deck styles), and "no card" on empty hoppers;
 - accuracy and decline rate on the real ``eval`` split of ``../shared/data/cards-real-dev``, per subset
-  (``--kind corner``; never trained or tuned on);
+  (``--kind corner``; never trained or tuned on), against the source's labels and, where
+  ``vision/real_label_audit.csv`` corrects some, against the audited labels too;
 - median and p99 ms to read one dealer-camera frame single-threaded (onnxruntime, one intra-op thread),
   quoted against a peer: decoding the same frame from JPEG, as the camera's stream delivers it;
 - accuracy and decline rate on rendered photos of one card on a table (``--kind frame``);
@@ -77,20 +78,24 @@ def rendered(reader: CardReader, n: int, seed: int, progress) -> tuple[dict, Poo
 
 
 def real_eval(reader: CardReader, progress) -> dict[str, dict]:
-    rows = real_rows("eval")
+    """Per subset: right / wrong / declined against the source's labels, and ``audited_*`` against
+    the audited labels (``vision/real_label_audit.csv``: crops whose source label is plainly wrong)."""
+    rows = real_rows("eval", audited=True)
     out: dict[str, dict] = {}
     task = progress.add_task("real eval crops", total=len(rows))
     for r in rows:
         img = cv2.imread(str(REAL_DIR / r["file"]), cv2.IMREAD_COLOR)
-        s = out.setdefault(r["subset"], {"n": 0, "right": 0, "wrong": 0, "declined": 0})
+        s = out.setdefault(r["subset"], Counter())
         s["n"] += 1
+        s["relabelled"] += "source_label" in r
         reading = reader.read(img, kind="corner")
-        if reading.label is None:
-            s["declined"] += 1
-        elif reading.label == r["label"]:
-            s["right"] += 1
-        else:
-            s["wrong"] += 1
+        for prefix, label in (("", r.get("source_label", r["label"])), ("audited_", r["label"])):
+            if reading.label is None:
+                s[prefix + "declined"] += 1
+            elif reading.label == label:
+                s[prefix + "right"] += 1
+            else:
+                s[prefix + "wrong"] += 1
         progress.advance(task)
     return out
 
@@ -181,6 +186,10 @@ def main() -> None:
         table.add_row(f"real eval {subset} ({s['n']}): accuracy of answers / of all",
                       f"{s['right'] / max(1, ans):.2%} / {s['right'] / s['n']:.2%}", target)
         table.add_row("  declined", f"{s['declined'] / s['n']:.2%}", "")
+        if s["relabelled"]:
+            a = s["audited_right"] + s["audited_wrong"]
+            table.add_row(f"  with {s['relabelled']} audited labels: accuracy of answers / of all",
+                          f"{s['audited_right'] / max(1, a):.2%} / {s['audited_right'] / s['n']:.2%}", "")
     table.add_row("ms per dealer frame, median / p99 (1 thread)", f"{tm['median']:.2f} / {tm['p99']:.2f}", "<= 5 ms")
     table.add_row("  CPU ms per frame, mean (wall time above includes waiting for a shared CPU)",
                   f"{tm['cpu_mean']:.2f}", "")

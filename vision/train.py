@@ -9,7 +9,8 @@ Usage (CPU; torch comes from the ``train`` extra and is never needed at run time
 Data: rendered index crops in random deck styles at any angle, crops cut by the real localizer from
 rendered dealer-window and table frames, "no card" crops, and — if ``../shared/data/cards-real-dev`` is
 beside the repository — heavily augmented crops of its ``fit`` split, each capture setup weighted about
-alike however few crops it has. Its ``eval`` split is never read. A fifth of the rendered crops go
+alike however few crops it has, with the labels of ``vision/real_label_audit.csv`` where the source's
+label is plainly wrong. Its ``eval`` split is never read. A fifth of the rendered crops go
 through a poor webcam (long motion blur, defocus, under-exposure with a colour cast, a stretched aspect).
 
 The network is a small CNN (about 0.35 M weights, 1.3 MiB as ONNX) with three heads: the card (54 labels + "no card"), the
@@ -43,6 +44,7 @@ from vision.labels import LABELS, index, rank_index, suit_index
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PATH = REPO / "vision" / "models" / "card_corner.onnx"
 REAL_DIR = REPO.parent / "shared" / "data" / "cards-real-dev"
+AUDIT_PATH = REPO / "vision" / "real_label_audit.csv"  # source labels a look at the crop contradicts
 
 
 @dataclass
@@ -82,13 +84,33 @@ def _chunk(args: tuple[str, int, int]) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(xs), np.asarray(ys, np.int64)
 
 
-def real_rows(split: str = "fit", root: Path = REAL_DIR) -> list[dict]:
-    """Rows of ``labels.csv`` of one split (``fit`` for training; ``eval`` only for reports)."""
+def real_rows(split: str = "fit", root: Path = REAL_DIR, audited: bool = False) -> list[dict]:
+    """Rows of ``labels.csv`` of one split (``fit`` for training; ``eval`` only for reports).
+
+    ``audited``: with the labels of :data:`AUDIT_PATH` where the source's label is plainly wrong (a 3
+    labelled 4, a red-ink joker labelled black); each changed row keeps its ``source_label``."""
     path = root / "labels.csv"
     if not path.exists():
         return []
     with path.open(newline="") as fh:
-        return [r for r in csv.DictReader(fh) if r["split"] == split]
+        rows = [r for r in csv.DictReader(fh) if r["split"] == split]
+    if audited:
+        fixes = label_audit()
+        for r in rows:
+            if r["file"] in fixes:
+                r["source_label"], r["label"] = r["label"], fixes[r["file"]]
+    return rows
+
+
+def label_audit(path: Path | None = None) -> dict[str, str]:
+    """The audited labels, ``{crop file: label}``: crops whose source label a look at the picture
+    plainly contradicts (``python benchmarks/vision_label_audit.py`` draws them)."""
+    with (path or AUDIT_PATH).open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for r in rows:
+        if r["label"] not in LABELS or r["source_label"] not in LABELS or r["label"] == r["source_label"]:
+            raise ValueError(f"bad label audit row: {r}")
+    return {r["file"]: r["label"] for r in rows}
 
 
 def _real_chunk(args: tuple[list[str], list[int], int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -275,7 +297,7 @@ def main(argv: list[str] | None = None) -> None:
         recipe.width = args.width
     if args.lr:
         recipe.lr = args.lr
-    rows = real_rows("fit")
+    rows = real_rows("fit", audited=True)
     frames = sorted({r["frame"] for r in rows})
     rng = np.random.default_rng(args.seed)
     held = set(rng.choice(frames, int(len(frames) * args.holdout), replace=False)) if args.holdout else set()
