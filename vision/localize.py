@@ -25,6 +25,7 @@ CARD_WIDTH = 128
 MIN_ASPECT, MAX_ASPECT = 0.52, 0.82
 # The corner region holding the index, as fractions of the card's width: large 掼蛋 indices fit too.
 CORNER_W, CORNER_H = 0.34, 0.52
+MIN_AREA, MAX_AREA = 0.04, 0.88  # a card covers this share of the frame
 WORK_SIDE = 360  # frames are searched at most this big (the warp uses the full-resolution frame)
 
 
@@ -174,7 +175,7 @@ def find_quad(frame: np.ndarray) -> np.ndarray | None:
             if len(cnt) < 40:
                 continue
             area = cv2.contourArea(cnt)
-            if area < 0.04 * area_img or area > 0.88 * area_img:
+            if area < MIN_AREA * area_img or area > MAX_AREA * area_img:
                 continue
             (cx, cy), (rw, rh), ang = cv2.minAreaRect(cnt)
             aspect = min(rw, rh) / max(rw, rh)
@@ -261,7 +262,7 @@ def _line_quad(grey: np.ndarray, strong: np.ndarray) -> np.ndarray | None:
             area = area_of(quad)
             sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
             aspect = min(sides[0] + sides[2], sides[1] + sides[3]) / max(sides[0] + sides[2], sides[1] + sides[3])
-            if not (0.04 * h * w <= area <= 0.88 * h * w and MIN_ASPECT <= aspect <= MAX_ASPECT):
+            if not (MIN_AREA * h * w <= area <= MAX_AREA * h * w and MIN_ASPECT <= aspect <= MAX_ASPECT):
                 continue
             support = _edge_support(strong, quad)
             if support >= 0.6 and area * support > best_score:
