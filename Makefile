@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: run test lint system bench train
+.PHONY: run test lint system bench train train-committee
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -28,6 +28,12 @@ test: $(STAMP) system lint
 train: $(STAMP)
 	$(BIN)/pip install -q -e '.[train]'
 	$(BIN)/python -m vision.train
+
+# Re-trains the reader's other two committee members (about 45 min each on 2 cores).
+train-committee: $(STAMP)
+	$(BIN)/pip install -q -e '.[train]'
+	$(BIN)/python -m vision.train --seed 2026 --out vision/models/card_corner_b.onnx
+	$(BIN)/python -m vision.train --seed 7 --out vision/models/card_corner_c.onnx
 
 # The peers the benchmarks compare against (RLCard) live in their own environment, never in .venv.
 .benchvenv/.installed:

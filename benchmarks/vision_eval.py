@@ -7,11 +7,13 @@ Figures:
   (all 54 cards; the built-in deck designs and random deck styles), and "no card" on empty hoppers;
 - accuracy and decline rate on the real ``eval`` split of ``../shared/data/cards-real-dev``, per subset
   (``--kind corner``; never trained or tuned on), against the source's labels and, where
-  ``vision/real_label_audit.csv`` corrects some, against the audited labels too;
+  ``vision/real_label_audit.csv`` corrects some, against the audited labels too; as a peer, the same
+  crops read by the first model alone, without the committee;
 - median and p99 ms to read one dealer-camera frame single-threaded (onnxruntime, one intra-op thread),
   quoted against a peer: decoding the same frame from JPEG, as the camera's stream delivers it;
-- accuracy and decline rate on rendered photos of one card on a table (``--kind frame``);
-- the model's size;
+- accuracy and decline rate on rendered photos of one card on a table (``--kind frame``), by the
+  committee and by the first model alone;
+- the models' size (all the committee's files);
 - over simulated deals, each card's probabilities drawn from the reader's real reads of that card in
   the rendered run: the share of deals whose hands come out exactly right after deck decoding. A deal
   is seen by one camera: the rig's colour camera (frames drawn from the colour renders), or a
@@ -37,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from vision.decode import decode_deal  # noqa: E402
 from vision.labels import LABELS  # noqa: E402
-from vision.reader import MODEL_PATH, CardReader, is_colourless  # noqa: E402
+from vision.reader import CardReader, is_colourless  # noqa: E402
 from vision.render import DESIGNS, render_table_frame, render_window_frame  # noqa: E402
 from vision.train import REAL_DIR, real_rows  # noqa: E402
 
@@ -154,14 +156,18 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=1000)
     ap.add_argument("--photos", type=int, default=1000, help="rendered table photos read as --kind frame")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--model", type=Path, default=MODEL_PATH)
+    ap.add_argument("--model", type=Path, default=None, help="read with this model (default: the committee)")
+    ap.add_argument("--committee", type=Path, nargs="*", default=(), help="more models with --model")
     args = ap.parse_args()
     console = Console(width=140)
-    reader = CardReader(args.model, threads=1)
+    reader = CardReader(args.model, threads=1, committee=args.committee)
+    alone = CardReader(reader.paths[0], threads=1)  # peer: the first model without the committee
     with Progress(console=console, transient=True) as progress:
         ren, pools, frames = rendered(reader, args.frames, args.seed, progress)
         real = real_eval(reader, progress)
+        real_alone = real_eval(alone, progress) if len(reader.paths) > 1 else real
         ph = table_photos(reader, args.photos, args.seed + 3, progress)
+        ph_alone = table_photos(alone, args.photos, args.seed + 3, progress) if len(reader.paths) > 1 else ph
     tm = timing(reader, frames[:500])
     dls = {k: deals(p, args.deals, args.seed + 7) for k, p in pools.items()}
     dl = dls["colour"]
@@ -178,6 +184,9 @@ def main() -> None:
     table.add_row(f"rendered table photos ({ph['n']}, --kind frame): accuracy of answers",
                   f"{ph['right'] / max(1, ph['right'] + ph['wrong']):.2%}", "")
     table.add_row("  wrong / declined", f"{ph['wrong'] / ph['n']:.2%} / {ph['declined'] / ph['n']:.2%}", "")
+    table.add_row("  peer, the first model alone: accuracy of answers / wrong / declined",
+                  f"{ph_alone['right'] / max(1, ph_alone['right'] + ph_alone['wrong']):.2%} / "
+                  f"{ph_alone['wrong'] / ph['n']:.2%} / {ph_alone['declined'] / ph['n']:.2%}", "")
     if not real:
         table.add_row("real eval split", f"not found at {REAL_DIR}", "")
     for subset, s in sorted(real.items()):
@@ -190,12 +199,18 @@ def main() -> None:
             a = s["audited_right"] + s["audited_wrong"]
             table.add_row(f"  with {s['relabelled']} audited labels: accuracy of answers / of all",
                           f"{s['audited_right'] / max(1, a):.2%} / {s['audited_right'] / s['n']:.2%}", "")
+        if real_alone is not real:
+            p = real_alone[subset]
+            table.add_row("  peer, the first model alone: accuracy of answers / declined",
+                          f"{p['right'] / max(1, p['right'] + p['wrong']):.2%} / {p['declined'] / p['n']:.2%}", "")
     table.add_row("ms per dealer frame, median / p99 (1 thread)", f"{tm['median']:.2f} / {tm['p99']:.2f}", "<= 5 ms")
     table.add_row("  CPU ms per frame, mean (wall time above includes waiting for a shared CPU)",
                   f"{tm['cpu_mean']:.2f}", "")
     table.add_row("  peer: JPEG decode of the same frame, median ms",
                   f"{tm['peer_median']:.2f} (read = {tm['median'] / tm['peer_median']:.1f}x)", "")
-    table.add_row("model size", f"{args.model.stat().st_size / 1024:.0f} KiB", "<= 2048 KiB")
+    size = sum(path.stat().st_size for path in reader.paths)
+    table.add_row(f"model size ({len(reader.paths)} file{'s' * (len(reader.paths) > 1)})", f"{size / 1024:.0f} KiB",
+                  "<= 2048 KiB")
     table.add_row(f"simulated 54-card deals ({dl['deals']}), the rig's colour camera: exactly right after decoding",
                   f"{dl['exact']:.2%}", ">= 99.9%")
     table.add_row("  wrong with a card not flagged unsure (silently wrong)", f"{dl['silent']:.2%}", "0")

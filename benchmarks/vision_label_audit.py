@@ -51,12 +51,16 @@ def main() -> None:
         if image is None:
             sys.exit(f"cannot read {REAL_DIR / r['file']} (are the real photos beside the repository?)")
         tiles.append(thumb(image, f"source {r['source_label']}", f"seen {r['label']} ({split.get(r['file'], '?')})"))
-    blank = np.full_like(tiles[0], 255)
-    tiles += [blank] * (-len(tiles) % COLUMNS)
-    sheet = np.vstack([np.hstack(tiles[i:i + COLUMNS]) for i in range(0, len(tiles), COLUMNS)])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(args.out), sheet, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+    save_sheet(tiles, args.out)
     print(f"{len(rows)} audited crops drawn to {args.out} ({args.out.stat().st_size // 1024} KiB)")
+
+
+def save_sheet(tiles: list[np.ndarray], out: Path) -> None:
+    """The tiles in rows of ``COLUMNS``, as a PNG."""
+    tiles = tiles + [np.full_like(tiles[0], 255)] * (-len(tiles) % COLUMNS)
+    sheet = np.vstack([np.hstack(tiles[i:i + COLUMNS]) for i in range(0, len(tiles), COLUMNS)])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(out), sheet, [cv2.IMWRITE_PNG_COMPRESSION, 9])
 
 
 if __name__ == "__main__":

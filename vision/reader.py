@@ -9,6 +9,13 @@ Usage::
     r = reader.read(crop, kind="corner")         # a crop of one corner index, any rotation
     r = reader.read_votes([f1, f2, f3])          # several frames of the same card
 
+Pictures from cameras the rig does not know (``frame`` and ``corner``) are read by a committee of
+independently trained models (:data:`COMMITTEE_PATHS`): their evidence is pooled, and the reading is
+declined unless every member picks the same card. Near-clones of one network agree where the picture
+is clear and part ways where it is not (a dark, motion-blurred webcam crop), which a single model's
+confidence does not show. The dealer camera's ``window`` frames, a view the models are trained on,
+are read by the first member alone, inside the rig's time budget.
+
 ``Reading.probs`` is the (54,) distribution over ``LABELS`` (uniform when there is nothing to read), which
 is what :func:`vision.decode.decode_deal` takes. ``Reading.crops`` are the corner crops the decision
 rests on (the evidence kept in the journal).
@@ -26,8 +33,11 @@ from vision.corner_data import MODEL_SIZE, NONE_CLASS, to_input
 from vision.labels import LABELS, RANK_CLASSES, SUIT_CLASSES, rank_index, suit_index
 from vision.localize import localize, nominal_window_cards
 
-MODEL_PATH = Path(__file__).resolve().parent / "models" / "card_corner.onnx"
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+MODEL_PATH = MODEL_DIR / "card_corner.onnx"  # the first member: the one the dealer camera uses
+COMMITTEE_PATHS = (MODEL_PATH, MODEL_DIR / "card_corner_b.onnx", MODEL_DIR / "card_corner_c.onnx")
 KINDS = ("window", "frame", "corner")
+COMMITTEE_KINDS = ("frame", "corner")  # pictures from unknown cameras: answered only if all members agree
 # Decline below these confidences (a wrong answer is worse than a declined one).
 MIN_CONFIDENCE = {"window": 0.6, "frame": 0.6, "corner": 0.40}
 # ... and when the first choice is not clearly ahead of the second (e.g. the two jokers in greyscale).
@@ -58,30 +68,65 @@ def _uniform() -> np.ndarray:
 class CardReader:
     """Reads cards from images with the committed ONNX model.
 
-    ``model_path``: another ONNX model; ``threads``: onnxruntime intra-op threads;
+    ``model_path``: read with this ONNX model alone (plus ``committee``, if given); by default the
+    committed models, :data:`COMMITTEE_PATHS`. ``threads``: onnxruntime intra-op threads;
     ``min_confidence``: decline thresholds per kind (defaults: :data:`MIN_CONFIDENCE`).
     """
 
     def __init__(self, model_path: str | Path | None = None, threads: int = 1,
-                 min_confidence: dict[str, float] | None = None) -> None:
+                 min_confidence: dict[str, float] | None = None,
+                 committee: list[str | Path] | tuple[str | Path, ...] = ()) -> None:
         import onnxruntime as ort
 
-        path = Path(model_path) if model_path is not None else MODEL_PATH
-        if not path.exists():
-            raise FileNotFoundError(f"card model not found: {path}")
+        if model_path is None and not committee:
+            paths = [MODEL_PATH] + [p for p in COMMITTEE_PATHS[1:] if p.exists()]
+        else:
+            paths = [Path(p) for p in ([model_path] if model_path is not None else []) + list(committee)]
+        for path in paths:
+            if not path.exists():
+                raise FileNotFoundError(f"card model not found: {path}")
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.paths = paths
+        self._open = lambda path: ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.session = self._open(paths[0])
+        self._sessions: list | None = None  # the whole committee, opened when first needed
         self.min_confidence = dict(MIN_CONFIDENCE, **(min_confidence or {}))
+
+    @property
+    def sessions(self) -> list:
+        """The committee's onnxruntime sessions, the first model's first."""
+        if self._sessions is None:
+            self._sessions = [self.session] + [self._open(p) for p in self.paths[1:]]
+        return self._sessions
 
     # ------------------------------------------------------------------ the classifier
     def log_probs(self, crops: list[np.ndarray], colourless: bool = False) -> np.ndarray:
-        """(n, 55) log-probabilities (54 labels + "no card") for corner crops of any size.
-        ``colourless``: the picture has no colour at all (a greyscale camera or photo)."""
+        """(n, 55) log-probabilities (54 labels + "no card") by the first model, for corner crops of
+        any size. ``colourless``: the picture has no colour at all (a greyscale camera or photo)."""
+        return self._member_log_probs(self.session, self._batch(crops), colourless)
+
+    def committee_log_probs(self, crops: list[np.ndarray], colourless: bool = False) -> np.ndarray:
+        """(members, n, 55): :meth:`log_probs` by every model of the committee."""
+        x = self._batch(crops)
+        return np.stack([self._member_log_probs(s, x, colourless) for s in self.sessions])
+
+    def _lp(self, crops: list[np.ndarray], colourless: bool, kind: str) -> np.ndarray:
+        """(members, n, 55) for this kind of picture: the whole committee, or the first model alone."""
+        if kind in COMMITTEE_KINDS:
+            return self.committee_log_probs(crops, colourless)
+        return self.log_probs(crops, colourless)[None]
+
+    @staticmethod
+    def _batch(crops: list[np.ndarray]) -> np.ndarray:
         x = np.stack([to_input(c) for c in crops]).astype(np.float32).transpose(0, 3, 1, 2)
-        card, rank, suit = self.session.run(None, {"image": np.ascontiguousarray(x)})
+        return np.ascontiguousarray(x)
+
+    @staticmethod
+    def _member_log_probs(session, x: np.ndarray, colourless: bool) -> np.ndarray:
+        card, rank, suit = session.run(None, {"image": x})
         if colourless:  # the two jokers then differ only by shade, which lighting can fake: make them even
             card = card.copy()
             card[:, _JOKERS] = card[:, _JOKERS].mean(axis=1, keepdims=True)
@@ -94,9 +139,13 @@ class CardReader:
         return lc
 
     def _decide(self, lp: np.ndarray, kind: str, crops: list[np.ndarray]) -> Reading:
-        """One reading from the summed log-probabilities of its crops (a geometric mean)."""
-        lp = lp - _logsumexp(lp[None])[0]
-        p = np.exp(lp)
+        """One reading from the evidence of its crops: (members, 55) log-probabilities, each the mean
+        over the crops. The members are pooled (a geometric mean); if they pick different cards, the
+        reading is declined."""
+        lp = lp - _logsumexp(lp)
+        picks = set(lp[:, :NONE_CLASS].argmax(axis=1).tolist())
+        pooled = lp.mean(axis=0)
+        p = np.exp(pooled - _logsumexp(pooled[None])[0])
         probs = p[:NONE_CLASS] / max(p[:NONE_CLASS].sum(), 1e-12)
         best = int(probs.argmax())
         confidence = float(p[best])
@@ -105,50 +154,56 @@ class CardReader:
                 return Reading(None, confidence, probs, crops)
             return Reading(None, 0.0, _uniform(), [], found=False)
         second = float(np.partition(p[:NONE_CLASS], -2)[-2])
-        sure = confidence >= self.min_confidence[kind] and confidence - second >= MIN_MARGIN
+        sure = confidence >= self.min_confidence[kind] and confidence - second >= MIN_MARGIN and len(picks) == 1
         label = LABELS[best] if sure else None
         return Reading(label, confidence, probs, crops)
 
     def _evidence(self, image: np.ndarray, kind: str) -> tuple[np.ndarray, list[np.ndarray]] | None:
-        """The mean log-probabilities over the image's crops, and the crops; None if no card."""
+        """The image's evidence, (members, 55) mean log-probabilities over its crops, and the crops;
+        None if there is no card."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
             raise ValueError("not an image")
+        members = len(self.paths) if kind in COMMITTEE_KINDS else 1
         if is_flat(image):  # too dark or too washed out to show an index: unsure, but not "no card"
-            return np.full(NONE_CLASS + 1, -np.log(NONE_CLASS + 1.0)), [image]
+            return np.full((members, NONE_CLASS + 1), -np.log(NONE_CLASS + 1.0)), [image]
         grey = is_colourless(image)
         if kind == "corner":
-            return self._as_corner(image, grey, framings=True)
+            return self._as_corner(image, grey, kind, framings=True)
         found = localize(image)
         if found is not None:
-            lp = _pool_corners(self.log_probs(found.corners, grey))
-            if kind == "frame" and np.exp(lp[:NONE_CLASS].max()) < self.min_confidence[kind]:
-                # an unsure outline in a photo may be the wrong shape (a close-up of the index, a box
-                # on the table): the picture read as one corner may say more
-                lp2, crops2 = self._as_corner(image, grey)
-                if lp2[:NONE_CLASS].max() > lp[:NONE_CLASS].max() and np.exp(lp2[NONE_CLASS]) < 0.5:
+            per_corner = self._lp(found.corners, grey, kind)
+            lp = _pool_corners(per_corner)
+            sure_corner = max(_best_label(per_corner[:, k]) for k in range(per_corner.shape[1]))
+            if kind == "frame" and np.exp(sure_corner) < self.min_confidence[kind]:
+                # an outline in a photo none of whose corners shows a clear index may be the wrong
+                # shape (a close-up of the index, a box on the table): the picture read as one corner
+                # may say more
+                lp2, crops2 = self._as_corner(image, grey, kind)
+                if _best_label(lp2) > _best_label(lp) and _no_card(lp2) < 0.5:
                     return lp2, crops2
             return lp, found.corners
         if kind == "window":  # the outline was lost: read the card where the rig holds it
             best = None
             for guess in nominal_window_cards(image):
-                lp = _pool_corners(self.log_probs(guess.corners, grey))
-                if best is None or lp[:NONE_CLASS].max() > best[0][:NONE_CLASS].max():
+                lp = _pool_corners(self._lp(guess.corners, grey, kind))
+                if best is None or _best_label(lp) > _best_label(best[0]):
                     best = (lp, guess.corners)
-            if best is not None and np.exp(best[0][NONE_CLASS]) > 0.5:
+            if best is not None and _no_card(best[0]) > 0.5:
                 return None  # nothing there: an empty hopper
             return best
         # no card outline in a photo: perhaps it is a close-up of the index itself
-        lp, crops = self._as_corner(image, grey)
-        return None if np.exp(lp[NONE_CLASS]) > 0.5 else (lp, crops)
+        lp, crops = self._as_corner(image, grey, kind)
+        return None if _no_card(lp) > 0.5 else (lp, crops)
 
-    def _as_corner(self, image: np.ndarray, grey: bool, framings: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
+    def _as_corner(self, image: np.ndarray, grey: bool, kind: str,
+                   framings: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
         """A picture of one corner index, read at every quarter turn, the evidence pooled;
         ``framings``: also at a tighter and a looser framing (how much margin a crop has is unknown)."""
         views = corner_framings(image) if framings else [image]
         crops = [np.ascontiguousarray(np.rot90(to_input(view), k)) for view in views for k in range(4)]
-        return self.log_probs(crops, grey).mean(axis=0), [image]
+        return self._lp(crops, grey, kind).mean(axis=1), [image]
 
     # ------------------------------------------------------------------ public
     def read(self, image: np.ndarray, kind: str = "window") -> Reading:
@@ -158,6 +213,14 @@ class CardReader:
         if ev is None:
             return Reading(None, 0.0, _uniform(), [], found=False)
         return self._decide(ev[0], kind, ev[1])
+
+    def member_choices(self, image: np.ndarray, kind: str = "corner") -> list[str | None]:
+        """Each member's first choice for the image (one for a ``window`` frame, which the first
+        model reads alone); None where there is no card. Shows why the committee declined."""
+        ev = self._evidence(image, kind)
+        if ev is None:
+            return [None] * (len(self.paths) if kind in COMMITTEE_KINDS else 1)
+        return [LABELS[int(i)] for i in ev[0][:, :NONE_CLASS].argmax(axis=1)]
 
     def read_votes(self, frames: list[np.ndarray], kind: str = "window") -> Reading:
         """One reading from several frames of the same card: their evidence is pooled (frames
@@ -191,10 +254,23 @@ def corner_framings(image: np.ndarray) -> list[np.ndarray]:
 
 
 def _pool_corners(lp: np.ndarray) -> np.ndarray:
-    """One card's evidence from its corners: the mean log-probabilities of the corners that show an
-    index (one may be covered by a thumb, glare or a bad cut); all of them if none does."""
-    shows = lp[:, NONE_CLASS] < np.log(0.5)
-    return (lp[shows] if shows.any() else lp).mean(axis=0)
+    """One card's evidence from its corners, (members, 55) from (members, corners, 55): the mean
+    log-probabilities of the corners that show an index (one may be covered by a thumb, glare or a bad
+    cut); all of them if none does."""
+    shows = lp.mean(axis=0)[:, NONE_CLASS] < np.log(0.5)
+    return (lp[:, shows] if shows.any() else lp).mean(axis=1)
+
+
+def _best_label(lp: np.ndarray) -> float:
+    """The members' mean log-probability of their likeliest card, the two jokers counted as one (in
+    greyscale a joker is sure to be one, and only its colour is open)."""
+    mean = lp.mean(axis=0)[:NONE_CLASS]
+    return float(max(np.delete(mean, _JOKERS).max(), np.logaddexp(*mean[_JOKERS])))
+
+
+def _no_card(lp: np.ndarray) -> float:
+    """The members' mean probability that the crops show no card index."""
+    return float(np.exp(lp.mean(axis=0)[NONE_CLASS]))
 
 
 def is_colourless(image: np.ndarray) -> bool:
@@ -224,4 +300,4 @@ def _logsumexp(a: np.ndarray) -> np.ndarray:
     return mx + np.log(np.exp(a - mx).sum(axis=-1, keepdims=True))
 
 
-__all__ = ["CardReader", "Reading", "MODEL_PATH", "MODEL_SIZE", "KINDS"]
+__all__ = ["CardReader", "Reading", "MODEL_PATH", "COMMITTEE_PATHS", "MODEL_SIZE", "KINDS"]
