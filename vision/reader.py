@@ -175,13 +175,13 @@ class CardReader:
         if found is not None:
             per_corner = self._lp(found.corners, grey, kind)
             lp = _pool_corners(per_corner)
-            sure_corner = max(_best_label(per_corner[:, k]) for k in range(per_corner.shape[1]))
+            sure_corner = max(_best_label(per_corner[:, k], jokers_as_one=True) for k in range(per_corner.shape[1]))
             if kind == "frame" and np.exp(sure_corner) < self.min_confidence[kind]:
                 # an outline in a photo none of whose corners shows a clear index may be the wrong
                 # shape (a close-up of the index, a box on the table): the picture read as one corner
                 # may say more
                 lp2, crops2 = self._as_corner(image, grey, kind)
-                if _best_label(lp2) > _best_label(lp) and _no_card(lp2) < 0.5:
+                if _best_label(lp2, True) > _best_label(lp, True) and _no_card(lp2) < 0.5:
                     return lp2, crops2
             return lp, found.corners
         if kind == "window":  # the outline was lost: read the card where the rig holds it
@@ -261,10 +261,12 @@ def _pool_corners(lp: np.ndarray) -> np.ndarray:
     return (lp[:, shows] if shows.any() else lp).mean(axis=1)
 
 
-def _best_label(lp: np.ndarray) -> float:
-    """The members' mean log-probability of their likeliest card, the two jokers counted as one (in
-    greyscale a joker is sure to be one, and only its colour is open)."""
+def _best_label(lp: np.ndarray, jokers_as_one: bool = False) -> float:
+    """The members' mean log-probability of their likeliest card; ``jokers_as_one``: the two jokers
+    counted as one card (in greyscale a joker is sure to be one, and only its colour is open)."""
     mean = lp.mean(axis=0)[:NONE_CLASS]
+    if not jokers_as_one:
+        return float(mean.max())
     return float(max(np.delete(mean, _JOKERS).max(), np.logaddexp(*mean[_JOKERS])))
 
 
