@@ -124,6 +124,21 @@ class Table:
         self.rig.close()
         self.journal.close()
 
+    def why_stopped(self, result: Any) -> str:
+        """For a failing assertion: the deal's message and, for each card its problems name, the
+        journal's reads of it (index, confidence, the three likeliest labels, the evidence image)."""
+        from vision.labels import LABELS
+
+        named = {w for p in result.problems for w in p.replace("(", " ").split() if w in LABELS}
+        lines = [str(result.message)]
+        for row in self.journal.rows(result.round):
+            d = row.data
+            if row.kind == "card_read" and (d.get("label") in named or d.get("unsure")):
+                top = sorted(range(len(d["probs"])), key=lambda i: -d["probs"][i])[:3]
+                lines.append(f"card {d['index']}: {d['label']} {d['confidence']} "
+                             f"{[(LABELS[i], d['probs'][i]) for i in top]} image {row.image}")
+        return "\n".join(lines)
+
 
 def seats_of(game: str) -> int:
     return 3 if game == "wakeng" else 4

@@ -37,7 +37,7 @@ def test_four_deals_equal_the_truth(game, tmp_path, reader):
                 truth_path.unlink(missing_ok=True)
                 fair = k % 2 == 0
                 result, events = table.deal(game, first_seat=k % (3 if game == "wakeng" else 4), fair=fair)
-                assert result.status == "done", (result.message, result.problems)
+                assert result.status == "done", table.why_stopped(result)
                 truth = read_truth(truth_path)
                 assert_equals_truth(game, result.record, truth)
                 plan_total = sum(len(h) for h in truth["hands"]) + len(truth["bottom"])
