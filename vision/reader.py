@@ -165,9 +165,8 @@ class CardReader:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
             raise ValueError("not an image")
-        members = len(self.paths) if kind in COMMITTEE_KINDS else 1
         if is_flat(image):  # too dark or too washed out to show an index: unsure, but not "no card"
-            return np.full((members, NONE_CLASS + 1), -np.log(NONE_CLASS + 1.0)), [image]
+            return np.full((self._members(kind), NONE_CLASS + 1), -np.log(NONE_CLASS + 1.0)), [image]
         grey = is_colourless(image)
         if kind == "corner":
             return self._as_corner(image, grey, kind, framings=True)
@@ -175,13 +174,12 @@ class CardReader:
         if found is not None:
             per_corner = self._lp(found.corners, grey, kind)
             lp = _pool_corners(per_corner)
-            sure_corner = max(_best_label(per_corner[:, k], jokers_as_one=True) for k in range(per_corner.shape[1]))
-            if kind == "frame" and np.exp(sure_corner) < self.min_confidence[kind]:
+            if kind == "frame" and not self._a_corner_is_clear(per_corner):
                 # an outline in a photo none of whose corners shows a clear index may be the wrong
                 # shape (a close-up of the index, a box on the table): the picture read as one corner
                 # may say more
                 lp2, crops2 = self._as_corner(image, grey, kind)
-                if _best_label(lp2, True) > _best_label(lp, True) and _no_card(lp2) < 0.5:
+                if _best_label(lp2, jokers_as_one=True) > _best_label(lp, jokers_as_one=True) and _no_card(lp2) < 0.5:
                     return lp2, crops2
             return lp, found.corners
         if kind == "window":  # the outline was lost: read the card where the rig holds it
@@ -196,6 +194,15 @@ class CardReader:
         # no card outline in a photo: perhaps it is a close-up of the index itself
         lp, crops = self._as_corner(image, grey, kind)
         return None if _no_card(lp) > 0.5 else (lp, crops)
+
+    def _members(self, kind: str) -> int:
+        """How many models read this kind of picture."""
+        return len(self.paths) if kind in COMMITTEE_KINDS else 1
+
+    def _a_corner_is_clear(self, per_corner: np.ndarray) -> bool:
+        """Some corner, read alone, shows a card surely enough to answer (the jokers as one card)."""
+        best = max(_best_label(per_corner[:, k], jokers_as_one=True) for k in range(per_corner.shape[1]))
+        return bool(np.exp(best) >= self.min_confidence["frame"])
 
     def _as_corner(self, image: np.ndarray, grey: bool, kind: str,
                    framings: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -219,7 +226,7 @@ class CardReader:
         model reads alone); None where there is no card. Shows why the committee declined."""
         ev = self._evidence(image, kind)
         if ev is None:
-            return [None] * (len(self.paths) if kind in COMMITTEE_KINDS else 1)
+            return [None] * self._members(kind)
         return [LABELS[int(i)] for i in ev[0][:, :NONE_CLASS].argmax(axis=1)]
 
     def read_votes(self, frames: list[np.ndarray], kind: str = "window") -> Reading:
