@@ -14,7 +14,8 @@ independently trained models (:data:`COMMITTEE_PATHS`): their evidence is pooled
 declined unless every member picks the same card. Near-clones of one network agree where the picture
 is clear and part ways where it is not (a dark, motion-blurred webcam crop), which a single model's
 confidence does not show. The dealer camera's ``window`` frames, a view the models are trained on,
-are read by the first member alone, inside the rig's time budget.
+are read by the first member alone, inside the rig's time budget; only a frame it is not sure of
+(below :data:`CONSULT_BELOW`, a few in a hundred) is read again by all three, their evidence pooled.
 
 ``Reading.probs`` is the (54,) distribution over ``LABELS`` (uniform when there is nothing to read), which
 is what :func:`vision.decode.decode_deal` takes. ``Reading.crops`` are the corner crops the decision
@@ -38,6 +39,8 @@ MODEL_PATH = MODEL_DIR / "card_corner.onnx"  # the first member: the one the dea
 COMMITTEE_PATHS = (MODEL_PATH, MODEL_DIR / "card_corner_b.onnx", MODEL_DIR / "card_corner_c.onnx")
 KINDS = ("window", "frame", "corner")
 COMMITTEE_KINDS = ("frame", "corner")  # pictures from unknown cameras: answered only if all members agree
+# A dealer-window read less sure than this is read again by the whole committee, their evidence pooled.
+CONSULT_BELOW = 0.99
 # Decline below these confidences (a wrong answer is worse than a declined one).
 MIN_CONFIDENCE = {"window": 0.6, "frame": 0.6, "corner": 0.40}
 # ... and when the first choice is not clearly ahead of the second (e.g. the two jokers in greyscale).
@@ -113,9 +116,10 @@ class CardReader:
         x = self._batch(crops)
         return np.stack([self._member_log_probs(s, x, colourless) for s in self.sessions])
 
-    def _lp(self, crops: list[np.ndarray], colourless: bool, kind: str) -> np.ndarray:
-        """(members, n, 55) for this kind of picture: the whole committee, or the first model alone."""
-        if kind in COMMITTEE_KINDS:
+    def _lp(self, crops: list[np.ndarray], colourless: bool, kind: str, everyone: bool = False) -> np.ndarray:
+        """(members, n, 55) for this kind of picture: the whole committee, or the first model alone
+        (``everyone``: the whole committee whatever the kind)."""
+        if everyone or kind in COMMITTEE_KINDS:
             return self.committee_log_probs(crops, colourless)
         return self.log_probs(crops, colourless)[None]
 
@@ -140,10 +144,10 @@ class CardReader:
 
     def _decide(self, lp: np.ndarray, kind: str, crops: list[np.ndarray]) -> Reading:
         """One reading from the evidence of its crops: (members, 55) log-probabilities, each the mean
-        over the crops. The members are pooled (a geometric mean); if they pick different cards, the
-        reading is declined."""
+        over the crops. The members are pooled (a geometric mean); if they pick different cards in a
+        picture from an unknown camera (:data:`COMMITTEE_KINDS`), the reading is declined."""
         lp = lp - _logsumexp(lp)
-        picks = set(lp[:, :NONE_CLASS].argmax(axis=1).tolist())
+        picks = set(lp[:, :NONE_CLASS].argmax(axis=1).tolist()) if kind in COMMITTEE_KINDS else {0}
         pooled = lp.mean(axis=0)
         p = np.exp(pooled - _logsumexp(pooled[None])[0])
         probs = p[:NONE_CLASS] / max(p[:NONE_CLASS].sum(), 1e-12)
@@ -158,21 +162,22 @@ class CardReader:
         label = LABELS[best] if sure else None
         return Reading(label, confidence, probs, crops)
 
-    def _evidence(self, image: np.ndarray, kind: str) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    def _evidence(self, image: np.ndarray, kind: str,
+                  everyone: bool = False) -> tuple[np.ndarray, list[np.ndarray]] | None:
         """The image's evidence, (members, 55) mean log-probabilities over its crops, and the crops;
-        None if there is no card."""
+        None if there is no card. ``everyone``: read by the whole committee whatever the kind."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
             raise ValueError("not an image")
         if is_flat(image):  # too dark or too washed out to show an index: unsure, but not "no card"
-            return np.full((self._members(kind), NONE_CLASS + 1), -np.log(NONE_CLASS + 1.0)), [image]
+            return np.full((self._members(kind, everyone), NONE_CLASS + 1), -np.log(NONE_CLASS + 1.0)), [image]
         grey = is_colourless(image)
         if kind == "corner":
             return self._as_corner(image, grey, kind, framings=True)
         found = localize(image)
         if found is not None:
-            per_corner = self._lp(found.corners, grey, kind)
+            per_corner = self._lp(found.corners, grey, kind, everyone)
             lp = _pool_corners(per_corner)
             if kind == "frame" and not self._a_corner_is_clear(per_corner):
                 # an outline in a photo none of whose corners shows a clear index may be the wrong
@@ -185,7 +190,7 @@ class CardReader:
         if kind == "window":  # the outline was lost: read the card where the rig holds it
             best = None
             for guess in nominal_window_cards(image):
-                lp = _pool_corners(self._lp(guess.corners, grey, kind))
+                lp = _pool_corners(self._lp(guess.corners, grey, kind, everyone))
                 if best is None or _best_label(lp) > _best_label(best[0]):
                     best = (lp, guess.corners)
             if best is not None and _no_card(best[0]) > 0.5:
@@ -195,9 +200,9 @@ class CardReader:
         lp, crops = self._as_corner(image, grey, kind)
         return None if _no_card(lp) > 0.5 else (lp, crops)
 
-    def _members(self, kind: str) -> int:
+    def _members(self, kind: str, everyone: bool = False) -> int:
         """How many models read this kind of picture."""
-        return len(self.paths) if kind in COMMITTEE_KINDS else 1
+        return len(self.paths) if everyone or kind in COMMITTEE_KINDS else 1
 
     def _a_corner_is_clear(self, per_corner: np.ndarray) -> bool:
         """Some corner, read alone, shows a card surely enough to answer (the jokers as one card)."""
@@ -216,10 +221,7 @@ class CardReader:
     def read(self, image: np.ndarray, kind: str = "window") -> Reading:
         """Read one image. ``kind``: ``window`` (the dealer camera), ``frame`` (a card anywhere in a
         photo) or ``corner`` (a crop of one corner index)."""
-        ev = self._evidence(image, kind)
-        if ev is None:
-            return Reading(None, 0.0, _uniform(), [], found=False)
-        return self._decide(ev[0], kind, ev[1])
+        return self.read_votes([image], kind)
 
     def member_choices(self, image: np.ndarray, kind: str = "corner") -> list[str | None]:
         """Each member's first choice for the image (one for a ``window`` frame, which the first
@@ -231,10 +233,18 @@ class CardReader:
 
     def read_votes(self, frames: list[np.ndarray], kind: str = "window") -> Reading:
         """One reading from several frames of the same card: their evidence is pooled (frames
-        without a card are skipped); declines if no frame shows a card or the pool is unsure."""
+        without a card are skipped); declines if no frame shows a card or the pool is unsure. A
+        dealer-window reading below :data:`CONSULT_BELOW` is made again by the whole committee."""
+        reading = self._pooled(frames, kind)
+        if (kind == "window" and reading.found and len(self.paths) > 1
+                and (reading.label is None or reading.confidence < CONSULT_BELOW)):
+            reading = self._pooled(frames, kind, everyone=True)
+        return reading
+
+    def _pooled(self, frames: list[np.ndarray], kind: str, everyone: bool = False) -> Reading:
         lps, crops = [], []
         for f in frames:
-            ev = self._evidence(f, kind)
+            ev = self._evidence(f, kind, everyone)
             if ev is not None:
                 lps.append(ev[0])
                 crops += ev[1]
