@@ -147,7 +147,7 @@ class CardReader:
         over the crops. The members are pooled (a geometric mean); if they pick different cards in a
         picture from an unknown camera (:data:`COMMITTEE_KINDS`), the reading is declined."""
         lp = lp - _logsumexp(lp)
-        picks = set(lp[:, :NONE_CLASS].argmax(axis=1).tolist()) if kind in COMMITTEE_KINDS else {0}
+        agreed = kind not in COMMITTEE_KINDS or len(set(lp[:, :NONE_CLASS].argmax(axis=1).tolist())) == 1
         pooled = lp.mean(axis=0)
         p = np.exp(pooled - _logsumexp(pooled[None])[0])
         probs = p[:NONE_CLASS] / max(p[:NONE_CLASS].sum(), 1e-12)
@@ -158,14 +158,16 @@ class CardReader:
                 return Reading(None, confidence, probs, crops)
             return Reading(None, 0.0, _uniform(), [], found=False)
         second = float(np.partition(p[:NONE_CLASS], -2)[-2])
-        sure = confidence >= self.min_confidence[kind] and confidence - second >= MIN_MARGIN and len(picks) == 1
+        sure = confidence >= self.min_confidence[kind] and confidence - second >= MIN_MARGIN and agreed
         label = LABELS[best] if sure else None
         return Reading(label, confidence, probs, crops)
 
     def _evidence(self, image: np.ndarray, kind: str,
-                  everyone: bool = False) -> tuple[np.ndarray, list[np.ndarray]] | None:
+                  everyone: bool = False, outlines: dict | None = None) -> tuple[np.ndarray, list[np.ndarray]] | None:
         """The image's evidence, (members, 55) mean log-probabilities over its crops, and the crops;
-        None if there is no card. ``everyone``: read by the whole committee whatever the kind."""
+        None if there is no card. ``everyone``: read by the whole committee whatever the kind;
+        ``outlines``: the card outlines already found, by ``id(image)`` (a second look at the same
+        frames need not search again)."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
@@ -175,7 +177,10 @@ class CardReader:
         grey = is_colourless(image)
         if kind == "corner":
             return self._as_corner(image, grey, kind, framings=True)
-        found = localize(image)
+        outlines = {} if outlines is None else outlines
+        if id(image) not in outlines:
+            outlines[id(image)] = localize(image)
+        found = outlines[id(image)]
         if found is not None:
             per_corner = self._lp(found.corners, grey, kind, everyone)
             lp = _pool_corners(per_corner)
@@ -235,16 +240,17 @@ class CardReader:
         """One reading from several frames of the same card: their evidence is pooled (frames
         without a card are skipped); declines if no frame shows a card or the pool is unsure. A
         dealer-window reading below :data:`CONSULT_BELOW` is made again by the whole committee."""
-        reading = self._pooled(frames, kind)
+        outlines: dict = {}
+        reading = self._pooled(frames, kind, outlines)
         if (kind == "window" and reading.found and len(self.paths) > 1
                 and (reading.label is None or reading.confidence < CONSULT_BELOW)):
-            reading = self._pooled(frames, kind, everyone=True)
+            reading = self._pooled(frames, kind, outlines, everyone=True)
         return reading
 
-    def _pooled(self, frames: list[np.ndarray], kind: str, everyone: bool = False) -> Reading:
+    def _pooled(self, frames: list[np.ndarray], kind: str, outlines: dict, everyone: bool = False) -> Reading:
         lps, crops = [], []
         for f in frames:
-            ev = self._evidence(f, kind, everyone)
+            ev = self._evidence(f, kind, everyone, outlines)
             if ev is not None:
                 lps.append(ev[0])
                 crops += ev[1]
