@@ -209,8 +209,8 @@ def main() -> None:
     table.add_row("  peer: JPEG decode of the same frame, median ms",
                   f"{tm['peer_median']:.2f} (read = {tm['median'] / tm['peer_median']:.1f}x)", "")
     size = sum(path.stat().st_size for path in reader.paths)
-    table.add_row(f"model size ({len(reader.paths)} file{'s' * (len(reader.paths) > 1)})", f"{size / 1024:.0f} KiB",
-                  "<= 2048 KiB")
+    table.add_row(f"model size ({len(reader.paths)} file{'s' * (len(reader.paths) > 1)})", f"{size / 1024:.0f} KiB ({size / 1e6:.2f} MB)",
+                  "<= 2 MB")
     table.add_row(f"simulated 54-card deals ({dl['deals']}), the rig's colour camera: exactly right after decoding",
                   f"{dl['exact']:.2%}", ">= 99.9%")
     table.add_row("  wrong with a card not flagged unsure (silently wrong)", f"{dl['silent']:.2%}", "0")

@@ -11,8 +11,9 @@ The reader's committee (``vision.reader.COMMITTEE_PATHS``) is three runs of this
 ``card_corner.onnx`` (seed 2026, trained at commit 38c184a, before the label audit: the only member
 the dealer camera uses, so it is the one held to the render targets), ``card_corner_b.onnx`` (seed
 2026) and ``card_corner_c.onnx`` (seed 7). Each run takes about 45 minutes on 2 cores; the three may
-run on three machines at once. Exported weights are stored as float16 (:func:`halve_weights`), so the
-three fit in 2 MiB together.
+run on three machines at once. Exported weights are stored narrow (:mod:`vision.model_store`): float16
+for the first member, which the dealer camera uses alone, and int8 (``--storage int8``) for the others,
+so the committee fits in 2 MB.
 
 Data: rendered index crops in random deck styles at any angle, crops cut by the real localizer from
 rendered dealer-window and table frames, "no card" crops, and — if ``../shared/data/cards-real-dev`` is
@@ -48,6 +49,7 @@ from vision.corner_data import (
     to_input,
 )
 from vision.labels import LABELS, index, rank_index, suit_index
+from vision.model_store import STORAGES, store_weights
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PATH = REPO / "vision" / "models" / "card_corner.onnx"
@@ -179,7 +181,15 @@ def build_data(recipe: Recipe, rows: list[dict], seed: int, workers: int, progre
 
 
 # ----------------------------------------------------------------------------------- model
-def make_model(width: int = 24):
+NORMS = ("crop", "channel")
+
+
+def make_model(width: int = 24, norm: str = "crop"):
+    """The network and its export wrapper. ``norm``: how the graph evens out each crop's light before
+    the first layer: ``crop``, one brightness and contrast for the whole crop; ``channel``, each colour
+    channel on its own (a grey-world white balance), so a colour cast -- a dim room's green or orange
+    light -- is gone before the network sees the crop, while a red index still differs from a black
+    one by which channels it darkens."""
     import torch
     from torch import nn
 
@@ -204,8 +214,9 @@ def make_model(width: int = 24):
             self.suit = nn.Linear(6 * w, 6)
 
         def forward(self, x):
-            mean = x.mean(dim=(1, 2, 3), keepdim=True)
-            std = x.std(dim=(1, 2, 3), keepdim=True)
+            dims = (2, 3) if norm == "channel" else (1, 2, 3)
+            mean = x.mean(dim=dims, keepdim=True)
+            std = x.std(dim=dims, keepdim=True)
             f = self.features((x - mean) / (std + 8.0))
             return self.card(f), self.rank(f), self.suit(f)
 
@@ -255,7 +266,7 @@ def evaluate(net, x: np.ndarray, y: np.ndarray) -> float:
     return hits / max(1, len(x))
 
 
-def export(net, exported_cls, path: Path) -> int:
+def export(net, exported_cls, path: Path, storage: str = "float16") -> int:
     import torch
 
     net.eval()
@@ -265,36 +276,7 @@ def export(net, exported_cls, path: Path) -> int:
     torch.onnx.export(model, (dummy,), str(path), input_names=["image"], output_names=["card", "rank", "suit"],
                       dynamic_axes={"image": {0: "n"}, "card": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}},
                       opset_version=17, dynamo=False)
-    return halve_weights(path)
-
-
-def halve_weights(path: Path) -> int:
-    """Store the model's float weights as float16, each cast back to float32 by the graph itself
-    (onnxruntime folds the casts once, when it loads the model): half the file, the same speed, and
-    probabilities within about 1e-4 of the float32 model's. Returns the new size in bytes."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    model = onnx.load(str(path))
-    graph = model.graph
-    weights, casts = [], []
-    for init in graph.initializer:
-        a = numpy_helper.to_array(init)
-        if a.dtype == np.float32 and a.size >= 16:
-            half = numpy_helper.from_array(a.astype(np.float16), init.name + "_f16")
-            casts.append(helper.make_node("Cast", [half.name], [init.name], to=TensorProto.FLOAT,
-                                          name=init.name + "_to_float"))
-            weights.append(half)
-        else:
-            weights.append(init)
-    nodes = casts + list(graph.node)
-    del graph.initializer[:]
-    graph.initializer.extend(weights)
-    del graph.node[:]
-    graph.node.extend(nodes)
-    onnx.checker.check_model(model)
-    onnx.save(model, str(path))
-    return path.stat().st_size
+    return store_weights(path, storage)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -311,13 +293,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--init", type=Path, default=None, help="start from these weights (saved by --keep)")
     ap.add_argument("--keep", type=Path, default=None, help="save the torch weights here after each epoch")
     ap.add_argument("--lr", type=float, default=None)
-    ap.add_argument("--halve", type=Path, nargs="+", default=None, metavar="MODEL",
-                    help="only store these exported models' weights as float16, in place")
+    ap.add_argument("--norm", choices=NORMS, default="crop", help="how each crop's light is evened out (make_model)")
+    ap.add_argument("--storage", choices=STORAGES, default="float16", help="how the exported weights are stored")
+    ap.add_argument("--restore", type=Path, nargs="+", default=None, metavar="MODEL",
+                    help="only store these exported models' weights as --storage says, in place")
     args = ap.parse_args(argv)
-    if args.halve:
-        for path in args.halve:
+    if args.restore:
+        for path in args.restore:
             before = path.stat().st_size
-            print(f"{path}: {before / 1024:.0f} KiB -> {halve_weights(path) / 1024:.0f} KiB")
+            after = store_weights(path, args.storage)
+            print(f"{path}: {before / 1024:.0f} KiB -> {after / 1024:.0f} KiB ({args.storage})")
         return
 
     import torch
@@ -368,7 +353,7 @@ def main(argv: list[str] | None = None) -> None:
             real_val = (np.stack([to_input(cv2.imread(str(REAL_DIR / r["file"]))) for r in val_rows]),
                         np.asarray([index(r["label"]) for r in val_rows]))
 
-        net, exported_cls = make_model(recipe.width)
+        net, exported_cls = make_model(recipe.width, args.norm)
         if args.init:
             net.load_state_dict(torch.load(args.init))
         net = net.to(memory_format=torch.channels_last)  # faster convolutions on CPU
@@ -401,7 +386,7 @@ def main(argv: list[str] | None = None) -> None:
             if real_val is not None:
                 msg += f", real held-out {evaluate(net, *real_val):.4f}"
             console.print(msg)
-            size = export(net, exported_cls, args.out)  # every epoch: a usable model at any time
+            size = export(net, exported_cls, args.out, args.storage)  # every epoch: a usable model at any time
             if args.keep:
                 torch.save(net.state_dict(), args.keep)  # to continue from (--init)
             net.train()
