@@ -178,6 +178,7 @@ def none_samples(rng: np.random.Generator) -> list[tuple[np.ndarray, int]]:
     x0, y0, x1, y1 = face.index_box
     # a window of the face away from both indices: the centre art, pips, or the blank side margin
     bw, bh = int((x1 - x0) * rng.uniform(0.8, 1.5)), int((y1 - y0) * rng.uniform(0.8, 1.5))
+    bw, bh = min(bw, W // 2), min(bh, H // 2)  # a tall large-index design's index can be most of the card
     for _ in range(10):
         x, y = int(rng.integers(0, W - bw)), int(rng.integers(0, H - bh))
         if (x > x1 or y > y1) and (x + bw < W - x1 or y + bh < H - y1):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import vision.train
-from vision.corner_data import MODEL_SIZE, index_crop_samples, poor_camera
+from vision.corner_data import MODEL_SIZE, NONE_CLASS, index_crop_samples, none_samples, poor_camera
 from vision.render import named_style, render_face
 from vision.train import reps_per_subset
 
@@ -68,3 +68,11 @@ def test_index_crops_come_at_the_models_size_for_both_corners():
         pair = index_crop_samples(rng)
         assert len(pair) == 2 and pair[0][1] == pair[1][1]
         assert all(x.shape == (MODEL_SIZE, MODEL_SIZE, 3) and x.dtype == np.uint8 for x, _ in pair)
+
+
+def test_a_no_card_crop_of_a_tall_large_index_face_fits_the_face():
+    """This generator's second draw is a face whose index, taken 1.5 times, is taller than the card:
+    the window cut away from the indices must still fit (it once raised and stopped a training run)."""
+    rng = np.random.default_rng(2364455092)
+    samples = none_samples(rng) + none_samples(rng)
+    assert samples and all(y == NONE_CLASS and x.shape == (MODEL_SIZE, MODEL_SIZE, 3) for x, y in samples)
