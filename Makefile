@@ -29,11 +29,12 @@ train: $(STAMP)
 	$(BIN)/pip install -q -e '.[train]'
 	$(BIN)/python -m vision.train
 
-# Re-trains the reader's other two committee members (about 45 min each on 2 cores).
+# Re-trains the reader's other three committee members (about 45 min each on 2 cores).
 train-committee: $(STAMP)
 	$(BIN)/pip install -q -e '.[train]'
 	$(BIN)/python -m vision.train --seed 2026 --storage int8 --out vision/models/card_corner_b.onnx
 	$(BIN)/python -m vision.train --seed 7 --storage int8 --out vision/models/card_corner_c.onnx
+	$(BIN)/python -m vision.train --seed 11 --norm channel --storage int8 --out vision/models/card_corner_d.onnx
 
 # The peers the benchmarks compare against (RLCard) live in their own environment, never in .venv.
 .benchvenv/.installed:

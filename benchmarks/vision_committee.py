@@ -1,6 +1,6 @@
 """How the committee reads the real ``eval`` crops (``--kind corner``): per subset, how many crops its
 members disagree on, and how many of those the first model alone would have answered wrong; draws the
-crops they disagree on, each with its label and the three members' choices.
+crops they disagree on, each with its label and each member's choice.
 
     .venv/bin/python benchmarks/vision_committee.py [--out docs/committee-disagreements.png]
 """

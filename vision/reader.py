@@ -15,7 +15,7 @@ declined unless every member picks the same card. Near-clones of one network agr
 is clear and part ways where it is not (a dark, motion-blurred webcam crop), which a single model's
 confidence does not show. The dealer camera's ``window`` frames, a view the models are trained on,
 are read by the first member alone, inside the rig's time budget; only a frame it is not sure of
-(below :data:`CONSULT_BELOW`, a few in a hundred) is read again by all three, their evidence pooled.
+(below :data:`CONSULT_BELOW`, a few in a hundred) is read again by all of them, their evidence pooled.
 
 ``Reading.probs`` is the (54,) distribution over ``LABELS`` (uniform when there is nothing to read), which
 is what :func:`vision.decode.decode_deal` takes. ``Reading.crops`` are the corner crops the decision
@@ -36,7 +36,8 @@ from vision.localize import localize, nominal_window_cards
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 MODEL_PATH = MODEL_DIR / "card_corner.onnx"  # the first member: the one the dealer camera uses
-COMMITTEE_PATHS = (MODEL_PATH, MODEL_DIR / "card_corner_b.onnx", MODEL_DIR / "card_corner_c.onnx")
+COMMITTEE_PATHS = (MODEL_PATH, MODEL_DIR / "card_corner_b.onnx", MODEL_DIR / "card_corner_c.onnx",
+                   MODEL_DIR / "card_corner_d.onnx")  # d white-balances each crop first (train.py --norm channel)
 KINDS = ("window", "frame", "corner")
 COMMITTEE_KINDS = ("frame", "corner")  # pictures from unknown cameras: answered only if all members agree
 # A dealer-window read less sure than this is read again by the whole committee, their evidence pooled.

@@ -7,11 +7,12 @@ Usage (CPU; torch comes from the ``train`` extra and is never needed at run time
     .venv/bin/python -m vision.train --holdout 0.2        # keep 20% of the real `fit` photos for validation
     .venv/bin/python -m vision.train --seed 7 --out vision/models/card_corner_c.onnx   # another member
 
-The reader's committee (``vision.reader.COMMITTEE_PATHS``) is three runs of this script:
+The reader's committee (``vision.reader.COMMITTEE_PATHS``) is four runs of this script:
 ``card_corner.onnx`` (seed 2026, trained at commit 38c184a, before the label audit: the only member
 the dealer camera uses, so it is the one held to the render targets), ``card_corner_b.onnx`` (seed
-2026) and ``card_corner_c.onnx`` (seed 7). Each run takes about 45 minutes on 2 cores; the three may
-run on three machines at once. Exported weights are stored narrow (:mod:`vision.model_store`): float16
+2026), ``card_corner_c.onnx`` (seed 7) and ``card_corner_d.onnx`` (seed 11, ``--norm channel``: it
+white-balances each crop, so it errs differently on a colour-cast picture). Each run takes about 45
+minutes on 2 cores; they may run on several machines at once. Exported weights are stored narrow (:mod:`vision.model_store`): float16
 for the first member, which the dealer camera uses alone, and int8 (``--storage int8``) for the others,
 so the committee fits in 2 MB.
 

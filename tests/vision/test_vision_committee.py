@@ -22,15 +22,15 @@ def members():
 
 
 def test_the_default_reader_is_the_whole_committee_of_distinct_models(reader):
-    assert [p.name for p in reader.paths] == [p.name for p in COMMITTEE_PATHS] and len(reader.paths) == 3
+    assert [p.name for p in reader.paths] == [p.name for p in COMMITTEE_PATHS] and len(reader.paths) == 4
     assert reader.paths[0] == MODEL_PATH
     digests = {hashlib.sha256(p.read_bytes()).hexdigest() for p in COMMITTEE_PATHS}
     assert len(digests) == len(COMMITTEE_PATHS)
     crops = [x for x, _ in index_crop_samples(np.random.default_rng(3))]
     lp = reader.committee_log_probs(crops)
-    assert lp.shape == (3, 2, NONE_CLASS + 1)
+    assert lp.shape == (4, 2, NONE_CLASS + 1)
     assert np.allclose(np.exp(lp).sum(axis=-1), 1.0, atol=1e-4)
-    assert np.abs(lp[0] - lp[1]).max() > 0.5 and np.abs(lp[0] - lp[2]).max() > 0.5  # not one model thrice
+    assert all(np.abs(lp[0] - lp[k]).max() > 0.5 for k in (1, 2, 3))  # not one model four times
     assert np.array_equal(lp[0], reader.log_probs(crops))  # the first member is the reader's own model
 
 
@@ -41,7 +41,7 @@ def test_the_dealer_window_is_read_by_the_first_model_unless_it_is_unsure(reader
         frame = render_window_frame(LABELS[k % 54] if k % 40 else None, rng)
         a, b = reader.read(frame), members[0].read(frame)
         if b.found and (b.label is None or b.confidence < CONSULT_BELOW):
-            consulted += 1  # read again by all three, their evidence pooled
+            consulted += 1  # read again by the whole committee, their evidence pooled
             assert not np.array_equal(a.probs, b.probs) and a.found
         else:
             assert (a.label, a.found) == (b.label, b.found)
@@ -62,6 +62,21 @@ def test_a_committee_answer_is_every_members_first_choice(reader, members, seed)
         if r.label is not None:
             for m in members:
                 assert LABELS[int(m.read(crop, kind="corner").probs.argmax())] == r.label
+
+
+@given(st.integers(0, 2**32 - 1), st.tuples(*[st.floats(0.45, 1.0)] * 3))
+@settings(max_examples=30, deadline=None)
+def test_the_white_balancing_member_reads_through_a_colour_cast(members, seed, gains):
+    """The fourth member evens out each colour channel before its first layer: a crop it reads surely
+    reads the same under a dim room's colour cast (each channel dimmed on its own)."""
+    white_balancing = members[3]
+    for crop, _ in index_crop_samples(np.random.default_rng(seed), any_angle=0.0):
+        before = np.exp(white_balancing.log_probs([crop])[0])
+        if before.max() < 0.9:
+            continue
+        cast = np.clip(np.rint(crop * np.asarray(gains)), 0, 255).astype(np.uint8)
+        after = np.exp(white_balancing.log_probs([cast])[0])
+        assert after.argmax() == before.argmax() and abs(after.max() - before.max()) < 0.2
 
 
 def test_members_that_disagree_are_declined_even_when_each_is_sure(reader):
@@ -96,7 +111,7 @@ def test_a_photo_with_one_clear_corner_is_read_from_its_outline():
     for k in range(35):
         photo = render_table_frame(LABELS[k % 54], rng)
     reader = CardReader(threads=1)
-    assert LABELS[34] == "D10" and reader.member_choices(photo, "frame") == ["D10"] * 3
+    assert LABELS[34] == "D10" and reader.member_choices(photo, "frame") == ["D10"] * len(COMMITTEE_PATHS)
     assert reader.read(photo, kind="frame").label in ("D10", None)
 
 
@@ -116,7 +131,7 @@ def test_each_members_choice_is_shown(reader, members):
     rng = np.random.default_rng(12)
     crop, label = index_crop_samples(rng, any_angle=0.0)[0]
     choices = reader.member_choices(crop, "corner")
-    assert len(choices) == 3
+    assert len(choices) == 4
     assert choices == [LABELS[int(m.read(crop, kind="corner").probs.argmax())] for m in members]
     r = reader.read(crop, kind="corner")
     assert (r.label is not None) == (len(set(choices)) == 1 and r.confidence >= reader.min_confidence["corner"])
