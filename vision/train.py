@@ -12,9 +12,9 @@ The reader's committee (``vision.reader.COMMITTEE_PATHS``) is four runs of this 
 the dealer camera uses, so it is the one held to the render targets), ``card_corner_b.onnx`` (seed
 2026), ``card_corner_c.onnx`` (seed 7) and ``card_corner_d.onnx`` (seed 11, ``--norm channel``: it
 white-balances each crop, so it errs differently on a colour-cast picture). Each run takes about 45
-minutes on 2 cores; they may run on several machines at once. Exported weights are stored narrow (:mod:`vision.model_store`): float16
-for the first member, which the dealer camera uses alone, and int8 (``--storage int8``) for the others,
-so the committee fits in 2 MB.
+minutes on 2 cores; they may run on several machines at once. Exported weights are stored narrow
+(:mod:`vision.model_store`): float16 for the first member, which the dealer camera uses alone, and
+int8 (``--storage int8``) for the others, so the committee fits in 2 MB.
 
 Data: rendered index crops in random deck styles at any angle, crops cut by the real localizer from
 rendered dealer-window and table frames, "no card" crops, and — if ``../shared/data/cards-real-dev`` is
