@@ -2,8 +2,9 @@
 rendered frames, augmented real crops, and "no card" crops. Pure numpy/OpenCV (no torch), so the tests
 and the benchmark can use it too.
 
-Every sample is a ``MODEL_SIZE`` x ``MODEL_SIZE`` BGR uint8 crop and a class: 0..53 (``LABELS``) or
-``NONE_CLASS`` (no card index in the crop).
+Every sample is a square BGR uint8 crop of the input size (``MODEL_SIZE``, unless a training run
+chose another with :func:`use_input_size`) and a class: 0..53 (``LABELS``) or ``NONE_CLASS`` (no card
+index in the crop).
 """
 
 from __future__ import annotations
@@ -24,19 +25,31 @@ from vision.render import (
     render_window_frame,
 )
 
-MODEL_SIZE = 32
+MODEL_SIZE = 32  # the models' usual input: 32 x 32 pixels
 NONE_CLASS = len(LABELS)  # 54: the crop shows no card index
+_sample_size = MODEL_SIZE  # the size the sample makers below return
 
 
-def to_input(crop: np.ndarray) -> np.ndarray:
-    """A crop of any size (BGR or grey) as the model's MODEL_SIZE x MODEL_SIZE BGR uint8 input."""
+def use_input_size(size: int) -> None:
+    """Make the sample makers of this module return ``size`` x ``size`` crops (a training run for a
+    model that reads at another resolution; worker processes forked after this call inherit it)."""
+    global _sample_size
+    if not 16 <= size <= 128:
+        raise ValueError(f"input size {size} is not between 16 and 128 pixels")
+    _sample_size = size
+
+
+def to_input(crop: np.ndarray, size: int | None = None) -> np.ndarray:
+    """A crop of any size (BGR or grey) as a model's ``size`` x ``size`` BGR uint8 input (by default
+    the size the sample makers return, ``MODEL_SIZE`` unless :func:`use_input_size` said otherwise)."""
+    size = size or _sample_size
     if crop.ndim == 2:
         crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
     elif crop.shape[2] == 4:
         crop = cv2.cvtColor(crop, cv2.COLOR_BGRA2BGR)
     h, w = crop.shape[:2]
-    interp = cv2.INTER_AREA if h > MODEL_SIZE or w > MODEL_SIZE else cv2.INTER_LINEAR
-    return cv2.resize(crop, (MODEL_SIZE, MODEL_SIZE), interpolation=interp)
+    interp = cv2.INTER_AREA if h > size or w > size else cv2.INTER_LINEAR
+    return cv2.resize(crop, (size, size), interpolation=interp)
 
 
 def _canvas(face, rng: np.random.Generator, pad: int) -> np.ndarray:

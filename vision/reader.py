@@ -107,26 +107,40 @@ class CardReader:
         return self._sessions
 
     # ------------------------------------------------------------------ the classifier
-    def log_probs(self, crops: list[np.ndarray], colourless: bool = False) -> np.ndarray:
+    def log_probs(self, crops: list[np.ndarray], colourless: bool = False, turns: bool = False) -> np.ndarray:
         """(n, 55) log-probabilities (54 labels + "no card") by the first model, for corner crops of
-        any size. ``colourless``: the picture has no colour at all (a greyscale camera or photo)."""
-        return self._member_log_probs(self.session, self._batch(crops), colourless)
+        any size. ``colourless``: the picture has no colour at all (a greyscale camera or photo);
+        ``turns``: read each crop at its four quarter turns (4n rows, crop by crop)."""
+        return self._member_log_probs(self.session, self._batch(crops, _input_size(self.session), turns), colourless)
 
-    def committee_log_probs(self, crops: list[np.ndarray], colourless: bool = False) -> np.ndarray:
-        """(members, n, 55): :meth:`log_probs` by every model of the committee."""
-        x = self._batch(crops)
-        return np.stack([self._member_log_probs(s, x, colourless) for s in self.sessions])
+    def committee_log_probs(self, crops: list[np.ndarray], colourless: bool = False, turns: bool = False) -> np.ndarray:
+        """(members, n, 55): :meth:`log_probs` by every model of the committee (each crop resized to
+        each model's input size)."""
+        batches: dict[int, np.ndarray] = {}
+        out = []
+        for s in self.sessions:
+            size = _input_size(s)
+            if size not in batches:
+                batches[size] = self._batch(crops, size, turns)
+            out.append(self._member_log_probs(s, batches[size], colourless))
+        return np.stack(out)
 
-    def _lp(self, crops: list[np.ndarray], colourless: bool, kind: str, everyone: bool = False) -> np.ndarray:
+    def _lp(self, crops: list[np.ndarray], colourless: bool, kind: str, everyone: bool = False,
+            turns: bool = False) -> np.ndarray:
         """(members, n, 55) for this kind of picture: the whole committee, or the first model alone
         (``everyone``: the whole committee whatever the kind)."""
         if everyone or kind in COMMITTEE_KINDS:
-            return self.committee_log_probs(crops, colourless)
-        return self.log_probs(crops, colourless)[None]
+            return self.committee_log_probs(crops, colourless, turns)
+        return self.log_probs(crops, colourless, turns)[None]
 
     @staticmethod
-    def _batch(crops: list[np.ndarray]) -> np.ndarray:
-        x = np.stack([to_input(c) for c in crops]).astype(np.float32).transpose(0, 3, 1, 2)
+    def _batch(crops: list[np.ndarray], size: int = MODEL_SIZE, turns: bool = False) -> np.ndarray:
+        """The crops resized to a model's input (``turns``: each at its four quarter turns), as one
+        float32 NCHW batch."""
+        x = [to_input(c, size) for c in crops]
+        if turns:
+            x = [np.rot90(c, k) for c in x for k in range(4)]
+        x = np.stack(x).astype(np.float32).transpose(0, 3, 1, 2)
         return np.ascontiguousarray(x)
 
     @staticmethod
@@ -220,8 +234,7 @@ class CardReader:
         """A picture of one corner index, read at every quarter turn, the evidence pooled;
         ``framings``: also at a tighter and a looser framing (how much margin a crop has is unknown)."""
         views = corner_framings(image) if framings else [image]
-        crops = [np.ascontiguousarray(np.rot90(to_input(view), k)) for view in views for k in range(4)]
-        return self._lp(crops, grey, kind).mean(axis=1), [image]
+        return self._lp(views, grey, kind, turns=True).mean(axis=1), [image]
 
     # ------------------------------------------------------------------ public
     def read(self, image: np.ndarray, kind: str = "window") -> Reading:
@@ -258,6 +271,12 @@ class CardReader:
         if not lps:
             return Reading(None, 0.0, _uniform(), [], found=False)
         return self._decide(np.mean(lps, axis=0), kind, crops)
+
+
+def _input_size(session) -> int:
+    """The pixels a side of a model's input, read off its graph (most members read 32 x 32 crops)."""
+    size = session.get_inputs()[0].shape[-1]
+    return size if isinstance(size, int) else MODEL_SIZE
 
 
 def corner_framings(image: np.ndarray) -> list[np.ndarray]:

@@ -6,6 +6,7 @@ Usage (CPU; torch comes from the ``train`` extra and is never needed at run time
     .venv/bin/python -m vision.train --quick              # a small smoke run (~3 min)
     .venv/bin/python -m vision.train --holdout 0.2        # keep 20% of the real `fit` photos for validation
     .venv/bin/python -m vision.train --seed 7 --out vision/models/card_corner_c.onnx   # another member
+    .venv/bin/python -m vision.train --size 48 --width 20 --storage int8 --out m.onnx    # a narrower member reading 48 x 48 crops (~65 min)
 
 The reader's committee (``vision.reader.COMMITTEE_PATHS``) is four runs of this script:
 ``card_corner.onnx`` (seed 2026, trained at commit 38c184a, before the label audit: the only member
@@ -48,6 +49,7 @@ from vision.corner_data import (
     none_samples,
     pipeline_samples,
     to_input,
+    use_input_size,
 )
 from vision.labels import LABELS, index, rank_index, suit_index
 from vision.model_store import STORAGES, store_weights
@@ -91,7 +93,8 @@ def _chunk(args: tuple[str, int, int]) -> tuple[np.ndarray, np.ndarray]:
             xs.append(x)
             ys.append(y)
     if not xs:
-        return np.zeros((0, MODEL_SIZE, MODEL_SIZE, 3), np.uint8), np.zeros(0, np.int64)
+        size = to_input(np.zeros((1, 1, 3), np.uint8)).shape[0]
+        return np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int64)
     return np.stack(xs), np.asarray(ys, np.int64)
 
 
@@ -190,9 +193,12 @@ def make_model(width: int = 24, norm: str = "crop"):
     the first layer: ``crop``, one brightness and contrast for the whole crop; ``channel``, each colour
     channel on its own (a grey-world white balance), so a colour cast -- a dim room's green or orange
     light -- is gone before the network sees the crop, while a red index still differs from a black
-    one by which channels it darkens."""
+    one by which channels it darkens. The network reads crops of any size (32 x 32 as a rule)."""
     import torch
     from torch import nn
+
+    if norm not in NORMS:
+        raise ValueError(f"unknown norm {norm!r}: choose from {NORMS}")
 
     def block(i: int, o: int) -> nn.Sequential:
         return nn.Sequential(nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
@@ -267,13 +273,13 @@ def evaluate(net, x: np.ndarray, y: np.ndarray) -> float:
     return hits / max(1, len(x))
 
 
-def export(net, exported_cls, path: Path, storage: str = "float16") -> int:
+def export(net, exported_cls, path: Path, storage: str = "float16", size: int = MODEL_SIZE) -> int:
     import torch
 
     net.eval()
     model = exported_cls(net).to(memory_format=torch.contiguous_format)
     path.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(1, 3, MODEL_SIZE, MODEL_SIZE)
+    dummy = torch.zeros(1, 3, size, size)  # the reader reads a model's input size off its graph
     torch.onnx.export(model, (dummy,), str(path), input_names=["image"], output_names=["card", "rank", "suit"],
                       dynamic_axes={"image": {0: "n"}, "card": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}},
                       opset_version=17, dynamo=False)
@@ -295,6 +301,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--keep", type=Path, default=None, help="save the torch weights here after each epoch")
     ap.add_argument("--lr", type=float, default=None)
     ap.add_argument("--norm", choices=NORMS, default="crop", help="how each crop's light is evened out (make_model)")
+    ap.add_argument("--size", type=int, default=MODEL_SIZE, help="input pixels a side (the reader resizes each crop to it)")
     ap.add_argument("--storage", choices=STORAGES, default="float16", help="how the exported weights are stored")
     ap.add_argument("--restore", type=Path, nargs="+", default=None, metavar="MODEL",
                     help="only store these exported models' weights as --storage says, in place")
@@ -320,6 +327,7 @@ def main(argv: list[str] | None = None) -> None:
     console = Console()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
+    use_input_size(args.size)  # before the worker processes are forked
     recipe = QUICK if args.quick else Recipe()
     if args.epochs:
         recipe.epochs = args.epochs
@@ -387,7 +395,7 @@ def main(argv: list[str] | None = None) -> None:
             if real_val is not None:
                 msg += f", real held-out {evaluate(net, *real_val):.4f}"
             console.print(msg)
-            size = export(net, exported_cls, args.out, args.storage)  # every epoch: a usable model at any time
+            size = export(net, exported_cls, args.out, args.storage, args.size)  # every epoch: a usable model at any time
             if args.keep:
                 torch.save(net.state_dict(), args.keep)  # to continue from (--init)
             net.train()

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from vision.corner_data import NONE_CLASS, index_crop_samples
 from vision.labels import LABELS, index
+from vision.localize import localize
 from vision.reader import COMMITTEE_PATHS, CONSULT_BELOW, MODEL_PATH, CardReader
 from vision.render import render_table_frame, render_window_frame
 from vision.train import REAL_DIR
@@ -137,3 +138,59 @@ def test_each_members_choice_is_shown(reader, members):
     assert (r.label is not None) == (len(set(choices)) == 1 and r.confidence >= reader.min_confidence["corner"])
     assert reader.member_choices(render_window_frame("H4", rng), "window") == ["H4"]
     assert reader.member_choices(render_window_frame(None, rng), "window") == [None]
+
+
+def _sharp_member(path, size: int = 48) -> None:
+    """A stand-in committee member reading ``size`` x ``size`` crops: its outputs follow how much fine
+    detail (a Laplacian's response) each colour channel holds, so they tell a crop resized once to
+    ``size`` from one that went through 32 x 32 first."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(4)
+    lap = np.zeros((3, 1, 3, 3), np.float32)
+    lap[:, 0] = [[0, -1, 0], [-1, 4, -1], [0, -1, 0]]
+    heads = {"card": NONE_CLASS + 1, "rank": 14, "suit": 6}
+    inits = [numpy_helper.from_array(lap, "lap")] + [
+        numpy_helper.from_array(rng.normal(0, 0.2, (3, n)).astype(np.float32), f"w_{name}") for name, n in heads.items()]
+    nodes = [helper.make_node("Conv", ["image", "lap"], ["edges"], group=3),
+             helper.make_node("Abs", ["edges"], ["strength"]),
+             helper.make_node("GlobalAveragePool", ["strength"], ["pooled"]),
+             helper.make_node("Flatten", ["pooled"], ["detail"])]
+    for name in heads:
+        nodes += [helper.make_node("MatMul", ["detail", f"w_{name}"], [f"logits_{name}"]),
+                  helper.make_node("Softmax", [f"logits_{name}"], [name], axis=1)]
+    graph = helper.make_graph(
+        nodes, "sharp", [helper.make_tensor_value_info("image", TensorProto.FLOAT, ["n", 3, size, size])],
+        [helper.make_tensor_value_info(name, TensorProto.FLOAT, ["n", n]) for name, n in heads.items()], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+
+
+def test_a_member_may_read_crops_at_its_own_input_size(tmp_path):
+    """Each member gets every crop resized straight to its own input size (``vision.train --size``), the
+    quarter turns of a ``corner`` crop included: a sharper member sees detail a 32-pixel one cannot."""
+    from vision.corner_data import to_input
+
+    path = tmp_path / "sharp.onnx"
+    _sharp_member(path)
+    mixed = CardReader(MODEL_PATH, threads=1, committee=[path])
+    rng = np.random.default_rng(9)
+    crops = localize(render_table_frame("SK", rng)).corners
+    assert min(c.shape[0] for c in crops) > 48  # bigger than both inputs: resizing loses detail
+    sharp = mixed.sessions[1]
+
+    def direct(views):
+        x = np.stack(views).astype(np.float32).transpose(0, 3, 1, 2)
+        return mixed._member_log_probs(sharp, np.ascontiguousarray(x), False)
+
+    lp = mixed.committee_log_probs(crops)
+    assert lp.shape == (2, len(crops), NONE_CLASS + 1)
+    assert np.allclose(lp[1], direct([to_input(c, 48) for c in crops]), atol=1e-6)
+    assert not np.allclose(lp[1], direct([to_input(to_input(c, 32), 48) for c in crops]), atol=1e-3)
+    assert np.array_equal(lp[0], mixed.log_probs(crops))  # the 32-pixel member reads as before
+    turned = mixed.committee_log_probs(crops[:1], turns=True)[1]
+    assert np.allclose(turned, direct([np.rot90(to_input(crops[0], 48), k) for k in range(4)]), atol=1e-6)
+    r = mixed.read(crops[0], kind="corner")  # framings x turns, each member at its own size
+    assert r.probs.shape == (NONE_CLASS,) and len(mixed.member_choices(crops[0], "corner")) == 2

@@ -5,11 +5,22 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import vision.corner_data
 import vision.train
-from vision.corner_data import MODEL_SIZE, NONE_CLASS, index_crop_samples, none_samples, poor_camera
+from vision.corner_data import (
+    MODEL_SIZE,
+    NONE_CLASS,
+    augment_real,
+    index_crop_samples,
+    none_samples,
+    poor_camera,
+    to_input,
+    use_input_size,
+)
 from vision.render import named_style, render_face
 from vision.train import reps_per_subset
 
@@ -68,6 +79,28 @@ def test_index_crops_come_at_the_models_size_for_both_corners():
         pair = index_crop_samples(rng)
         assert len(pair) == 2 and pair[0][1] == pair[1][1]
         assert all(x.shape == (MODEL_SIZE, MODEL_SIZE, 3) and x.dtype == np.uint8 for x, _ in pair)
+
+
+@pytest.fixture
+def input_size_48():
+    use_input_size(48)
+    yield 48
+    use_input_size(MODEL_SIZE)
+
+
+def test_a_training_run_for_a_sharper_model_gets_every_sample_at_its_size(input_size_48):
+    rng = np.random.default_rng(5)
+    real = rng.integers(0, 256, (71, 24, 3), dtype=np.uint8)
+    samples = index_crop_samples(rng) + none_samples(rng) + [(augment_real(real, rng), 0), (to_input(real), 0)]
+    assert all(x.shape == (48, 48, 3) and x.dtype == np.uint8 for x, _ in samples)
+    assert to_input(real, 32).shape == (32, 32, 3)  # a size asked for wins
+
+
+def test_an_input_size_out_of_reason_is_refused():
+    for size in (8, 512):
+        with pytest.raises(ValueError, match="not between 16 and 128"):
+            use_input_size(size)
+    assert vision.corner_data.to_input(np.zeros((5, 5, 3), np.uint8)).shape == (MODEL_SIZE, MODEL_SIZE, 3)
 
 
 def test_a_no_card_crop_of_a_tall_large_index_face_fits_the_face():
