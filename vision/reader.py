@@ -134,7 +134,7 @@ class CardReader:
         return self.log_probs(crops, colourless, turns)[None]
 
     @staticmethod
-    def _batch(crops: list[np.ndarray], size: int = MODEL_SIZE, turns: bool = False) -> np.ndarray:
+    def _batch(crops: list[np.ndarray], size: int, turns: bool = False) -> np.ndarray:
         """The crops resized to a model's input (``turns``: each at its four quarter turns), as one
         float32 NCHW batch."""
         x = [to_input(c, size) for c in crops]
