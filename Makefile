@@ -35,6 +35,7 @@ train-committee: $(STAMP)
 	$(BIN)/python -m vision.train --seed 2026 --storage int8 --out vision/models/card_corner_b.onnx
 	$(BIN)/python -m vision.train --seed 7 --storage int8 --out vision/models/card_corner_c.onnx
 	$(BIN)/python -m vision.train --seed 11 --norm channel --storage int8 --out vision/models/card_corner_d.onnx
+	$(BIN)/python -m vision.train --seed 19 --size 48 --width 16 --storage int8 --out vision/models/card_corner_e.onnx
 
 # The peers the benchmarks compare against (RLCard) live in their own environment, never in .venv.
 .benchvenv/.installed:

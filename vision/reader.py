@@ -37,7 +37,8 @@ from vision.localize import localize, nominal_window_cards
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 MODEL_PATH = MODEL_DIR / "card_corner.onnx"  # the first member: the one the dealer camera uses
 COMMITTEE_PATHS = (MODEL_PATH, MODEL_DIR / "card_corner_b.onnx", MODEL_DIR / "card_corner_c.onnx",
-                   MODEL_DIR / "card_corner_d.onnx")  # d white-balances each crop first (train.py --norm channel)
+                   MODEL_DIR / "card_corner_d.onnx",  # d white-balances each crop first (train.py --norm channel)
+                   MODEL_DIR / "card_corner_e.onnx")  # e reads 48 x 48 crops (train.py --size 48)
 KINDS = ("window", "frame", "corner")
 COMMITTEE_KINDS = ("frame", "corner")  # pictures from unknown cameras: answered only if all members agree
 # A dealer-window read less sure than this is read again by the whole committee, their evidence pooled.

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from vision.corner_data import NONE_CLASS, index_crop_samples
 from vision.labels import LABELS, index
 from vision.localize import localize
-from vision.reader import COMMITTEE_PATHS, CONSULT_BELOW, MODEL_PATH, CardReader
+from vision.reader import COMMITTEE_PATHS, CONSULT_BELOW, MODEL_PATH, CardReader, _input_size
 from vision.render import render_table_frame, render_window_frame
 from vision.train import REAL_DIR
 
@@ -23,16 +23,18 @@ def members():
 
 
 def test_the_default_reader_is_the_whole_committee_of_distinct_models(reader):
-    assert [p.name for p in reader.paths] == [p.name for p in COMMITTEE_PATHS] and len(reader.paths) == 4
+    assert [p.name for p in reader.paths] == [p.name for p in COMMITTEE_PATHS] and len(reader.paths) == 5
     assert reader.paths[0] == MODEL_PATH
     digests = {hashlib.sha256(p.read_bytes()).hexdigest() for p in COMMITTEE_PATHS}
     assert len(digests) == len(COMMITTEE_PATHS)
     crops = [x for x, _ in index_crop_samples(np.random.default_rng(3))]
     lp = reader.committee_log_probs(crops)
-    assert lp.shape == (4, 2, NONE_CLASS + 1)
+    assert lp.shape == (5, 2, NONE_CLASS + 1)
     assert np.allclose(np.exp(lp).sum(axis=-1), 1.0, atol=1e-4)
-    assert all(np.abs(lp[0] - lp[k]).max() > 0.5 for k in (1, 2, 3))  # not one model four times
+    assert all(np.abs(lp[0] - lp[k]).max() > 0.5 for k in (1, 2, 3, 4))  # not one model five times
     assert np.array_equal(lp[0], reader.log_probs(crops))  # the first member is the reader's own model
+    sizes = [_input_size(s) for s in reader.sessions]
+    assert sizes == [32, 32, 32, 32, 48]  # the fifth sees each crop at 48 x 48 (train.py --size 48)
 
 
 def test_the_dealer_window_is_read_by_the_first_model_unless_it_is_unsure(reader, members):
@@ -125,14 +127,14 @@ def test_on_the_real_webcam_crops_the_committee_answers_less_but_better(reader, 
         scores.append((len(answered) / len(rows), sum(x == t for x, t in answered) / len(answered)))
     (share, accuracy), (share_alone, accuracy_alone) = scores
     assert accuracy >= accuracy_alone + 0.02 and accuracy >= 0.85
-    assert 0.8 <= share < share_alone
+    assert 0.75 <= share < share_alone  # five members answer 79% of these crops, four answered 82%
 
 
 def test_each_members_choice_is_shown(reader, members):
     rng = np.random.default_rng(12)
     crop, label = index_crop_samples(rng, any_angle=0.0)[0]
     choices = reader.member_choices(crop, "corner")
-    assert len(choices) == 4
+    assert len(choices) == len(COMMITTEE_PATHS) == 5
     assert choices == [LABELS[int(m.read(crop, kind="corner").probs.argmax())] for m in members]
     r = reader.read(crop, kind="corner")
     assert (r.label is not None) == (len(set(choices)) == 1 and r.confidence >= reader.min_confidence["corner"])
