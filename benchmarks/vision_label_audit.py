@@ -29,9 +29,15 @@ def thumb(image: np.ndarray, top: str, bottom: str) -> np.ndarray:
     tile = np.full((THUMB_H + 36, THUMB_W, 3), 255, np.uint8)
     y, x = 18 + (THUMB_H - small.shape[0]) // 2, (THUMB_W - small.shape[1]) // 2
     tile[y:y + small.shape[0], x:x + small.shape[1]] = small
-    cv2.putText(tile, top, (3, 13), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (40, 40, 200), 1, cv2.LINE_AA)
-    cv2.putText(tile, bottom, (3, THUMB_H + 31), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (30, 140, 30), 1, cv2.LINE_AA)
+    cv2.putText(tile, top, (3, 13), cv2.FONT_HERSHEY_SIMPLEX, _fit(top), (40, 40, 200), 1, cv2.LINE_AA)
+    cv2.putText(tile, bottom, (3, THUMB_H + 31), cv2.FONT_HERSHEY_SIMPLEX, _fit(bottom), (30, 140, 30), 1, cv2.LINE_AA)
     return tile
+
+
+def _fit(text: str, scale: float = 0.4) -> float:
+    """The font scale, at most ``scale``, at which ``text`` fits in a tile's width."""
+    width = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)[0][0]
+    return min(scale, scale * (THUMB_W - 6) / max(1, width))
 
 
 def main() -> None:
