@@ -114,9 +114,16 @@ class EventOperator:
         self._answer: str | None = None
         self.problem: dict[str, Any] | None = None
 
-    def attend(self, problem: dict[str, Any]) -> str:
+    def expect(self, problem: dict[str, Any]) -> None:
+        """The deal is about to pause for ``problem``: from now on it is waiting, and an answer given
+        before :meth:`attend` is called (the moment the ``paused`` event is seen) is kept."""
         with self._cond:
             self.problem, self._answer = problem, None
+
+    def attend(self, problem: dict[str, Any]) -> str:
+        with self._cond:
+            if self.problem is not problem:  # not announced by expect(): a fresh wait
+                self.problem, self._answer = problem, None
             while self._answer is None:
                 self._cond.wait()
             answer, self.problem = self._answer, None
@@ -699,6 +706,9 @@ class Dealer:
     def _pause(self, state: DealState, reason: str, message: str, message_zh: str) -> None:
         problem = {"reason": reason, "message": message, "message_zh": message_zh}
         self.journal.append(state.round, "pause", problem)
+        expect = getattr(self.operator, "expect", None)
+        if expect is not None:  # waiting before anyone hears of the pause: an instant resume is not lost
+            expect(problem)
         self._emit("paused", **problem)
         if self.voice is not None:
             self.voice.say(message_zh, message)

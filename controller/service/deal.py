@@ -72,16 +72,22 @@ class DealSource(Protocol):
 
 
 class _Pause:
-    """A deal waiting for the operator: ``attend()`` blocks until ``resolve("resume" | "void")``."""
+    """A deal waiting for the operator: ``expect()`` before the ``paused`` event goes out (so an answer
+    given the moment it is seen is kept), then ``attend()`` blocks until ``resolve("resume" | "void")``."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._answer: str | None = None
         self.waiting = False
 
-    def attend(self) -> str:
+    def expect(self) -> None:
         with self._cond:
             self.waiting, self._answer = True, None
+
+    def attend(self) -> str:
+        with self._cond:
+            if not self.waiting:
+                self.waiting, self._answer = True, None
             while self._answer is None:
                 self._cond.wait()
             self.waiting = False
@@ -139,6 +145,7 @@ class SoftwareDealSource:
         while p["next"] < total:
             if self._stop.is_set():
                 self.state = "paused"
+                self._pause.expect()
                 on_event({"type": "paused", "reason": "estop", "message": "Emergency stop. Make the table safe, "
                           "then resume.", "message_zh": "急停。确认安全后继续。"})
                 if self._pause.attend() == "void":

@@ -107,8 +107,47 @@ def test_estop_pauses_for_the_operator_then_resumes_or_voids(tmp_path, reader, a
             else:
                 assert result.status == "void" and table.journal.status(result.round) == "void"
         finally:
-            if worker.is_alive():
-                operator.resolve("void")
-                worker.join(30)
-            dealer.close()
-            table.close()
+            _end(worker, operator, dealer, table)
+
+
+def test_an_answer_given_the_moment_the_pause_is_announced_is_kept(tmp_path, reader):
+    """The operator answers inside the ``paused`` event, before ``attend`` is reached: the answer is
+    kept (it used to be wiped, and the deal then waited for ever)."""
+    import threading
+
+    from controller.dealer import EventOperator
+
+    with simulator(tmp_path, seed=9) as (ends, truth_path):
+        table = Table(ends, tmp_path / "journal.db", reader)
+        operator = EventOperator()
+        dealer = table.dealer(operator=operator)
+        out, waiting_when_announced = {}, []
+
+        def on_event(ev):
+            if ev["type"] == "card_dealt" and ev["index"] == 6:
+                dealer.estop()
+            elif ev["type"] == "paused":
+                waiting_when_announced.append(operator.waiting)
+                operator.resolve("resume")
+
+        worker = threading.Thread(target=lambda: out.setdefault("r", dealer.run("hongsi", fair=False,
+                                                                                 on_event=on_event)))
+        worker.start()
+        try:
+            worker.join(90)
+            assert not worker.is_alive(), "the deal is still waiting for an answer it was given"
+            assert waiting_when_announced == [True]
+            result = out["r"]
+            assert result.status == "done", result.message
+            assert_equals_truth("hongsi", result.record, read_truth(truth_path))
+        finally:
+            _end(worker, operator, dealer, table)
+
+
+def _end(worker, operator, dealer, table) -> None:
+    """A deal still waiting for the operator is voided, then the rig is let go."""
+    if worker.is_alive():
+        operator.resolve("void")
+        worker.join(30)
+    dealer.close()
+    table.close()

@@ -8,6 +8,7 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +37,15 @@ def card_strings(obj: Any) -> set[str]:
     return out
 
 
-def wait_for(pred, timeout: float = 15.0, step: float = 0.02) -> Any:
+def wait_for(pred, timeout: float = 15.0, step: float = 0.02, why: Callable[[], str] | None = None) -> Any:
+    """Poll ``pred`` until it is true; on a timeout, ``why()`` (if given) says what the state was."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         value = pred()
         if value:
             return value
         time.sleep(step)
-    raise AssertionError("timed out waiting")
+    raise AssertionError("timed out waiting" + (f": {why()}" if why is not None else ""))
 
 
 class LiveServer:

@@ -108,6 +108,38 @@ def test_estop_during_the_deal_interrupts_it_then_resume_or_void(tmp_path):
         svc.close()
 
 
+def test_a_resume_given_the_moment_the_deal_pauses_is_not_lost(tmp_path):
+    """The operator (or a script) resumes as soon as the ``paused`` event arrives, before the deal's
+    thread has begun to wait: the one paused deal goes on; no second deal is started beside it."""
+    from controller.service.deal import SoftwareDealSource
+    from controller.service.table import TableService
+
+    source = SoftwareDealSource(card_delay=0.005, seed=2)
+    svc = TableService(tmp_path, source, bot_delay=0)
+    seen = []
+
+    def resume_at_once(ev):  # runs in the deal's own thread, inside the paused event
+        if ev.get("type") == "deal_status" and ev.get("stage") == "paused":
+            seen.append(source.waiting)
+            svc.clear_fault()
+            svc.resume(ev["round"])
+
+    try:
+        svc.hub.add_listener(resume_at_once)
+        rnd = svc.start_round(bots=[])
+        wait_for(lambda: rnd.dealt >= 5)
+        svc.estop()
+        wait_for(lambda: rnd.phase == "playing", timeout=30)
+        assert seen == [True]  # waiting already when the pause was announced
+        deals = [t for t in svc._threads if t.name.startswith("hongsi-deal-")]  # this service's deal threads
+        wait_for(lambda: not any(t.is_alive() for t in deals), timeout=10)  # none is left waiting
+        assert not source.waiting
+        cards = [str(c) for h in rnd.hands for c in h]
+        assert len(cards) == len(set(cards)) == 52
+    finally:
+        svc.close()
+
+
 def test_other_games_run_generically_through_the_service(service):
     from engine.registry import get_game
 

@@ -77,7 +77,18 @@ def test_estop_stops_the_rig_mid_deal_then_resume(rig_live):
     with httpx.Client(base_url=srv.url, timeout=10) as client:
         rid = client.post("/api/rounds", json={"game": "hongsi", "bots": "all"}, headers=op).json()["id"]
         rnd = svc.get_round(rid)
-        wait_for(lambda: rnd.dealt >= 8, timeout=120)
+
+        def resume_if_paused() -> None:
+            # a slow machine may pause the deal for a person (the link or the camera was late): resume it,
+            # as an operator would; the message says why it paused if it keeps failing
+            if rnd.phase == "interrupted":
+                client.post(f"/api/rounds/{rid}/resume", headers=op)
+
+        def eight_dealt() -> bool:
+            resume_if_paused()
+            return rnd.dealt >= 8
+
+        wait_for(eight_dealt, timeout=120, step=0.1, why=lambda: f"{rnd.phase}: {rnd.message} ({rnd.dealt} dealt)")
         assert client.post("/api/estop", headers=op).status_code == 200
         wait_for(lambda: rnd.phase == "interrupted", timeout=30)
         dealt = rnd.dealt
@@ -88,9 +99,8 @@ def test_estop_stops_the_rig_mid_deal_then_resume(rig_live):
         assert client.post(f"/api/rounds/{rid}/resume", headers=op).status_code == 200
 
         def dealt_or_resumed() -> bool:
-            if rnd.phase == "interrupted":  # paused again for a person (a slow machine): resume
-                client.post(f"/api/rounds/{rid}/resume", headers=op)
+            resume_if_paused()
             return rnd.phase in ("playing", "finished")
 
-        wait_for(dealt_or_resumed, timeout=180, step=0.1)
+        wait_for(dealt_or_resumed, timeout=180, step=0.1, why=lambda: f"{rnd.phase}: {rnd.message}")
         assert [sorted(str(c) for c in h) for h in rnd.hands] == [sorted(h) for h in vr.truth()["hands"]]
