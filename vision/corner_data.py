@@ -28,6 +28,7 @@ from vision.render import (
 MODEL_SIZE = 32  # the models' usual input: 32 x 32 pixels
 NONE_CLASS = len(LABELS)  # 54: the crop shows no card index
 _sample_size = MODEL_SIZE  # the size the sample makers below return
+_sensor_codec = False  # whether a low-resolution camera's crop is also demosaiced and JPEG'd at that size
 
 
 def use_input_size(size: int) -> None:
@@ -37,6 +38,36 @@ def use_input_size(size: int) -> None:
     if not 16 <= size <= 128:
         raise ValueError(f"input size {size} is not between 16 and 128 pixels")
     _sample_size = size
+
+
+def use_sensor_codec(on: bool = True) -> None:
+    """Make a low-resolution camera's crops go, at that low resolution, through what such a camera
+    really does to them: a Bayer colour filter and its demosaicing (colour fringes on every edge of a
+    black pip), then JPEG with its 8 x 8 blocks and halved colour resolution (a training recipe,
+    ``train.py --sensor-codec``; worker processes forked after this call inherit it). A downscaled
+    crop alone is smoother than any real webcam's."""
+    global _sensor_codec
+    _sensor_codec = bool(on)
+
+
+def sensor_codec(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A small BGR uint8 crop as a cheap colour sensor and its encoder leave it: sampled through a
+    Bayer mosaic and demosaiced (half the time), then JPEG-compressed at quality 20-85 (same size).
+
+    >>> out = sensor_codec(np.full((14, 14, 3), (40, 30, 200), np.uint8), np.random.default_rng(0))
+    >>> out.shape, bool(out[7, 7, 2] > 150 > out[7, 7, 0])  # red stays red
+    ((14, 14, 3), True)
+    """
+    h, w = img.shape[:2]
+    if rng.random() < 0.5 and h >= 4 and w >= 4:
+        raw = np.empty((h, w), np.uint8)  # B G / G R; OpenCV calls this layout "RG"
+        raw[0::2, 0::2] = img[0::2, 0::2, 0]
+        raw[0::2, 1::2] = img[0::2, 1::2, 1]
+        raw[1::2, 0::2] = img[1::2, 0::2, 1]
+        raw[1::2, 1::2] = img[1::2, 1::2, 2]
+        img = cv2.cvtColor(raw, cv2.COLOR_BayerRG2BGR)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(20, 86))])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else img
 
 
 def to_input(crop: np.ndarray, size: int | None = None) -> np.ndarray:
@@ -138,6 +169,8 @@ def _finish(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) ->
     if rng.random() < 0.35:  # a low-resolution camera
         s = int(rng.integers(10, 26))
         out = cv2.resize(out, (s, s), interpolation=cv2.INTER_AREA)
+        if _sensor_codec and rng.random() < 0.6:
+            out = sensor_codec(out, rng)
     return to_input(out)
 
 

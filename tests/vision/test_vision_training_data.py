@@ -18,8 +18,10 @@ from vision.corner_data import (
     index_crop_samples,
     none_samples,
     poor_camera,
+    sensor_codec,
     to_input,
     use_input_size,
+    use_sensor_codec,
 )
 from vision.render import named_style, render_face
 from vision.train import reps_per_subset
@@ -27,6 +29,7 @@ from vision.train import reps_per_subset
 
 def test_the_doctests_hold():
     assert doctest.testmod(vision.train).failed == 0
+    assert doctest.testmod(vision.corner_data).failed == 0
 
 
 @given(st.lists(st.sampled_from("abcd"), min_size=1, max_size=400), st.integers(1, 40))
@@ -109,3 +112,46 @@ def test_a_no_card_crop_of_a_tall_large_index_face_fits_the_face():
     rng = np.random.default_rng(2364455092)
     samples = none_samples(rng) + none_samples(rng)
     assert samples and all(y == NONE_CLASS and x.shape == (MODEL_SIZE, MODEL_SIZE, 3) for x, y in samples)
+
+
+def _small_index(label: str, size: int = 14) -> np.ndarray:
+    face = render_face(label, named_style("poker"))
+    x0, y0, x1, y1 = face.index_box
+    return cv2.resize(np.ascontiguousarray(face.bgr[y0:y1, x0:x1]), (size, size), interpolation=cv2.INTER_AREA)
+
+
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["S7", "CK", "H9", "D5", "SA", "C10"]), st.integers(10, 25))
+@settings(max_examples=60, deadline=None)
+def test_a_sensor_and_its_encoder_keep_a_small_crop_and_its_colour(seed, label, size):
+    """Demosaicing and JPEG at the camera's size: the same size and type, deterministic for a seed, and
+    a red index stays redder than a black one (the ink's mean colour survives the colour fringes)."""
+    crop = _small_index(label, size)
+    out = sensor_codec(crop, np.random.default_rng(seed))
+    assert out.shape == crop.shape and out.dtype == np.uint8
+    assert np.array_equal(out, sensor_codec(crop, np.random.default_rng(seed)))
+    ink = crop.astype(np.float32).mean(axis=2) < 150  # the index's strokes, found on the clean crop
+    redness = lambda img: float((img[..., 2].astype(np.float32) - img[..., :2].astype(np.float32).mean(axis=2))[ink].mean())  # noqa: E731
+    assert (redness(out) > 40) == (label[0] in "HD")
+
+
+def test_a_bayer_mosaic_leaves_colour_fringes_on_a_black_pip():
+    crop = _small_index("S7", 16)
+    grey = lambda img: float(np.abs(np.diff(img.astype(np.float32), axis=2)).mean())  # noqa: E731 -- colour spread
+    outs = [sensor_codec(crop, np.random.default_rng(s)) for s in range(40)]
+    assert max(grey(o) for o in outs) > 2 * grey(crop) + 2  # some draws fringe (the mosaic, half the time)
+    assert np.mean([np.abs(o.astype(np.float32) - crop).mean() for o in outs]) > 1.0  # and every draw alters it
+
+
+def test_the_sensor_codec_is_a_recipe_choice_off_by_default():
+    def first_crops() -> list[np.ndarray]:  # each from a fresh generator: the codec's own draws come last
+        return [index_crop_samples(np.random.default_rng(s))[0][0] for s in range(80)]
+
+    plain = first_crops()
+    use_sensor_codec(True)
+    try:
+        coded = first_crops()
+    finally:
+        use_sensor_codec(False)
+    assert all(np.array_equal(a, b) for a, b in zip(plain, first_crops(), strict=True))  # off: as before
+    changed = sum(not np.array_equal(a, b) for a, b in zip(plain, coded, strict=True))
+    assert 0 < changed < 0.4 * len(plain)  # only the low-resolution share (about a fifth) goes through it
