@@ -113,7 +113,7 @@ def random_style(rng: np.random.Generator) -> Style:
         paper=paper,
         red=red,
         black=black,
-        pip_variant=int(rng.integers(4)),
+        pip_variant=int(rng.integers(PIP_VARIANTS)),
         border=bool(rng.random() < 0.3),
         corner_r=float(rng.uniform(0.03, 0.09)),
         joker_vertical=bool(rng.random() < 0.7),
@@ -187,12 +187,70 @@ def _star(c: np.ndarray, s: int, v: int) -> None:
 
 _PIPS = {"H": _heart, "S": _spade, "C": _club, "D": _diamond, "J": _star}
 
+# More spades and clubs (pip variants 4..11, drawn only under use_more_pip_shapes): taller spades with
+# round lobes, blunt or pointed tops, and clubs with big or small lobes, on stems from a hairline with a
+# small foot to a broad wedge. Shrunk to a cheap webcam's 8-10 px, a spade is then a round blob on a
+# thin stem, as real ones are, and a club's stem says nothing about its suit.
+# Spade: (tip distance / lobe radius, tip radius, stem half-width, foot half-width, body height), of s.
+_SPADES = ((2.4, 0.01, 0.035, 0.12, 0.80), (2.0, 0.09, 0.05, 0.16, 0.82), (2.6, 0.05, 0.03, 0.10, 0.86),
+           (1.9, 0.12, 0.06, 0.20, 0.78), (2.2, 0.03, 0.07, 0.07, 0.84), (2.1, 0.07, 0.025, 0.14, 0.80),
+           (2.5, 0.10, 0.045, 0.22, 0.80), (2.3, 0.02, 0.055, 0.09, 0.88))
+# Club: (lobe radius, lobe spread / radius, stem half-width, foot half-width).
+_CLUBS = ((0.24, 1.0, 0.035, 0.12), (0.21, 1.1, 0.05, 0.16), (0.26, 0.9, 0.03, 0.10), (0.22, 1.05, 0.06, 0.20),
+          (0.25, 0.95, 0.07, 0.07), (0.23, 1.0, 0.025, 0.14), (0.20, 1.15, 0.045, 0.22), (0.25, 1.0, 0.055, 0.09))
+PIP_VARIANTS = 4  # what random_style draws from: 4, or 4 + len(_SPADES) under use_more_pip_shapes
 
-@lru_cache(maxsize=64)
+
+def use_more_pip_shapes(on: bool = True) -> None:
+    """Make :func:`random_style` also draw the rounder spades and thin-stemmed clubs of pip variants
+    4..11 (a training recipe, ``train.py --pip-shapes``; worker processes forked after this call inherit
+    it). The named designs, and so the virtual rig's camera, keep their pips either way."""
+    global PIP_VARIANTS
+    PIP_VARIANTS = 4 + len(_SPADES) if on else 4
+
+
+def _fill_poly(c: np.ndarray, pts, shift: int = 4) -> None:
+    """Fill a convex polygon given in float pixels (sub-pixel exact, anti-aliased)."""
+    cv2.fillConvexPoly(c, np.round(np.asarray(pts, np.float64) * (1 << shift)).astype(np.int32), 255,
+                       cv2.LINE_AA, shift=shift)
+
+
+def _foot_stem(c: np.ndarray, s: int, top: float, half: float, foot: float) -> None:
+    x = s * 0.5
+    _fill_poly(c, [[x - half * s, top], [x + half * s, top], [x + half * s, s * 0.97], [x - half * s, s * 0.97]])
+    _fill_poly(c, [[x, s * 0.72], [x + foot * s, s * 0.99], [x - foot * s, s * 0.99]])
+
+
+def _round_spade(c: np.ndarray, s: int, v: int) -> None:
+    k, tip, half, foot, body = _SPADES[v - 4]
+    r = body * s / (1 + k)
+    y = body * s - r  # the lobes' centres; the tip is k radii above them
+    a = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    ring = np.stack([np.cos(a), np.sin(a)], 1)
+    pts = np.concatenate([(s * 0.5 - 0.95 * r, y) + r * ring, (s * 0.5 + 0.95 * r, y) + r * ring,
+                          (s * 0.5, tip * s + 1) + (tip * s + 0.5) * ring]).astype(np.float32)
+    _fill_poly(c, cv2.convexHull(pts)[:, 0])
+    _foot_stem(c, s, y, half, foot)
+
+
+def _round_club(c: np.ndarray, s: int, v: int) -> None:
+    lobe, spread, half, foot = _CLUBS[v - 4]
+    r = lobe * s
+    low = 2.52 * r + 1  # the side lobes' centres
+    for x, y, rr in ((0.5 * s, r + 1, r), (0.5 * s - spread * r, low, r), (0.5 * s + spread * r, low, r),
+                     (0.5 * s, 2 * r + 1, 0.7 * r)):
+        cv2.circle(c, (int(x * 16), int(y * 16)), int(rr * 16), 255, -1, cv2.LINE_AA, shift=4)
+    _foot_stem(c, s, 2.2 * r, half, foot)
+
+
+@lru_cache(maxsize=96)
 def _pip_mask(suit: str, variant: int) -> np.ndarray:
     s = 96
     c = np.zeros((s, s), np.uint8)
-    _PIPS[suit](c, s, variant)
+    draw = _PIPS[suit]
+    if variant >= 4 and suit in "SC":
+        draw = _round_spade if suit == "S" else _round_club
+    draw(c, s, variant)
     ys, xs = np.nonzero(c > 40)
     return c[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1].astype(np.float32) / 255.0
 

@@ -8,6 +8,7 @@ Usage (CPU; torch comes from the ``train`` extra and is never needed at run time
     .venv/bin/python -m vision.train --seed 7 --out vision/models/card_corner_c.onnx   # another member
     .venv/bin/python -m vision.train --seed 19 --size 48 --width 16 --storage int8 --out vision/models/card_corner_e.onnx   # 48 x 48 crops (~42 min)
     .venv/bin/python -m vision.train --sensor-codec ...   # low-resolution crops also demosaiced and JPEG'd at that size
+    .venv/bin/python -m vision.train --pip-shapes ...     # random decks also draw rounder spades and thin-stemmed clubs
 
 The reader's committee (``vision.reader.COMMITTEE_PATHS``) is five runs of this script:
 ``card_corner.onnx`` (seed 2026, trained at commit 38c184a, before the label audit: the only member
@@ -59,6 +60,7 @@ from vision.corner_data import (
 )
 from vision.labels import LABELS, index, rank_index, suit_index
 from vision.model_store import STORAGES, store_weights
+from vision.render import use_more_pip_shapes
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PATH = REPO / "vision" / "models" / "card_corner.onnx"
@@ -310,6 +312,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--size", type=int, default=MODEL_SIZE, help="input pixels a side (the reader resizes each crop to it)")
     ap.add_argument("--sensor-codec", action="store_true",
                     help="low-resolution crops are also demosaiced and JPEG'd at that size (corner_data.use_sensor_codec)")
+    ap.add_argument("--pip-shapes", action="store_true",
+                    help="random deck styles also draw rounder spades and thin-stemmed clubs (render.use_more_pip_shapes)")
     ap.add_argument("--storage", choices=STORAGES, default="float16", help="how the exported weights are stored")
     ap.add_argument("--restore", type=Path, nargs="+", default=None, metavar="MODEL",
                     help="only store these exported models' weights as --storage says, in place")
@@ -337,6 +341,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.manual_seed(args.seed)
     use_input_size(args.size)  # before the worker processes are forked
     use_sensor_codec(args.sensor_codec)
+    use_more_pip_shapes(args.pip_shapes)
     recipe = QUICK if args.quick else Recipe()
     if args.epochs:
         recipe.epochs = args.epochs

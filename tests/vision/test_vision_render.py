@@ -1,15 +1,22 @@
+from dataclasses import replace
+
+import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.labels import LABELS, index, split
 from vision.render import (
     DESIGNS,
+    _pip_mask,
     named_style,
     random_style,
     render_face,
     render_table_frame,
     render_window_frame,
     table_scene,
+    use_more_pip_shapes,
 )
 
 
@@ -61,6 +68,58 @@ def test_random_styles_cover_the_aspect_range():
     rng = np.random.default_rng(0)
     aspects = [random_style(rng).aspect for _ in range(300)]
     assert 0.58 <= min(aspects) < 0.6 and 0.73 < max(aspects) <= 0.75
+
+
+def _variants_drawn(seed: int, n: int = 400) -> set[int]:
+    rng = np.random.default_rng(seed)
+    return {random_style(rng).pip_variant for _ in range(n)}
+
+
+def test_more_pip_shapes_are_a_training_recipe_off_by_default():
+    rng = np.random.default_rng(5)
+    before = [random_style(rng) for _ in range(40)]
+    assert _variants_drawn(0) == {0, 1, 2, 3}
+    use_more_pip_shapes(True)
+    try:
+        assert _variants_drawn(0) == set(range(12))
+        named = {d: render_face("SK", named_style(d)).bgr for d in DESIGNS}  # the rig's camera is unchanged
+    finally:
+        use_more_pip_shapes(False)
+    rng = np.random.default_rng(5)
+    assert [random_style(rng) for _ in range(40)] == before  # off again: the same styles as before
+    for d, face in named.items():
+        assert np.array_equal(face, render_face("SK", named_style(d)).bgr), d
+
+
+def _body_solidity(mask: np.ndarray) -> float:
+    """Area over convex-hull area of a pip's top 70% (its lobes, without the stem)."""
+    top = (mask[: int(0.7 * mask.shape[0])] > 0.5).astype(np.uint8)
+    contour = max(cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+    return cv2.contourArea(contour) / cv2.contourArea(cv2.convexHull(contour))
+
+
+@pytest.mark.parametrize("variant", range(4, 12))
+def test_the_rounder_spades_are_one_convex_blob_and_clubs_keep_their_notches(variant):
+    spade, club = _pip_mask("S", variant), _pip_mask("C", variant)
+    for mask in (spade, club):
+        assert cv2.connectedComponents((mask > 0.5).astype(np.uint8))[0] == 2  # one shape (and background)
+        assert 0.95 <= mask.shape[0] / mask.shape[1] <= 1.2  # about as tall as wide, stem included
+    assert _body_solidity(spade) > 0.98  # a round blob with a point or blunt top: what a small camera sees
+    assert _body_solidity(club) < 0.93  # three lobes: the notches between them are what tell it apart
+    assert not np.array_equal(spade, _pip_mask("S", variant % 4))  # a new shape, not an old one again
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 11), st.sampled_from(["S2", "S10", "SK", "SA", "C3", "CQ", "H4", "D9"]),
+       st.floats(0.08, 0.19))
+def test_every_pip_shape_draws_a_legible_index_in_its_colour(variant, label, suit_h):
+    face = render_face(label, replace(named_style("poker"), pip_variant=variant, suit_h=suit_h))
+    x0, y0, x1, y1 = face.index_box
+    patch = face.bgr[y0:y1, x0:x1].astype(int)
+    ink = patch.sum(axis=2) < 500
+    assert ink.mean() > 0.05
+    b, _, r = (patch[..., k][ink].mean() for k in range(3))
+    assert (r > b + 60) == (label[0] in "HD")
 
 
 def test_empty_hopper_and_unknown_design():
