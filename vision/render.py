@@ -148,6 +148,8 @@ def _heart(c: np.ndarray, s: int, v: int) -> None:
 
 
 def _spade(c: np.ndarray, s: int, v: int) -> None:
+    if v >= 4:
+        return _round_spade(c, s, v)
     h = np.zeros_like(c)
     _heart(h, s, v)
     top = int(s * 0.8)
@@ -163,6 +165,8 @@ def _stem(c: np.ndarray, s: int, v: int) -> None:
 
 
 def _club(c: np.ndarray, s: int, v: int) -> None:
+    if v >= 4:
+        return _round_club(c, s, v)
     r = int(s * (0.2 + 0.015 * (v % 3)))
     cv2.circle(c, (int(s * 0.5), int(s * 0.25)), r, 255, -1, cv2.LINE_AA)
     cv2.circle(c, (int(s * 0.5) - int(1.05 * r), int(s * 0.55)), r, 255, -1, cv2.LINE_AA)
@@ -247,10 +251,7 @@ def _round_club(c: np.ndarray, s: int, v: int) -> None:
 def _pip_mask(suit: str, variant: int) -> np.ndarray:
     s = 96
     c = np.zeros((s, s), np.uint8)
-    draw = _PIPS[suit]
-    if variant >= 4 and suit in "SC":
-        draw = _round_spade if suit == "S" else _round_club
-    draw(c, s, variant)
+    _PIPS[suit](c, s, variant)
     ys, xs = np.nonzero(c > 40)
     return c[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1].astype(np.float32) / 255.0
 
