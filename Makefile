@@ -29,7 +29,7 @@ train: $(STAMP)
 	$(BIN)/pip install -q -e '.[train]'
 	$(BIN)/python -m vision.train
 
-# Re-trains the reader's other three committee members (about 45 min each on 2 cores).
+# Re-trains the reader's other four committee members (about 45 min each on 2 cores).
 train-committee: $(STAMP)
 	$(BIN)/pip install -q -e '.[train]'
 	$(BIN)/python -m vision.train --seed 29 --sensor-codec --storage int8 --out vision/models/card_corner_b.onnx

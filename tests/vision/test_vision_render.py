@@ -51,17 +51,20 @@ def test_every_card_has_its_own_face_in_every_design(design):
         assert f.std() > 5, label  # something is drawn
 
 
+def _assert_index_inked_in_suit_colour(face, label: str) -> None:
+    x0, y0, x1, y1 = face.index_box
+    patch = face.bgr[y0:y1, x0:x1].astype(int)
+    ink = patch.sum(axis=2) < 500
+    assert ink.mean() > 0.05, label
+    b, g, r = (patch[..., k][ink].mean() for k in range(3))
+    suit, rank = split(label)
+    red = rank == "RJ" if suit is None else suit in "HD"
+    assert (r > b + 60) == red, label
+
+
 def test_face_index_box_holds_ink_in_the_suit_colour():
     for label in ("H4", "D10", "S2", "CK", "RJ", "BJ"):
-        face = render_face(label, named_style("poker"))
-        x0, y0, x1, y1 = face.index_box
-        patch = face.bgr[y0:y1, x0:x1].astype(int)
-        ink = patch.sum(axis=2) < 500
-        assert ink.mean() > 0.05, label
-        b, g, r = (patch[..., k][ink].mean() for k in range(3))
-        suit, rank = split(label)
-        red = rank == "RJ" if suit is None else suit in "HD"
-        assert (r > b + 60) == red, label
+        _assert_index_inked_in_suit_colour(render_face(label, named_style("poker")), label)
 
 
 def test_random_styles_cover_the_aspect_range():
@@ -114,12 +117,7 @@ def test_the_rounder_spades_are_one_convex_blob_and_clubs_keep_their_notches(var
        st.floats(0.08, 0.19))
 def test_every_pip_shape_draws_a_legible_index_in_its_colour(variant, label, suit_h):
     face = render_face(label, replace(named_style("poker"), pip_variant=variant, suit_h=suit_h))
-    x0, y0, x1, y1 = face.index_box
-    patch = face.bgr[y0:y1, x0:x1].astype(int)
-    ink = patch.sum(axis=2) < 500
-    assert ink.mean() > 0.05
-    b, _, r = (patch[..., k][ink].mean() for k in range(3))
-    assert (r > b + 60) == (label[0] in "HD")
+    _assert_index_inked_in_suit_colour(face, label)
 
 
 def test_empty_hopper_and_unknown_design():
