@@ -5,6 +5,7 @@ Usage (CPU; torch comes from the ``train`` extra and is never needed at run time
     .venv/bin/python -m vision.train                      # the full recipe (~5 min of rendering + ~37 min of training on 2 cores)
     .venv/bin/python -m vision.train --quick              # a small smoke run (~3 min)
     .venv/bin/python -m vision.train --holdout 0.2        # keep 20% of the real `fit` photos for validation
+    .venv/bin/python -m vision.train --holdout 0.5 --holdout-subset webcam_handheld   # half of one subset's photos
     .venv/bin/python -m vision.train --seed 7 --out vision/models/card_corner_c.onnx   # another member
     .venv/bin/python -m vision.train --seed 19 --size 48 --width 16 --storage int8 --out vision/models/card_corner_e.onnx   # 48 x 48 crops (~42 min)
     .venv/bin/python -m vision.train --sensor-codec ...   # low-resolution crops also demosaiced and JPEG'd at that size
@@ -122,6 +123,26 @@ def real_rows(split: str = "fit", root: Path = REAL_DIR, audited: bool = False) 
             if r["file"] in fixes:
                 r["source_label"], r["label"] = r["label"], fixes[r["file"]]
     return rows
+
+
+def held_out_frames(rows: list[dict], share: float, seed: int, subsets: list[str] | None = None) -> set[str]:
+    """The source photos kept out of training for validation: ``share`` of the photos of ``rows``
+    (of ``subsets`` only, when given), drawn by ``seed``; all crops of a photo stay on one side.
+
+    >>> held_out_frames([{"frame": "p1", "subset": "s"}, {"frame": "p2", "subset": "t"}], 1.0, 0, ["s"])
+    {'p1'}
+    """
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"holdout share must be between 0 and 1, not {share}")
+    known = {r["subset"] for r in rows}
+    unknown = sorted(set(subsets or ()) - known)
+    if rows and unknown:
+        raise ValueError(f"no such subset in the fit photos: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    frames = sorted({r["frame"] for r in rows if not subsets or r["subset"] in subsets})
+    if not share or not frames:
+        return set()
+    rng = np.random.default_rng(seed)
+    return {str(f) for f in rng.choice(frames, int(len(frames) * share), replace=False)}
 
 
 def label_audit(path: Path | None = None) -> dict[str, str]:
@@ -298,6 +319,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="a small smoke run")
     ap.add_argument("--holdout", type=float, default=0.0, help="share of real fit photos kept for validation")
+    ap.add_argument("--holdout-subset", action="append", default=None, metavar="SUBSET",
+                    help="hold out photos of this subset only (repeatable; default: every subset)")
     ap.add_argument("--epochs", type=int, default=None)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--workers", type=int, default=2)
@@ -350,9 +373,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.lr:
         recipe.lr = args.lr
     rows = real_rows("fit", audited=True)
-    frames = sorted({r["frame"] for r in rows})
-    rng = np.random.default_rng(args.seed)
-    held = set(rng.choice(frames, int(len(frames) * args.holdout), replace=False)) if args.holdout else set()
+    held = held_out_frames(rows, args.holdout, args.seed, args.holdout_subset)
     train_rows = [r for r in rows if r["frame"] not in held]
     val_rows = [r for r in rows if r["frame"] in held]
     console.print(f"real fit crops: {len(train_rows)} for training, {len(val_rows)} held out"

@@ -24,7 +24,7 @@ from vision.corner_data import (
     use_sensor_codec,
 )
 from vision.render import named_style, render_face
-from vision.train import reps_per_subset
+from vision.train import held_out_frames, reps_per_subset
 
 
 def test_the_doctests_hold():
@@ -44,6 +44,29 @@ def test_every_capture_setup_gets_at_least_the_base_and_no_more_than_the_cap(sub
         assert base <= r <= round(3 * base)
         if count[s] * 3 >= count[biggest]:  # under the cap: the weights even out
             assert abs(r * count[s] - base * count[biggest]) <= count[s]
+
+
+_PHOTOS = st.lists(st.tuples(st.sampled_from("abc"), st.integers(0, 30)), min_size=1, max_size=80)
+
+
+@given(_PHOTOS, st.floats(0.0, 1.0), st.integers(0, 2**16), st.sets(st.sampled_from("abc"), max_size=3))
+@settings(max_examples=80, deadline=None)
+def test_a_held_out_photo_keeps_all_its_crops_out_and_only_its_subsets_are_drawn(crops, share, seed, subsets):
+    rows = [{"subset": s, "frame": f"{s}{k}"} for s, k in crops]
+    subsets = sorted(subsets & {r["subset"] for r in rows}) or None
+    held = held_out_frames(rows, share, seed, subsets)
+    eligible = {r["frame"] for r in rows if subsets is None or r["subset"] in subsets}
+    assert held <= eligible
+    assert len(held) == int(len(eligible) * share)  # the share of photos, not of crops
+    assert held == held_out_frames(list(reversed(rows)), share, seed, subsets)  # the seed decides, not the order
+
+
+def test_a_holdout_out_of_reason_or_of_an_unknown_subset_is_refused():
+    rows = [{"subset": "webcam_handheld", "frame": "p1"}]
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        held_out_frames(rows, 1.5, 0)
+    with pytest.raises(ValueError, match="no such subset.*webcam_hanheld"):
+        held_out_frames(rows, 0.5, 0, ["webcam_hanheld"])
 
 
 def test_a_poor_camera_blurs_and_darkens_but_keeps_the_crop():
