@@ -263,3 +263,29 @@ def test_seat_page_offers_another_games_own_actions(browser, paced):
     page.wait_for_selector("#msg.ok", timeout=5000)
     assert rnd.applied[n] is True and rnd.events[n]["seat"] == 0 and rnd.events[n]["action"] in kinds
     page.close()
+
+
+def test_display_seats_three_players_in_a_triangle(browser, paced):
+    """挖坑 has three players: the display puts them round the table as a triangle (me at the bottom,
+    the next two counter-clockwise at the top right and top left), not on three sides of a square."""
+    svc = paced.svc
+    op = {"Authorization": f"Bearer {svc.tokens.operator_token()}"}
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(paced.url + "/")
+    httpx.post(paced.url + "/api/rounds", json={"game": "wakeng", "first_seat": 0, "bots": [1, 2]}, headers=op)
+    page.wait_for_selector("#seat-2", timeout=10000)
+    boxes = [page.locator(f"#seat-{s}").bounding_box() for s in range(3)]
+    assert page.locator("#seat-3").count() == 0
+    table = page.locator("#table").bounding_box()
+    mid_x = table["x"] + table["width"] / 2
+    centre = [(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2) for b in boxes]
+    assert abs(centre[0][0] - mid_x) < 5  # seat 1 (index 0) sits at the bottom, centred
+    assert centre[1][0] > mid_x and centre[2][0] < mid_x  # the next seat to the right, the last to the left
+    assert centre[1][1] < centre[0][1] and abs(centre[1][1] - centre[2][1]) < 5  # both above, level
+    for i in range(3):
+        for j in range(i + 1, 3):
+            a, b = boxes[i], boxes[j]
+            assert (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                    or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"]), (i, j)
+    page.screenshot(path=str(ARTIFACTS / "display-three-seats.png"))
+    page.close()

@@ -25,6 +25,7 @@ function render() {
   $("phase").innerHTML = phaseText(pub.phase) + (pub.paused ? ' · <b>暂停 Paused</b>' : "");
   const table = pub.table || {};
   const n = pub.seats;
+  $("table").dataset.seats = n;  // the CSS lays 3 seats out as a triangle, 4 as a square
   for (let s = 0; s < n; s++) {
     const el = seatBox(s);
     const count = pub.counts ? pub.counts[s] : pub.dealt_per_seat[s];
