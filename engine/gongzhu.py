@@ -1,23 +1,34 @@
 """拱猪 (``gongzhu``): 4 players, one deck, 13 tricks of one card; take as few bad cards as you can.
 
+With ``decks = 2`` (拱双猪): two decks without jokers, 104 cards, 26 a seat; a play is one card or a pair
+(:class:`ShuangzhuState`).
+
 The rules digest is ``docs/rules/gongzhu.md`` (rule ids, settings and every choice made).
 Actions: ``expose`` (亮牌, before the first trick; ``cards``, optional ``hidden`` for 暗卖) and
-``play`` (``cards``: one card, or ``card``).
+``play`` (``cards``: one card, or ``card``; 拱双猪: one card or two).
 
 >>> import random
 >>> game = GongzhuGame()
 >>> record = game.bot_hand(random.Random(1))
 >>> len(record["events"]) >= 52
 True
+>>> two = game.settings(None, {"decks": 2})
+>>> game.deal_plan(two).cards_per_seat, game.deal_plan(two).deck.size
+((26, 26, 26, 26), 104)
+>>> record = game.bot_hand(random.Random(1), settings=two)
+>>> sorted(len(h) for h in record["hands"])
+[26, 26, 26, 26]
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any, Literal
 
-from engine.cards import DECKS, Card, parse_cards
+from engine.cards import DECKS, Card, DeckSpec, parse_cards
 from engine.game import Action, DealPlan, Game, State, Violation
 from engine.tricks import (
     CODES,
@@ -35,6 +46,7 @@ S, H, D, C = 0, 1, 2, 3
 PIG, SHEEP, TRANSFORMER, HEART_A = CODES["SQ"], CODES["DJ"], CODES["C10"], CODES["HA"]
 EXPOSABLE = (PIG, HEART_A, SHEEP, TRANSFORMER)
 HEARTS = tuple(range(13, 26))
+TWO_DECKS = DeckSpec(jokers=False, decks=2)  # 拱双猪: 104 cards (not a DECKS entry: that would be a new game)
 # Heart values by rank index 0 ('2') .. 12 ('A').
 HEART_VALUES = {
     "standard": (0, 0, 0, -10, -10, -10, -10, -10, -10, -20, -30, -40, -50),
@@ -72,8 +84,16 @@ class GongzhuSettings:
     teams: TEAMS = "none"
     match_limit: int = -1000
     double_pig: bool = False
+    decks: Literal[1, 2] = 1
 
     def __post_init__(self) -> None:
+        if self.decks not in (1, 2) or isinstance(self.decks, bool):
+            raise ValueError(f"decks = {self.decks!r} is not 1 or 2")
+        if self.decks == 2 and self.zide:
+            raise ValueError("zide (自得) is one-deck only: with decks = 2 the copies cannot be told apart")
+        if self.decks == 2 and self.teams == "zhuyang":
+            raise ValueError("teams = 'zhuyang' (猪羊一家) is one-deck only: with decks = 2 there are two "
+                             "pigs and two sheep")
         if not (isinstance(self.first_lead_card, str) and self.first_lead_card.upper() in CODES
                 and self.first_lead_card.upper() not in ("BJ", "RJ")):
             raise ValueError(f"first_lead_card = {self.first_lead_card!r} is not a card of the deck")
@@ -88,6 +108,9 @@ PRESETS = {
     "quanliang": GongzhuSettings(exposure="all_but_sheep"),
     "computer": GongzhuSettings(next_leader="pig_taker", all_hearts="negate", grand_slam_unexposed=None,
                                 force_last=True),
+    # 拱双猪: two decks without jokers, 26 cards each; singles or pairs (docs/rules/gongzhu.md).
+    "shuangzhu": GongzhuSettings(decks=2),
+    "shuangzhu-quanliang": GongzhuSettings(decks=2, exposure="all_but_sheep"),  # 两副牌除羊全亮
 }
 
 _COLOUR = (0, 1, 1, 0)  # S H D C: black red red black
@@ -103,11 +126,12 @@ class GongzhuState(State):
     def __init__(self, hands: list[list[Card]], settings: GongzhuSettings):
         self.settings = settings
         self.dealt = [[CODES[str(c)] for c in h] for h in hands]
-        self.hands = [set(h) for h in self.dealt]
+        self.hands = [self._hand(h) for h in self.dealt]
         self.values = self._card_values()
         self.exposed: dict[int, str] = {}   # card -> "open" | "first" (首明) | "hidden" (暗卖)
         self.exposed_by: dict[int, int] = {}
         self.taken: list[list[int]] = [[] for _ in range(SEATS)]
+        self.takers: list[int] = []  # who took each trick
         self.tricks: list[Trick] = []
         self.led_suits: set[int] = set()
         self.first_round = False
@@ -122,7 +146,15 @@ class GongzhuState(State):
             self.must_lead = lead_card if settings.first_lead_must_play else None
         self.trick = Trick(self.leader, SEATS)
         forced = {"all": EXPOSABLE, "all_but_sheep": (PIG, HEART_A, TRANSFORMER)}.get(settings.exposure, ())
-        for card in forced:
+        self._force_exposures(forced)
+
+    @staticmethod
+    def _hand(codes: list[int]) -> Any:
+        return set(codes)
+
+    def _force_exposures(self, cards: tuple[int, ...]) -> None:
+        """亮牌 the rules force (全亮 / 除羊全亮): every copy dealt of ``cards``."""
+        for card in cards:
             self._expose(self._holder(card), card, "open")
 
     # ------------------------------------------------------------------ helpers
@@ -210,17 +242,25 @@ class GongzhuState(State):
         return [error("phase", f"unknown action {kind!r} (拱猪: expose, play)",
                       f"未知动作 {kind!r}（拱猪：expose 亮牌、play 出牌）")]
 
-    def _judge_expose(self, seat: int, action: Action) -> list[Violation]:
+    def _expose_request(self, action: Action) -> tuple[list[int], bool] | Violation:
+        """The cards of an ``expose`` action and whether it is 暗卖, or why no exposing is allowed now."""
         cards = event_cards(action)
         if isinstance(cards, Violation):
-            return [cards]
+            return cards
         if self.started:
-            return [error("phase", "cards are exposed only before the first trick", "亮牌只能在出第一轮牌之前")]
+            return error("phase", "cards are exposed only before the first trick", "亮牌只能在出第一轮牌之前")
         if self.settings.teams == "zhuyang" or self.settings.exposure in ("none", "all"):
-            return [error("expose_forbidden", "no exposing under these rules", "此玩法不许亮牌")]
+            return error("expose_forbidden", "no exposing under these rules", "此玩法不许亮牌")
         hidden = bool(action.get("hidden", False))
         if hidden and not self.settings.anmai:
-            return [error("expose", "暗卖 (hidden exposing) is off", "未开启暗卖")]
+            return error("expose", "暗卖 (hidden exposing) is off", "未开启暗卖")
+        return cards, hidden
+
+    def _judge_expose(self, seat: int, action: Action) -> list[Violation]:
+        request = self._expose_request(action)
+        if isinstance(request, Violation):
+            return [request]
+        cards, hidden = request
         for c in cards:
             if c not in self.hands[seat]:
                 return [error("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中")]
@@ -240,13 +280,20 @@ class GongzhuState(State):
                 self._expose(self._holder(rest[0]), rest[0], "open")
         return []
 
-    def _judge_play(self, seat: int, action: Action) -> list[Violation]:
+    def _turn_cards(self, seat: int, action: Action) -> list[int] | Violation:
+        """The cards ``seat`` plays, or why the play is malformed or out of turn."""
         cards = event_cards(action)
         if isinstance(cards, Violation):
-            return [cards]
+            return cards
         if seat != self.trick.to_play:
-            return [error("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
-                          f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号")]
+            return error("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
+                         f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号")
+        return cards
+
+    def _judge_play(self, seat: int, action: Action) -> list[Violation]:
+        cards = self._turn_cards(seat, action)
+        if isinstance(cards, Violation):
+            return [cards]
         if len(cards) != 1:
             return [error("malformed", "拱猪 plays one card at a time", "拱猪每次只出一张牌")]
         card = cards[0]
@@ -290,6 +337,7 @@ class GongzhuState(State):
         if self.settings.discard_colour:
             taker = self._colour_penalty(trick) or taker
         self.taken[taker].extend(trick.cards())
+        self.takers.append(taker)
         self.tricks.append(trick)
         if not self.finished():
             self.trick = Trick(trick.winner, SEATS)
@@ -297,11 +345,12 @@ class GongzhuState(State):
     def _colour_penalty(self, trick: Trick) -> int | None:
         """垫牌规则: a discard of the wrong colour (holding the led colour) takes the trick's scoring cards."""
         led = _suit(trick.lead[0])
-        for seat, (card,) in trick.plays[1:]:
-            if _suit(card) != led and _COLOUR[_suit(card)] != _COLOUR[led]:
-                if any(_COLOUR[_suit(c)] == _COLOUR[led] for c in self.hands[seat]):
-                    self.penalties.append({"seat": seat, "card": NAMES[card], "trick": len(self.tricks)})
-                    return seat
+        for seat, cards in trick.plays[1:]:
+            for card in cards:
+                if _suit(card) != led and _COLOUR[_suit(card)] != _COLOUR[led]:
+                    if any(_COLOUR[_suit(c)] == _COLOUR[led] for c in self.hands[seat]):
+                        self.penalties.append({"seat": seat, "card": NAMES[card], "trick": len(self.tricks)})
+                        return seat
         return None
 
     # ------------------------------------------------------------------ scoring
@@ -420,6 +469,286 @@ class GongzhuState(State):
         }
 
 
+# ---------------------------------------------------------------------- 拱双猪 (decks = 2)
+Combo = tuple[int, ...]
+
+
+def _is_pair(play: Combo) -> bool:
+    return len(play) == 2 and play[0] == play[1]
+
+
+def play_strength(lead: Combo, play: Combo) -> tuple[int, int]:
+    """How strong ``play`` is in a trick led by ``lead`` (拱双猪; higher wins, the first of equals keeps it).
+
+    Any card off the led suit makes the play a discard (垫牌, weakest). On a pair lead, in ♥ ♠ ♣ a pair is
+    weaker than two other cards of the suit, in ♦ stronger; pairs by rank, two other cards by the higher.
+
+    >>> from engine.tricks import code
+    >>> s = lambda lead, play: play_strength(tuple(map(code, lead)), tuple(map(code, play)))
+    >>> s(["SA", "SA"], ["S2", "S3"]) > s(["SA", "SA"], ["SA", "SA"])
+    True
+    >>> s(["D2", "D2"], ["D2", "D2"]) > s(["D2", "D2"], ["DA", "DK"])
+    True
+    >>> s(["HK", "HK"], ["HA", "H2"]) > s(["HK", "HK"], ["HK", "HQ"])
+    True
+    """
+    led = _suit(lead[0])
+    if any(_suit(c) != led for c in play):
+        return (0, 0)
+    top = max(c % 13 for c in play)
+    if len(lead) == 1:
+        return (1, top)
+    if _is_pair(play):
+        return (2 if led == D else 1, top)
+    return (1 if led == D else 2, top)
+
+
+class ShuangzhuState(GongzhuState):
+    """One hand of 拱双猪 (``decks = 2``). Hands are per-seat lists of card codes (two copies of each card
+    in the game). A play is a tuple of one or two codes, sorted."""
+
+    def __init__(self, hands: list[list[Card]], settings: GongzhuSettings):
+        self.exposures: list[tuple[int, int, str]] = []   # (seat, card, "open" | "first" | "hidden")
+        self.held: list[dict[int, int]] = [{} for _ in range(SEATS)]  # openly exposed copies still held back
+        super().__init__(hands, settings)  # the lead: the lowest seat holding a copy (no deal order in the record)
+
+    @staticmethod
+    def _hand(codes: list[int]) -> Any:
+        return list(codes)
+
+    def _force_exposures(self, cards: tuple[int, ...]) -> None:
+        for card in cards:
+            for seat in range(SEATS):
+                for _ in range(self.hands[seat].count(card)):
+                    self._expose(seat, card, "open")
+
+    # ------------------------------------------------------------------ helpers
+    def _expose(self, seat: int, card: int, kind: str) -> None:
+        self.exposures.append((seat, card, kind))
+        if kind == "open":
+            self.held[seat][card] = self.held[seat].get(card, 0) + 1
+
+    def _exposed_by_seat(self, seat: int, card: int) -> int:
+        return sum(1 for s, c, _ in self.exposures if s == seat and c == card)
+
+    def factor(self, card: int) -> int:
+        """Every exposure of either copy counts for both: ×2 per exposure (×4 per 首明)."""
+        out = 1
+        for _, c, kind in self.exposures:
+            if c == card:
+                out *= self.settings.shouming_factor if kind == "first" else self.settings.exposed_factor
+        return out
+
+    def finished(self) -> bool:
+        return not any(self.hands)
+
+    def _held_back_in(self, seat: int, play: Combo) -> bool:
+        """Whether ``play`` needs a copy that ``seat`` openly exposed (the other copy is free)."""
+        hand = self.hands[seat]
+        return any(play.count(c) > hand.count(c) - self.held[seat].get(c, 0) for c in set(play))
+
+    # ------------------------------------------------------------------ legal plays
+    def legal_combos(self, seat: int) -> list[Combo]:
+        """The plays ``seat`` may make now, each a sorted tuple of one or two codes."""
+        if self.finished() or seat != self.trick.to_play:
+            return []
+        hand = self.hands[seat]
+        counts = Counter(hand)
+        distinct = sorted(counts)
+        pairs = [(c, c) for c in distinct if counts[c] >= 2]
+        if not self.trick.plays:
+            if self.must_lead is not None:
+                m = self.must_lead
+                return [(m,)] + ([(m, m)] if counts[m] >= 2 else [])
+            leads = [(c,) for c in distinct] + pairs
+            if self.settings.exposed_may_lead:
+                return sorted(leads)
+            free = [p for p in leads if _suit(p[0]) in self.led_suits or not self._held_back_in(seat, p)]
+            return sorted(free or leads)
+        lead = self.trick.lead
+        led = _suit(lead[0])
+        suited = [c for c in distinct if _suit(c) == led]
+        n_suited = sum(counts[c] for c in suited)
+        if len(lead) == 1:
+            options: list[Combo] = [(c,) for c in suited] or [(c,) for c in distinct]
+        elif any(counts[c] >= 2 for c in suited):
+            options = [(c, c) for c in suited if counts[c] >= 2]
+        elif n_suited >= 2:
+            options = list(combinations(suited, 2))
+        elif n_suited == 1:
+            options = [tuple(sorted((suited[0], c))) for c in distinct if c != suited[0]]
+        else:
+            options = list(combinations(distinct, 2)) + pairs
+        if self.first_round:
+            options = [p for p in options if not self._held_back_in(seat, p)] or options
+        return sorted(options)
+
+    def legal_plays(self, seat: int) -> list[int]:  # type: ignore[override]
+        """The single cards ``seat`` may play now (see :meth:`legal_combos` for pairs)."""
+        return [p[0] for p in self.legal_combos(seat) if len(p) == 1]
+
+    def expose_options(self, seat: int) -> list[int]:
+        if self.started or self.settings.exposure in ("none", "all"):
+            return []
+        return [c for c in EXPOSABLE if self.hands[seat].count(c) > self._exposed_by_seat(seat, c)
+                and not (c == SHEEP and self.settings.exposure == "all_but_sheep")]
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        out: list[Action] = [{"seat": seat, "action": "play", "cards": names(p)} for p in self.legal_combos(seat)]
+        for c in self.expose_options(seat):
+            copies = [[NAMES[c]]]
+            if self.hands[seat].count(c) - self._exposed_by_seat(seat, c) == 2:
+                copies.append([NAMES[c], NAMES[c]])
+            for cards in copies:
+                out.append({"seat": seat, "action": "expose", "cards": cards})
+                if self.settings.anmai:
+                    out.append({"seat": seat, "action": "expose", "cards": cards, "hidden": True})
+        return out
+
+    # ------------------------------------------------------------------ judging
+    def _judge_expose(self, seat: int, action: Action) -> list[Violation]:
+        request = self._expose_request(action)
+        if isinstance(request, Violation):
+            return [request]
+        cards, hidden = request
+        hand = self.hands[seat]
+        for c in cards:
+            if c not in hand:
+                return [error("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中")]
+            if c not in EXPOSABLE:
+                return [error("expose", f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
+                              f"{NAMES[c]} 不能亮（只能亮黑桃Q、红桃A、方块J、梅花10）")]
+            if cards.count(c) > hand.count(c):
+                return [error("not_in_hand", f"seat {seat} holds {hand.count(c)} {NAMES[c]}, not {cards.count(c)}",
+                              f"该玩家只有 {hand.count(c)} 张 {NAMES[c]}")]
+            if self._exposed_by_seat(seat, c) + cards.count(c) > hand.count(c):
+                return [error("expose", f"seat {seat}'s {NAMES[c]} is already exposed",
+                              f"该玩家的 {NAMES[c]} 已经亮过")]
+            if c == SHEEP and self.settings.exposure == "all_but_sheep":
+                return [error("expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮")]
+        for c in cards:
+            first = (self.settings.shouming and not hidden and self.dealt[seat][0] == c
+                     and not any(s == seat and x == c and k == "first" for s, x, k in self.exposures))
+            self._expose(seat, c, "hidden" if hidden else "first" if first else "open")
+        # 逼明 (force_last) is a one-deck rule ("在1副牌游戏中"): it does nothing here.
+        return []
+
+    def _judge_play(self, seat: int, action: Action) -> list[Violation]:
+        cards = self._turn_cards(seat, action)
+        if isinstance(cards, Violation):
+            return [cards]
+        if len(cards) not in (1, 2):
+            return [error("malformed", "拱双猪 plays one card or two at a time", "拱双猪每次出一张或两张牌")]
+        hand = self.hands[seat]
+        for c in set(cards):
+            if cards.count(c) > hand.count(c):
+                held = hand.count(c)
+                return [error("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand" if not held else
+                              f"seat {seat} holds only one {NAMES[c]}",
+                              f"{NAMES[c]} 不在该玩家手中" if not held else f"该玩家只有一张 {NAMES[c]}")]
+        play = tuple(sorted(cards))
+        if play not in self.legal_combos(seat):
+            return [self._why_illegal_combo(seat, play)]
+        self._play_combo(seat, play)
+        return []
+
+    def _why_illegal_combo(self, seat: int, play: Combo) -> Violation:
+        trick = self.trick
+        if not trick.plays:
+            if self.must_lead is not None:
+                m = NAMES[self.must_lead]
+                return error("first_lead", f"the first trick is led with {m} (or the pair {m} {m})",
+                             f"第一轮必须先出 {m}（或一对 {m}）")
+            if len(play) == 2 and not _is_pair(play):
+                return error("lead_pair", "lead one card or a pair (two identical cards)",
+                             "首家只能出一张牌或一对（两张相同的牌）")
+        else:
+            lead = trick.lead
+            led = _suit(lead[0])
+            suit_zh = "黑桃红桃方块梅花"[2 * led:2 * led + 2]
+            if len(play) != len(lead):
+                return error("follow_count", f"the lead is {len(lead)} card(s): play {len(lead)}",
+                             f"首家出了 {len(lead)} 张：必须跟 {len(lead)} 张")
+            holding = sum(1 for c in self.hands[seat] if _suit(c) == led)
+            if sum(1 for c in play if _suit(c) == led) < min(len(lead), holding):
+                return error("follow_suit", f"follow suit: seat {seat} holds {'SHDC'[led]}", f"有{suit_zh}必须跟出")
+            counts = Counter(c for c in self.hands[seat] if _suit(c) == led)
+            if len(lead) == 2 and any(k >= 2 for k in counts.values()) and not _is_pair(play):
+                return error("follow_pair", f"a pair was led and seat {seat} holds a pair of {'SHDC'[led]}: "
+                             "give a pair", f"首家出对，有{suit_zh}对牌必须给对牌")
+        names_ = " ".join(NAMES[c] for c in play)
+        return error("exposed_first_round",
+                     f"the exposed {names_} may not be played on the first round of its suit",
+                     f"亮过的 {names_} 不得在该花色首轮打出")
+
+    def _play_combo(self, seat: int, play: Combo) -> None:
+        self.started = True
+        trick = self.trick
+        if not trick.plays:
+            self.must_lead = None
+            led = _suit(play[0])
+            self.first_round = led not in self.led_suits
+            self.led_suits.add(led)
+        led = _suit(trick.lead[0]) if trick.plays else _suit(play[0])
+        hand = self.hands[seat]
+        for c in set(play):  # which copies go: the unexposed first where the exposed one is held back
+            k, held = play.count(c), self.held[seat].get(c, 0)
+            if held:
+                restricted = self.first_round and _suit(c) == led
+                used = max(0, k - (hand.count(c) - held)) if restricted else min(k, held)
+                self.held[seat][c] = held - used
+        for c in play:
+            hand.remove(c)
+        lead = trick.lead if trick.plays else play
+        trick.add(seat, play, lambda new, best: play_strength(lead, new) > play_strength(lead, best))
+        if trick.done:
+            self._close(trick)
+
+    # ------------------------------------------------------------------ scoring
+    def seat_points(self, seat: int) -> int:
+        """One seat's score (the digest's 拱双猪 scoring): per copy, a card's value × its exposure factor
+        (exposures of either copy count for both); each transformer taken multiplies by
+        ``transformer_factor``, once more by its exposure factor."""
+        s = self.settings
+        taken = self.taken[seat]
+        values = self.values
+        if s.swap_pig_sheep and any(sum(1 for c in t if 13 <= c < 26) == 26 for t in self.taken):
+            values = list(values)
+            values[PIG], values[SHEEP] = values[SHEEP], values[PIG]
+        hf = self.factor(HEART_A)
+        heart_cards = [c for c in taken if 13 <= c < 26]
+        pigs, sheep, transformers = taken.count(PIG), taken.count(SHEEP), taken.count(TRANSFORMER)
+        all_hearts = len(heart_cards) == 26
+        if all_hearts and pigs == 2 and sheep == 2 and transformers == 2:
+            if not self.exposures and s.grand_slam_unexposed is not None:
+                return s.grand_slam_unexposed * 2
+            total = (sum(abs(values[c]) for c in heart_cards) * hf + 2 * abs(values[PIG]) * self.factor(PIG)
+                     + 2 * abs(values[SHEEP]) * self.factor(SHEEP))
+            return total * s.transformer_factor ** 2 * self.factor(TRANSFORMER)
+        hearts = sum(values[c] for c in heart_cards) * hf
+        if all_hearts:
+            hearts = 2 * s.all_hearts_value * hf if s.all_hearts == "fixed" else -hearts
+        base = hearts + pigs * values[PIG] * self.factor(PIG) + sheep * values[SHEEP] * self.factor(SHEEP)
+        if transformers:
+            if not any(values[c] for c in taken):
+                return transformers * s.transformer_alone * self.factor(TRANSFORMER)
+            return base * s.transformer_factor ** transformers * self.factor(TRANSFORMER)
+        return base
+
+    def _taker(self, card: int) -> int:
+        """The seat that took the first copy of ``card`` (the text: 上一局第一个得到猪牌的一方)."""
+        return next(self.takers[i] for i, t in enumerate(self.tricks) if card in t.cards())
+
+    def _exposures_public(self) -> list[dict[str, Any]]:
+        out = []
+        for seat, card, kind in self.exposures:
+            if kind == "hidden" and not self.finished():
+                out.append({"seat": seat, "kind": "hidden"})
+            else:
+                out.append({"seat": seat, "card": NAMES[card], "kind": kind})
+        return out
+
+
 # ---------------------------------------------------------------------- bots
 def _greedy_play(state: GongzhuState, seat: int, options: list[int]) -> int:
     """Duck under the trick when possible; when void, discard the worst card (pig, then high hearts)."""
@@ -437,11 +766,37 @@ def _greedy_play(state: GongzhuState, seat: int, options: list[int]) -> int:
     return max(under) if under else max(options)
 
 
+def _greedy_combo(state: ShuangzhuState, seat: int, options: list[Combo]) -> Combo:
+    """拱双猪's greedy bot: lead a low pair or a low card of a long suit; follow under the best play when
+    possible, discarding the worst cards (pigs, then high hearts)."""
+    trick = state.trick
+    if not trick.plays:
+        counts = [0, 0, 0, 0]
+        for c in state.hands[seat]:
+            counts[_suit(c)] += 1
+        low_pairs = [p for p in options if len(p) == 2 and p[0] % 13 < 6]
+        return min(low_pairs or options, key=lambda p: (-counts[_suit(p[0])], p[0] % 13, -len(p)))
+    lead = trick.lead
+    led = _suit(lead[0])
+    best = trick.plays[trick.best][1]
+
+    def riddance(p: Combo) -> int:
+        return sum(-state.values[c] if c != SHEEP else -99 for c in p if _suit(c) != led)
+
+    top = play_strength(lead, best)
+    under = [p for p in options if play_strength(lead, p) <= top]
+    if under:  # the strongest play that still loses, shedding the worst cards
+        return max(under, key=lambda p: (riddance(p), play_strength(lead, p)))
+    return min(options, key=lambda p: (-riddance(p), play_strength(lead, p)))  # must win: as cheaply as can be
+
+
 def play_bot_hand(game: GongzhuGame, rng: random.Random, bot: str, settings: GongzhuSettings) -> dict[str, Any]:
-    deck = shuffled_deck(game.deal_plan(settings).deck.cards(), rng)
-    hands_txt = [deck[i * 13:(i + 1) * 13] for i in range(SEATS)]
+    plan = game.deal_plan(settings)
+    deck = shuffled_deck(plan.deck.cards(), rng)
+    ends = [sum(plan.cards_per_seat[:i]) for i in range(SEATS + 1)]
+    hands_txt = [deck[ends[i]:ends[i + 1]] for i in range(SEATS)]
     hands = [parse_cards(h) for h in hands_txt]
-    state = GongzhuState(hands, settings)
+    state = game.new_state(hands, [], settings)
     events: list[Action] = []
     for seat in range(SEATS):
         for c in state.expose_options(seat):
@@ -454,9 +809,14 @@ def play_bot_hand(game: GongzhuGame, rng: random.Random, bot: str, settings: Gon
                 events.append(ev)
     while not state.finished():
         seat = state.trick.to_play
-        options = state.legal_plays(seat)
-        card = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
-        ev = {"seat": seat, "action": "play", "cards": [NAMES[card]]}
+        if isinstance(state, ShuangzhuState):
+            combos = state.legal_combos(seat)
+            combo = rng.choice(combos) if bot == "random" else _greedy_combo(state, seat, combos)
+            ev = {"seat": seat, "action": "play", "cards": names(combo)}
+        else:
+            options = state.legal_plays(seat)
+            card = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
+            ev = {"seat": seat, "action": "play", "cards": [NAMES[card]]}
         state.apply(ev)  # every bot action goes through the referee
         events.append(ev)
     record: dict[str, Any] = {"game": "gongzhu", "preset": game.default_preset,
@@ -470,7 +830,8 @@ def play_bot_hand(game: GongzhuGame, rng: random.Random, bot: str, settings: Gon
 
 class GongzhuGame(Game):
     """拱猪. Presets: ``gonglue`` (default: the text's first rule set), ``partners`` (对家配合),
-    ``zhuyang`` (猪羊一家), ``quanliang`` (除羊全亮), ``computer`` (the text's computer-game rules)."""
+    ``zhuyang`` (猪羊一家), ``quanliang`` (除羊全亮), ``computer`` (the text's computer-game rules).
+    The setting ``decks = 2`` (any preset but ``zhuyang``) plays 拱双猪: see :class:`ShuangzhuState`."""
 
     name = "gongzhu"
     settings_type = GongzhuSettings
@@ -478,15 +839,26 @@ class GongzhuGame(Game):
     default_preset = "gonglue"
 
     def deal_plan(self, settings: Any) -> DealPlan:
+        if settings is not None and getattr(settings, "decks", 1) == 2:  # 拱双猪: 104 cards, 26 a seat
+            return DealPlan(seats=SEATS, cards_per_seat=(26,) * SEATS, bottom=0, deck=TWO_DECKS)
         return DealPlan(seats=SEATS, cards_per_seat=(13,) * SEATS, bottom=0, deck=DECKS["gongzhu"])
 
     def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any) -> GongzhuState:
         from engine.record import RecordError
 
+        settings = settings or self.settings()
+        if settings.decks == 2:
+            if len(hands) != SEATS or any(len(h) != 26 for h in hands) or bottom:
+                raise RecordError("拱双猪 (decks = 2) deals 26 cards to each of 4 seats and no bottom: "
+                                  f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
+            copies = Counter(str(c) for h in hands for c in h)
+            if any(str(c) not in CODES or c.is_joker or copies[str(c)] > 2 for h in hands for c in h):
+                raise RecordError("拱双猪 (decks = 2) plays two decks without jokers: each card at most twice")
+            return ShuangzhuState(hands, settings)
         if len(hands) != SEATS or any(len(h) != 13 for h in hands) or bottom:
             raise RecordError("拱猪 deals 13 cards to each of 4 seats and no bottom: "
                               f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
-        return GongzhuState(hands, settings or self.settings())
+        return GongzhuState(hands, settings)
 
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
                  first_seat: int = 0) -> dict[str, Any]:
