@@ -2,7 +2,7 @@
 card position goes to (counter-clockwise round robin, or the fair deal's random balanced assignment).
 
 The counts come from the game's engine (``Game.deal_plan(settings)``): 红桃四 4×13, 挖坑 3×16+4,
-捉红A 54 cards over 4 seats, 拱猪 4×13, 升级 2 decks 4×25+8.
+捉红A 54 cards over 4 seats, 拱猪 4×13 (拱双猪 2 decks 4×26), 升级 2 decks 4×25+8.
 
 >>> plan = make_plan("wakeng", first_seat=1, fair=False)            # doctest: +SKIP
 >>> plan.total, plan.order[:4], plan.order[-4:]                     # doctest: +SKIP
