@@ -6,7 +6,8 @@ Usage (CPU; torch comes from the ``train`` extra and is never needed at run time
     .venv/bin/python -m vision.train --quick              # a small smoke run (~3 min)
     .venv/bin/python -m vision.train --holdout 0.2        # keep 20% of the real `fit` photos for validation
     .venv/bin/python -m vision.train --holdout 0.5 --holdout-subset webcam_handheld   # half of one subset's photos
-    .venv/bin/python -m vision.train --seed 7 --out vision/models/card_corner_c.onnx   # another member
+    .venv/bin/python -m vision.train --seed 47 --sensor-codec --pip-shapes --holdout 0.5 --holdout-subset webcam_handheld \
+        --storage int8 --out vision/models/card_corner_c.onnx   # another member
     .venv/bin/python -m vision.train --seed 19 --size 48 --width 16 --storage int8 --out vision/models/card_corner_e.onnx   # 48 x 48 crops (~42 min)
     .venv/bin/python -m vision.train --sensor-codec ...   # low-resolution crops also demosaiced and JPEG'd at that size
     .venv/bin/python -m vision.train --pip-shapes ...     # random decks also draw rounder spades and thin-stemmed clubs
@@ -15,8 +16,11 @@ The reader's committee (``vision.reader.COMMITTEE_PATHS``) is five runs of this 
 ``card_corner.onnx`` (seed 2026, trained at commit 38c184a, before the label audit: the only member
 the dealer camera uses, so it is the one held to the render targets), ``card_corner_b.onnx`` (seed
 29, ``--sensor-codec``: some of its low-resolution crops were demosaiced and JPEG'd at that size, as a
-cheap webcam leaves them), ``card_corner_c.onnx`` (seed 7), ``card_corner_d.onnx`` (seed 11, ``--norm channel``: it
-white-balances each crop, so it errs differently on a colour-cast picture) and ``card_corner_e.onnx``
+cheap webcam leaves them), ``card_corner_c.onnx`` (seed 47, ``--sensor-codec --pip-shapes``: its
+random deck styles also drew rounder spades and thin-stemmed clubs, as real spades look at a webcam's few
+pixels; half of the webcam_handheld fit photos were kept out of its training, so the recipe could be
+measured on them), ``card_corner_d.onnx`` (seed 11, ``--norm channel``: it white-balances each crop, so
+it errs differently on a colour-cast picture) and ``card_corner_e.onnx``
 (seed 19, ``--size 48 --width 16``: a narrower network that sees each crop at 48 x 48 pixels, where a
 suit pip keeps about 7 pixels rather than 4, so spades and clubs blur together less). Each run takes
 about 45 minutes on 2 cores (b's took 61 on a day this machine rendered and trained 1.6 times slower
