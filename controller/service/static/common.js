@@ -77,9 +77,11 @@ function sortCards(cards) {
   return [...cards].sort((a, b) => RANK_ORDER.indexOf(a.slice(1)) - RANK_ORDER.indexOf(b.slice(1)) || a.localeCompare(b));
 }
 
-// A live-event subscription that re-opens itself; handler(event) for every public event.
-function subscribe(handler) {
+// A live-event subscription that re-opens itself; handler(event) for every public event, and
+// onOpen() each time the stream (re)connects, to fetch what happened while it was not listening.
+function subscribe(handler, onOpen) {
   const es = new EventSource("/api/events");
   es.onmessage = (m) => { try { handler(JSON.parse(m.data)); } catch (e) { console.error(e); } };
+  if (onOpen) es.onopen = () => { Promise.resolve(onOpen()).catch((e) => console.warn(e)); };
   return es;
 }

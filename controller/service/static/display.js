@@ -127,12 +127,12 @@ function onEvent(ev) {
   soon();
 }
 
-async function start() {
+// On every (re)connect of the event stream: a round started before it was listening is not missed.
+async function resync() {
   const health = await api("/api/health");
   $("estop").classList.toggle("hidden", !health.estop);
   renderLedger((await api("/api/ledger")).ledger);
-  subscribe(onEvent);
   if (health.round) { roundId = health.round; await refresh(); }
 }
 
-start();
+subscribe(onEvent, resync);
