@@ -136,3 +136,4 @@ async function resync() {
 }
 
 subscribe(onEvent, resync);
+resync();

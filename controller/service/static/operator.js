@@ -105,6 +105,6 @@ $("btn-replay").onclick = async () => {
   $("crops").innerHTML = crops.join("") || '<span class="en">no camera reads for this round (software deal)</span>';
 };
 
-subscribe((ev) => { if (ev.type !== "deal" && ev.type !== "voice") health(); });
+subscribe((ev) => { if (ev.type !== "deal" && ev.type !== "voice") health(); }, health);  // and on (re)connect
 health();
 if (token) { journal(); tokens(); }

@@ -114,6 +114,6 @@ if (!token) {
     if (ev.type === "round") { roundId = ev.round; selected.clear(); }
     if (ev.type !== "voice" && ev.type !== "deal") soon();
     else if (ev.type === "deal" && ev.dealt === ev.total) soon();
-  });
+  }, refresh);  // refresh on every (re)connect too: nothing missed while the stream was down
   refresh();
 }
