@@ -184,7 +184,7 @@ class GongzhuState(State):
         return self.settings.shouming_factor if kind == "first" else self.settings.exposed_factor
 
     def finished(self) -> bool:
-        return len(self.tricks) == 13
+        return not any(self.hands)  # the last trick closes as its last card leaves a hand
 
     # ------------------------------------------------------------------ State interface
     def current_player(self) -> int | None:
@@ -399,7 +399,8 @@ class GongzhuState(State):
         return [[s] for s in range(SEATS)]
 
     def _taker(self, card: int) -> int:
-        return next(s for s in range(SEATS) if card in self.taken[s])
+        """The seat that took the first copy of ``card`` (the text: 上一局第一个得到猪牌的一方)."""
+        return next(self.takers[i] for i, t in enumerate(self.tricks) if card in t.cards())
 
     def returns(self) -> list[int] | None:
         """Each seat's points (its team's total in team play). Not zero-sum: 拱猪 scores by the cards taken."""
@@ -421,10 +422,13 @@ class GongzhuState(State):
         return min(order, key=lambda s: points[s])
 
     # ------------------------------------------------------------------ views
+    def _exposure_entries(self) -> list[tuple[int, int, str]]:
+        """Every exposure as (seat, card, kind), in the order made."""
+        return [(self.exposed_by[card], card, kind) for card, kind in self.exposed.items()]
+
     def _exposures_public(self) -> list[dict[str, Any]]:
         out = []
-        for card, kind in self.exposed.items():
-            seat = self.exposed_by[card]
+        for seat, card, kind in self._exposure_entries():
             if kind == "hidden" and not self.finished():
                 out.append({"seat": seat, "kind": "hidden"})
             else:
@@ -538,9 +542,6 @@ class ShuangzhuState(GongzhuState):
             if c == card:
                 out *= self.settings.shouming_factor if kind == "first" else self.settings.exposed_factor
         return out
-
-    def finished(self) -> bool:
-        return not any(self.hands)
 
     def _held_back_in(self, seat: int, play: Combo) -> bool:
         """Whether ``play`` needs a copy that ``seat`` openly exposed (the other copy is free)."""
@@ -735,18 +736,8 @@ class ShuangzhuState(GongzhuState):
             return base * s.transformer_factor ** transformers * self.factor(TRANSFORMER)
         return base
 
-    def _taker(self, card: int) -> int:
-        """The seat that took the first copy of ``card`` (the text: 上一局第一个得到猪牌的一方)."""
-        return next(self.takers[i] for i, t in enumerate(self.tricks) if card in t.cards())
-
-    def _exposures_public(self) -> list[dict[str, Any]]:
-        out = []
-        for seat, card, kind in self.exposures:
-            if kind == "hidden" and not self.finished():
-                out.append({"seat": seat, "kind": "hidden"})
-            else:
-                out.append({"seat": seat, "card": NAMES[card], "kind": kind})
-        return out
+    def _exposure_entries(self) -> list[tuple[int, int, str]]:
+        return self.exposures
 
 
 # ---------------------------------------------------------------------- bots
