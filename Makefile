@@ -32,7 +32,7 @@ train: $(STAMP)
 # Re-trains the reader's other four committee members (about 45 min each on 2 cores).
 train-committee: $(STAMP)
 	$(BIN)/pip install -q -e '.[train]'
-	$(BIN)/python -m vision.train --seed 29 --sensor-codec --storage int8 --out vision/models/card_corner_b.onnx
+	$(BIN)/python -m vision.train --seed 29 --sensor-codec --pip-shapes --storage int8 --out vision/models/card_corner_b.onnx
 	$(BIN)/python -m vision.train --seed 47 --sensor-codec --pip-shapes --holdout 0.5 --holdout-subset webcam_handheld --storage int8 --out vision/models/card_corner_c.onnx
 	$(BIN)/python -m vision.train --seed 11 --norm channel --storage int8 --out vision/models/card_corner_d.onnx
 	$(BIN)/python -m vision.train --seed 19 --size 48 --width 16 --storage int8 --out vision/models/card_corner_e.onnx

@@ -37,7 +37,7 @@ from vision.localize import localize, nominal_window_cards
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 MODEL_PATH = MODEL_DIR / "card_corner.onnx"  # the first member: the one the dealer camera uses
 COMMITTEE_PATHS = (MODEL_PATH,
-                   MODEL_DIR / "card_corner_b.onnx",  # b learnt from webcam-coded crops (train.py --sensor-codec)
+                   MODEL_DIR / "card_corner_b.onnx",  # b learnt from webcam-coded crops and rounder spades (--sensor-codec --pip-shapes)
                    MODEL_DIR / "card_corner_c.onnx",  # c also saw rounder spades (train.py --pip-shapes)
                    MODEL_DIR / "card_corner_d.onnx",  # d white-balances each crop first (train.py --norm channel)
                    MODEL_DIR / "card_corner_e.onnx")  # e reads 48 x 48 crops (train.py --size 48)

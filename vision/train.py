@@ -15,18 +15,17 @@ Usage (CPU; torch comes from the ``train`` extra and is never needed at run time
 The reader's committee (``vision.reader.COMMITTEE_PATHS``) is five runs of this script:
 ``card_corner.onnx`` (seed 2026, trained at commit 38c184a, before the label audit: the only member
 the dealer camera uses, so it is the one held to the render targets), ``card_corner_b.onnx`` (seed
-29, ``--sensor-codec``: some of its low-resolution crops were demosaiced and JPEG'd at that size, as a
-cheap webcam leaves them), ``card_corner_c.onnx`` (seed 47, ``--sensor-codec --pip-shapes``: its
-random deck styles also drew rounder spades and thin-stemmed clubs, as real spades look at a webcam's few
-pixels; half of the webcam_handheld fit photos were kept out of its training, so the recipe could be
+29, ``--sensor-codec --pip-shapes``: some of its low-resolution crops were demosaiced and JPEG'd at that
+size, as a cheap webcam leaves them, and its random deck styles also drew rounder spades and thin-stemmed
+clubs, as real spades look at a webcam's few pixels), ``card_corner_c.onnx`` (seed 47, the same two
+levers, but half of the webcam_handheld fit photos were kept out of its training, so the recipe could be
 measured on them), ``card_corner_d.onnx`` (seed 11, ``--norm channel``: it white-balances each crop, so
 it errs differently on a colour-cast picture) and ``card_corner_e.onnx``
 (seed 19, ``--size 48 --width 16``: a narrower network that sees each crop at 48 x 48 pixels, where a
 suit pip keeps about 7 pixels rather than 4, so spades and clubs blur together less). Each run takes
-about 45 minutes on 2 cores (b's took 61 on a day this machine rendered and trained 1.6 times slower
-than usual); they may run on several machines at once. Exported weights are stored narrow
-(:mod:`vision.model_store`): float16 for the first member, which the dealer camera uses alone, and
-int8 (``--storage int8``) for the others, so the committee fits in 2 MB.
+about 45 minutes on 2 cores (b's took 43); they may run on several machines at once. Exported weights
+are stored narrow (:mod:`vision.model_store`): float16 for the first member, which reads the dealer
+camera alone unless unsure, and int8 (``--storage int8``) for the others, so the committee fits in 2 MB.
 
 Data: rendered index crops in random deck styles at any angle, crops cut by the real localizer from
 rendered dealer-window and table frames, "no card" crops, and — if ``../shared/data/cards-real-dev`` is
