@@ -12,9 +12,12 @@ and the protocol hash it reports must be the host's (both come from ``hardware/f
 ['mpremote', 'connect', '/dev/hongsi-mcu', 'reset']
 
 A Pico whose ``main.py`` is already running takes Ctrl-C as data (the firmware turns keyboard
-interrupts off), so mpremote cannot reach the REPL to flash it again: hold the Pico's BOOTSEL button
-while plugging it in, copy ``flash_nuke.uf2`` (erases the flash) and then MicroPython's ``.uf2`` to the
-RPI-RP2 drive, and flash again (see the README).
+interrupts off), so mpremote cannot reach the REPL by itself. Firmware 0.4 and later frees it on request:
+flashing first sends our protocol's ``repl`` command, and the firmware turns everything off and reboots
+once into MicroPython's REPL (main.py finds a flag file, removes it and leaves the port alone), which
+:func:`wait_for_repl` checks before mpremote runs. The next reset runs the firmware again. An older
+firmware needs the Pico's BOOTSEL button: hold it while plugging the Pico in, copy ``flash_nuke.uf2``
+(erases the flash) and then MicroPython's ``.uf2`` to the RPI-RP2 drive, and flash again (see the README).
 """
 
 from __future__ import annotations
@@ -120,6 +123,66 @@ def wait_for_boot(port: str, baud: int = 115200, *, within: float = 15.0, previo
     raise FirmwareError(f"no boot report from {port} within {within:.0f} s ({last}) / 固件未启动")
 
 
+REPL_PROBE = b"\r\x03\x03"  # Ctrl-C twice: MicroPython's REPL answers with its prompt
+REPL_PROMPT = b">>> "
+REPL_SINCE = (0, 4)  # the first firmware that knows the "repl" command
+
+
+def can_free_repl(report: FirmwareReport) -> bool:
+    """The firmware that sent this boot report knows the ``repl`` command (0.4 or later)."""
+    try:
+        version = tuple(int(x) for x in report.fw_version.split("."))
+    except ValueError:
+        return False
+    return version >= REPL_SINCE and report.protocol_version == P.PROTOCOL_VERSION
+
+
+def free_repl(port: str, baud: int = 115200, *, within: float = 10.0) -> None:
+    """Ask the firmware on ``port`` to give the port to MicroPython's REPL for one boot, and wait until
+    the REPL answers (:func:`wait_for_repl`). Raises :class:`FirmwareError` if the firmware refuses
+    (the rig is moving) or the REPL does not answer."""
+    from firmware_bridge.errors import RigError
+    from firmware_bridge.link import Link
+
+    try:
+        link = Link(port, baud, timeout=2.0)
+        try:
+            link.command("hello", int(time.time()) & 0xFFFFFFFF)
+            status, _ = link.command("repl")
+        finally:
+            link.close()
+    except RigError as exc:
+        raise FirmwareError(f"could not ask the firmware on {port} to free the REPL: {exc}") from None
+    if status != P.OK:
+        raise FirmwareError(f"the firmware on {port} would not free the REPL: {P.STATUS_NAMES.get(status, status)}"
+                            " — wait for the table to stop moving / 请等待发牌机停止")
+    wait_for_repl(port, baud, within=within)
+
+
+def wait_for_repl(port: str, baud: int = 115200, *, within: float = 10.0,
+                  sleep: Callable[[float], None] = time.sleep) -> None:
+    """Poll ``port`` (it vanishes while the Pico reboots) until MicroPython's REPL answers Ctrl-C with
+    its prompt; raise :class:`FirmwareError` after ``within`` seconds."""
+    import serial
+
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if os.path.exists(port) or "://" in port:
+            try:
+                with serial.serial_for_url(port, baud, timeout=0.05) as line:
+                    line.write(REPL_PROBE)
+                    got, until = b"", time.monotonic() + 0.5
+                    while time.monotonic() < until and REPL_PROMPT not in got:
+                        got += line.read(256)
+                if REPL_PROMPT in got:
+                    return
+            except (OSError, serial.SerialException):
+                pass
+        sleep(0.2)
+    raise FirmwareError(f"the REPL did not answer on {port} within {within:.0f} s: unplug the Pico and plug it "
+                        "in again, then flash again / 单片机未进入 REPL，请重新插拔后再试")
+
+
 def find_mpremote(explicit: str | None = None) -> str:
     """The ``mpremote`` executable: ``explicit``, else on ``$PATH``, else next to this Python."""
     if explicit:
@@ -168,15 +231,24 @@ def flash(port: str, *, baud: int = 115200, mpremote: str | None = None, dry_run
     exe = mpremote or ("mpremote" if dry_run else find_mpremote())
     plan = flash_plan(port, mpremote=exe, source=source)
     if dry_run:
+        say(f"+ if firmware {'.'.join(map(str, REPL_SINCE))}+ answers on {port}: command repl (it reboots once "
+            "into MicroPython's REPL), then wait for the REPL's prompt")
         for cmd in plan:
             say("+ " + " ".join(cmd))
         say(f"+ then wait for the boot report on {port}: firmware {HOST_VERSION}, protocol hash "
             f"{P.PROTOCOL_HASH:04x}")
         return None
     try:
-        previous = read_boot(port, baud, timeout=1.0).boot_id if os.path.exists(port) else None
+        running = read_boot(port, baud, timeout=1.0) if os.path.exists(port) else None
     except Exception:  # noqa: BLE001 - no firmware yet, or a REPL: nothing to compare with
-        previous = None
+        running = None
+    previous = running.boot_id if running is not None else None
+    if running is not None and can_free_repl(running):
+        say(f"+ repl: the firmware {running.fw_version} on {port} turns everything off and reboots into the REPL")
+        free_repl(port, baud, within=boot_within)
+    elif running is not None:
+        say(f"the firmware {running.fw_version} on {port} cannot free the REPL itself (it came with 0.4); "
+            "trying mpremote anyway")
     for cmd in plan:
         say("+ " + " ".join(cmd))
         try:

@@ -2,7 +2,7 @@
 
 >>> rig = Rig("/dev/ttyACM0", angles=[0, 90, 180, 270], bottom_angle=45)   # doctest: +SKIP
 >>> rig.connect().fw_version                                               # doctest: +SKIP
-'0.3'
+'0.4'
 >>> rig.home(); rig.rotate_to(1); rig.eject().pulse_ms                     # doctest: +SKIP
 73.0
 

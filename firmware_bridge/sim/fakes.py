@@ -16,6 +16,7 @@ process.
 from __future__ import annotations
 
 import builtins
+import io
 import types
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,40 @@ def make_time(clock: Any) -> types.ModuleType:
     t.sleep_us = lambda us: clock.sleep_ms(us / 1000)
     t.sleep = lambda s: clock.sleep_ms(s * 1000)
     return t
+
+
+class _FlashFile(io.StringIO):
+    """A text file in the virtual Pico's flash: written back to ``flash`` when closed."""
+
+    def __init__(self, flash: dict[str, str], name: str, mode: str):
+        super().__init__(flash.get(name, "") if "r" in mode else "")
+        self._flash, self._name, self._mode = flash, name, mode
+
+    def close(self) -> None:
+        if not self.closed and ("w" in self._mode or "a" in self._mode):
+            self._flash[self._name] = self.getvalue()
+        super().close()
+
+
+def make_flash(flash: dict[str, str]) -> tuple[types.ModuleType, Any]:
+    """MicroPython's ``os`` and ``open`` on the virtual Pico's flash (``flash``: name -> text, kept
+    across reboots like the real flash): the firmware's files never touch the host's disk."""
+    import os as host_os
+
+    def open_(name: str, mode: str = "r", *args: Any, **kw: Any) -> _FlashFile:
+        if "r" in mode and name not in flash:
+            raise OSError(2, "ENOENT")
+        return _FlashFile(flash, str(name), mode)
+
+    def remove(name: str) -> None:
+        if flash.pop(name, None) is None:
+            raise OSError(2, "ENOENT")
+
+    m = types.ModuleType("os")
+    m.urandom = host_os.urandom
+    m.remove = remove
+    m.listdir = lambda path="": sorted(flash)
+    return m, open_
 
 
 def make_micropython() -> types.ModuleType:
@@ -205,12 +240,15 @@ def load_firmware(board: Any, reset_cause: int = PWRON_RESET, overrides: dict[st
                   imported: set[str] | None = None) -> dict[str, types.ModuleType]:
     """Execute the firmware files in fresh modules bound to ``board``; return them by name.
     ``overrides`` replaces values of the firmware's ``config``; ``imported`` collects every import."""
+    flash_os, flash_open = make_flash(board.flash)
     modules: dict[str, types.ModuleType] = {
         "machine": make_machine(board, reset_cause),
         "time": make_time(board.clock),
         "micropython": make_micropython(),
+        "os": flash_os,
     }
     own_builtins = dict(builtins.__dict__)
+    own_builtins["open"] = flash_open
 
     def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
         if imported is not None:

@@ -148,6 +148,30 @@ class MemoryPort:
         self.sent += data
 
 
+class VirtualRepl:
+    """What the USB port shows after the firmware freed it (command ``repl``): MicroPython's REPL, as
+    far as a flashing tool probes it. Ctrl-C gives the prompt, Ctrl-A the raw REPL's banner, Ctrl-B
+    the friendly REPL again; anything else is echoed."""
+
+    BANNER = b"MicroPython (the virtual hongsi Pico)\r\nType \"help()\" for more information.\r\n>>> "
+
+    def __init__(self, port: Any, message: str):
+        self.port = port
+        port.write(message.encode() + b"\r\n" + self.BANNER)
+
+    def step(self) -> None:
+        data = self.port.read()
+        for b in data or b"":
+            if b == 0x03:
+                self.port.write(b"\r\n>>> ")
+            elif b == 0x01:
+                self.port.write(b"raw REPL; CTRL-B to exit\r\n>")
+            elif b == 0x02:
+                self.port.write(b"\r\n" + self.BANNER)
+            else:
+                self.port.write(bytes([b]))
+
+
 class Mcu:
     """Runs the firmware: :meth:`step` advances the mechanics to now and runs one pass of the firmware's
     main loop; :meth:`run_forever` does that on a thread, waking on serial input."""
@@ -160,6 +184,7 @@ class Mcu:
         self.cause = PWRON_RESET
         self.boot_at = board.clock.now_ms()
         self.crashes: list[str] = []
+        self.repl: VirtualRepl | None = None  # the port given to MicroPython's REPL for this boot
         self._stop = threading.Event()
         self.thread: threading.Thread | None = None
 
@@ -171,7 +196,11 @@ class Mcu:
             self.cause = board.reset_request
             board.power_cycle_outputs()
             self.fw = None
+            self.repl = None
             self.boot_at = now + board.mech.boot_ms
+        if self.repl is not None:
+            self.repl.step()
+            return
         if self.fw is None:
             self.port.read()  # a resetting chip hears nothing
             if now >= self.boot_at:
@@ -186,8 +215,12 @@ class Mcu:
 
     def _boot(self) -> None:
         self.modules = load_firmware(self.board, self.cause, self.overrides)
-        self.fw = self.modules["firmware"].Firmware(self.port)
         self.boots += 1
+        firmware = self.modules["firmware"]
+        if firmware.repl_requested():  # as main.py: the host asked for the REPL, no firmware this boot
+            self.repl = VirtualRepl(self.port, firmware.REPL_BANNER)
+            return
+        self.fw = firmware.Firmware(self.port)
 
     def run_forever(self) -> None:
         fd = self.port.fileno()

@@ -125,6 +125,7 @@ class Board:
         self.wdt_last = 0.0
         self.reset_request: int | None = None
         self.resets_done = 0
+        self.flash: dict[str, str] = {}  # the Pico's own files besides the firmware (name -> text)
         self.log: list[tuple[float, str]] = []  # (ms, what) for tests and the benchmark
 
     # ------------------------------------------------------------------ pins (called by fake machine)

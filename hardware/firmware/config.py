@@ -45,3 +45,7 @@ FRAME_GAP_MS = 5            # the line quiet this long in mid-frame: the frame i
 RETX_MS = 40                # first event retransmit; doubles up to RETX_MAX_MS
 RETX_MAX_MS = 640
 EVENT_QUEUE = 24
+
+# ---- flashing
+REPL_FLAG = "hongsi_repl_once"  # in flash: the next boot leaves the REPL to mpremote (command "repl")
+REPL_RESET_MS = 200             # the reply's time to reach the host (and any retransmission) before the reset

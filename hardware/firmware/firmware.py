@@ -16,6 +16,19 @@ from drivers import ExitSensor, Input, Motor, Relay, Servo
 
 
 
+REPL_BANNER = "hongsi firmware paused for this boot: the REPL is free; reset to run it again"
+
+
+def repl_requested():
+    """True once after the host sent "repl": the flag is removed here, so the boot after this one runs
+    the firmware again (a power cycle too). main.py asks before it starts the firmware."""
+    try:
+        os.remove(config.REPL_FLAG)
+    except OSError:
+        return False
+    return True
+
+
 class Firmware:
     def __init__(self, port):
         self.port = port
@@ -45,6 +58,7 @@ class Firmware:
         self.jams = 0
         self.eject_us = 0
         self.motion = None  # see _start
+        self.reset_at = None  # "repl": when to reset into the REPL
         now = time.ticks_ms()
         self.last_host = now
         self.last_beat = now
@@ -208,10 +222,19 @@ class Firmware:
             self.fault = P.F_NONE
             self.jams = 0
             return P.OK, (was,)
+        if name == "repl":
+            if self.moving():
+                return P.BUSY, None
+            self.all_off()
+            f = open(config.REPL_FLAG, "w")
+            f.write("repl\n")
+            f.close()
+            self.reset_at = time.ticks_add(now, config.REPL_RESET_MS)
+            return P.OK, None
         # motion
         if self.fault != P.F_NONE:
             return P.FAULTED, None
-        if self.motion is not None:
+        if self.motion is not None or self.reset_at is not None:
             return P.BUSY, None
         if name == "home":
             self.homed = False
@@ -367,3 +390,6 @@ class Firmware:
             self.led.value(1 if self.fault else (now // config.HEARTBEAT_MS) & 1)
         self._pump_events(now)
         self.wdt.feed()
+        if self.reset_at is not None and time.ticks_diff(now, self.reset_at) >= 0:
+            self.all_off()
+            machine.reset()  # main.py finds the flag and leaves the REPL free for this boot

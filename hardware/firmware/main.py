@@ -5,7 +5,7 @@ import time
 import micropython
 import select
 
-from firmware import Firmware
+from firmware import REPL_BANNER, Firmware, repl_requested
 
 
 class UsbSerial:
@@ -29,6 +29,9 @@ class UsbSerial:
 
 
 def main():
+    if repl_requested():  # the host asked for the REPL (hongsi firmware flash): no firmware this boot
+        print(REPL_BANNER)
+        return
     fw = Firmware(UsbSerial())
     while True:
         fw.step()

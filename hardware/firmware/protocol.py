@@ -13,7 +13,7 @@
 import struct
 
 PROTOCOL_VERSION = 1
-FW_VERSION = (0, 3)
+FW_VERSION = (0, 4)
 
 CMD = 1
 REPLY = 2
@@ -90,6 +90,8 @@ COMMANDS = {
     9: ("shuffle", "<B", ("passes",), "<", (), True),
     10: ("estop", "<", (), "<", (), False),
     11: ("clear", "<", (), "<B", ("was",), False),
+    # everything off, then reboot once into MicroPython's REPL (not the firmware), so mpremote can flash it
+    12: ("repl", "<", (), "<", (), False),
 }
 
 # Events (mcu -> host): id -> (name, format, field names)

@@ -1,6 +1,8 @@
 """`hongsi firmware flash` and `hongsi firmware check` against the virtual rig (the project's firmware behind a
-real pty). mpremote is an outside tool: here a stand-in executable on PATH records its arguments, copies the
-files into a folder standing for the Pico's flash, and on `reset` the virtual Pico really reboots."""
+real pty). mpremote is an outside tool: here a stand-in executable on PATH records its arguments, asks the
+port for MicroPython's raw REPL as mpremote does (and fails as mpremote does when the firmware holds the
+port), copies the files into a folder standing for the Pico's flash, and on `reset` the virtual Pico really
+reboots."""
 
 from __future__ import annotations
 
@@ -21,11 +23,18 @@ from firmware_bridge.sim import VirtualRig
 from firmware_bridge.sim.fakes import SOFT_RESET
 
 FAKE_MPREMOTE = """#!{python}
-import json, os, shutil, sys
+import json, os, shutil, sys, time
+import serial
 args = sys.argv[1:]
 with open(os.environ["FAKE_MPREMOTE_LOG"], "a") as log:
     log.write(json.dumps(args) + "\\n")
-if os.environ.get("FAKE_MPREMOTE_FAIL"):
+got = b""
+with serial.Serial(args[args.index("connect") + 1], 115200, timeout=0.05) as line:
+    line.write(b"\\r\\x03\\x03\\x01")  # as mpremote: interrupt, then the raw REPL
+    end = time.time() + 1.0
+    while time.time() < end and b"raw REPL; CTRL-B to exit" not in got:
+        got += line.read(256)
+if b"raw REPL; CTRL-B to exit" not in got:
     sys.stderr.write("mpremote: could not enter raw repl\\n")
     sys.exit(1)
 pico = os.environ["FAKE_PICO_DIR"]
@@ -87,7 +96,8 @@ def test_flash_copies_the_firmware_resets_and_checks_the_new_boot(mpremote):
         watcher.join(2)
         boots = vr.mcu.boots
     assert out.returncode == 0, out.stdout + out.stderr
-    assert boots == first_boots + 1  # the Pico really rebooted, and flash saw the new boot
+    assert boots == first_boots + 2  # once into the REPL, once into the new firmware, which flash saw
+    assert "reboots into the REPL" in out.stdout
     cp, reset = calls(log)
     assert cp[:4] == ["connect", port, "fs", "cp"] and cp[-1] == ":"
     assert reset == ["connect", port, "reset"]
@@ -103,18 +113,24 @@ def test_flash_dry_run_prints_the_commands_and_runs_nothing(mpremote):
                          capture_output=True, text=True, env=fw_env(mpremote), cwd=ROOT, timeout=60)
     assert out.returncode == 0, out.stderr
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("+ ")]
-    assert "connect /dev/hongsi-mcu fs cp" in lines[0] and lines[0].rstrip().endswith("main.py :")
-    assert lines[1].endswith("connect /dev/hongsi-mcu reset") and "boot report" in lines[2]
+    assert "command repl" in lines[0] and "/dev/hongsi-mcu" in lines[0]
+    assert "connect /dev/hongsi-mcu fs cp" in lines[1] and lines[1].rstrip().endswith("main.py :")
+    assert lines[2].endswith("connect /dev/hongsi-mcu reset") and "boot report" in lines[3]
     assert not log.exists() and not list(pico.iterdir())
 
 
-def test_flash_explains_a_pico_that_will_not_enter_the_repl(mpremote):
+def test_flash_explains_an_older_firmware_that_will_not_free_the_repl(mpremote):
     bindir, log, pico = mpremote
     with VirtualRig(seed=2, speed=SPEED, camera=False) as vr:
+        _running(vr).FW_VERSION = (0, 3)  # before the "repl" command: the firmware keeps the port
+        boots = vr.mcu.boots
         out = subprocess.run(HONGSI + ["firmware", "flash", "--port", vr.ends["serial"]], capture_output=True,
-                             text=True, env=fw_env(mpremote, FAKE_MPREMOTE_FAIL="1"), cwd=ROOT, timeout=60)
+                             text=True, env=fw_env(mpremote), cwd=ROOT, timeout=60)
+        assert vr.mcu.boots == boots and vr.mcu.fw is not None  # still the firmware, never rebooted
     assert out.returncode == 1
+    assert "cannot free the REPL itself" in out.stdout
     assert "could not enter raw repl" in out.stderr and "BOOTSEL" in out.stderr
+    assert len(calls(log)) == 1 and not list(pico.iterdir())  # nothing was copied
 
 
 def test_flash_fails_when_the_pico_does_not_come_back_with_a_new_boot(mpremote, monkeypatch):
@@ -122,8 +138,10 @@ def test_flash_fails_when_the_pico_does_not_come_back_with_a_new_boot(mpremote, 
     monkeypatch.setenv("FAKE_MPREMOTE_LOG", str(log))
     monkeypatch.setenv("FAKE_PICO_DIR", str(pico))
     with VirtualRig(seed=3, speed=SPEED, camera=False) as vr:  # nobody reboots it on reset
-        with pytest.raises(FirmwareError, match="did not reboot"):
+        _running(vr)
+        with pytest.raises(FirmwareError, match="no boot report"):
             flash(vr.ends["serial"], mpremote=str(bindir / "mpremote"), boot_within=3.0, say=lambda _s: None)
+        assert vr.mcu.repl is not None and vr.mcu.fw is None  # left in the REPL, the motors off
     assert len(calls(log)) == 2
 
 

@@ -13,6 +13,7 @@ from pi_helpers import HONGSI, ROOT, SPEED, env, have_model
 
 from controller.config import load_config
 from controller.selftest import ROWS, run_selftest
+from firmware_bridge import protocol as P
 from firmware_bridge.sim import VirtualRig
 
 CFG = load_config(None, env={})
@@ -39,7 +40,7 @@ def test_a_healthy_virtual_rig_passes_every_row():
         want["camera"] = "fail"
     assert statuses(rows) == want, {n: r.detail for n, r in rows.items()}
     assert "MockFactory" in rows["pin factory"].detail and "not a Raspberry Pi" in rows["panel"].detail
-    assert "firmware 0.3" in rows["link"].detail
+    assert f"firmware {P.FW_VERSION[0]}.{P.FW_VERSION[1]}" in rows["link"].detail
     assert truth["bottom"] == ["S2"]  # exactly one card went, to the tray
     if have_model():
         assert "read S3" in rows["camera"].detail  # the next card in the hopper's window

@@ -78,3 +78,5 @@ def test_every_motion_and_safety_path_on_micropython():
     assert r["relay_after_silence"] == 0 and r["silence_fault"] == P.F_HOST_SILENCE
     assert r["queue_len"] == 4  # a full queue drops the least useful events
     assert r["status"][0] == P.OK and r["status"][2] == P.F_HOST_SILENCE
+    assert r["repl_asked_before"] is False and r["repl"] == P.OK and r["repl_resets"] >= 1
+    assert r["repl_asked"] == [True, False]

@@ -56,3 +56,10 @@ class WDT:
 
 def reset_cause():
     return PWRON_RESET
+
+
+RESETS = [0]
+
+
+def reset():  # the real one never returns; the firmware's loop must not care
+    RESETS[0] += 1

@@ -110,4 +110,19 @@ for i in range(10):
     fw.queue_event("card_passed", (i, i))
 out["queue_len"] = len(fw.events)
 out["status"] = cmd("status")
+import os  # noqa: E402
+
+import firmware  # noqa: E402
+
+config.REPL_FLAG = "/tmp/hongsi-mpy-repl-flag"  # "repl": the flag file on MicroPython's own filesystem
+config.REPL_RESET_MS = 5
+try:
+    os.remove(config.REPL_FLAG)
+except OSError:
+    pass
+out["repl_asked_before"] = firmware.repl_requested()
+out["repl"] = cmd("repl")[0]
+pump(20)
+out["repl_resets"] = fakemachine.RESETS[0]
+out["repl_asked"] = [firmware.repl_requested(), firmware.repl_requested()]  # once, then the firmware again
 print(json.dumps(out))
