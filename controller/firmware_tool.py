@@ -247,7 +247,7 @@ def flash(port: str, *, baud: int = 115200, mpremote: str | None = None, dry_run
         say(f"+ repl: the firmware {running.fw_version} on {port} turns everything off and reboots into the REPL")
         free_repl(port, baud, within=boot_within)
     elif running is not None:
-        say(f"the firmware {running.fw_version} on {port} cannot free the REPL itself (it came with 0.4); "
+        say(f"the firmware {running.fw_version} on {port} cannot free the REPL itself (the repl command came with 0.4); "
             "trying mpremote anyway")
     for cmd in plan:
         say("+ " + " ".join(cmd))

@@ -55,8 +55,10 @@ class _FlashFile(io.StringIO):
     """A text file in the virtual Pico's flash: written back to ``flash`` when closed."""
 
     def __init__(self, flash: dict[str, str], name: str, mode: str):
-        super().__init__(flash.get(name, "") if "r" in mode else "")
+        super().__init__("" if "w" in mode else flash.get(name, ""))
         self._flash, self._name, self._mode = flash, name, mode
+        if "a" in mode:
+            self.seek(0, io.SEEK_END)
 
     def close(self) -> None:
         if not self.closed and ("w" in self._mode or "a" in self._mode):
