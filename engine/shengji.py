@@ -2,7 +2,8 @@
 
 The rules digest is ``docs/rules/shengji.md`` (actions, rule ids, settings, every choice made).
 Actions: ``declare`` (``cards``, ``dealt`` = how many cards had been dealt from the deck when it was made),
-``bury`` (the dealer, ``cards``: 1..8 cards at a time, 8 in all) and ``play`` (``cards``).
+``take_bottom`` (the dealer picks up the bottom, which ends the declaring; optional: the first bury does it
+too), ``bury`` (the dealer, ``cards``: 1..8 cards at a time, 8 in all) and ``play`` (``cards``).
 
 >>> import random
 >>> record = ShengjiGame().bot_hand(random.Random(1))
@@ -304,6 +305,15 @@ class ShengjiState(State):
             self.counts[self.dealer][c] += 1
         self.phase = "bury"
 
+    def _judge_take_bottom(self, seat: int) -> list[Violation]:
+        if self.phase != "deal":
+            return [error("phase", "the dealer has already picked up the bottom", "庄家已经拿过底牌")]
+        if seat != self.dealer:
+            return [error("turn", f"only the dealer (seat {self.dealer}) takes the bottom",
+                          f"只有庄家（{self.dealer} 号）拿底")]
+        self._fix_trump()
+        return []
+
     def _judge_bury(self, seat: int, action: Action) -> list[Violation]:
         if self.phase not in ("deal", "bury"):
             return [error("phase", "the bottom is buried before play", "埋底只能在出牌之前")]
@@ -550,6 +560,8 @@ class ShengjiState(State):
             if self.phase == "deal":
                 hand |= set(self.bottom)
             out += [{"seat": seat, "action": "bury", "cards": [NAMES[c]]} for c in sorted(hand)]
+            if self.phase == "deal":
+                out.append({"seat": seat, "action": "take_bottom"})
         if self.phase == "play" and seat == self.trick.to_play:
             options = self.follow_options(seat) if self.trick.plays else self.lead_options(seat)
             out += [{"seat": seat, "action": "play", "cards": names(o)} for o in options]
@@ -564,12 +576,14 @@ class ShengjiState(State):
         kind = action.get("action")
         if kind == "declare":
             return self._judge_declare(seat, action)
+        if kind == "take_bottom":
+            return self._judge_take_bottom(seat)
         if kind == "bury":
             return self._judge_bury(seat, action)
         if kind == "play":
             return self._judge_play(seat, action)
-        return [error("phase", f"unknown action {kind!r} (升级: declare, bury, play)",
-                      f"未知动作 {kind!r}（升级：declare 亮主、bury 埋底、play 出牌）")]
+        return [error("phase", f"unknown action {kind!r} (升级: declare, take_bottom, bury, play)",
+                      f"未知动作 {kind!r}（升级：declare 亮主、take_bottom 拿底、bury 埋底、play 出牌）")]
 
     # ------------------------------------------------------------------ results
     def level_change(self) -> tuple[list[int], int] | None:

@@ -168,6 +168,21 @@ def test_bury_rules():
     assert s.verdict()["buried"] is None
 
 
+def test_take_bottom_picks_up_the_bottom_and_ends_the_declaring():
+    s = new(bottom=["H5", "H5", "HK", "C3", "C4", "D9", "D10", "S8"])
+    assert {"seat": 0, "action": "take_bottom"} in s.legal_actions(0)
+    assert not [a for a in s.legal_actions(1) if a["action"] == "take_bottom"]
+    assert [v.rule for v in s.judge({"seat": 1, "action": "take_bottom"})] == ["turn"]
+    assert "H5" not in s.public_view(0)["hand"]                     # the bottom is face down until then
+    assert s.judge({"seat": 0, "action": "take_bottom"}) == []
+    assert s.phase == "bury" and sum(s.counts[0]) == 33 and s.public_view(0)["hand"].count("H5") >= 2
+    assert "H5" not in s.public_view(1).get("hand", [])                # the others still do not see it
+    assert [v.rule for v in s.judge({"seat": 0, "action": "take_bottom"})] == ["phase"]
+    assert not [a for a in s.legal_actions(0) if a["action"] in ("take_bottom", "declare")]
+    assert s.judge({"seat": 0, "action": "bury", "cards": ["H5", "H5", "HK", "C3", "C4", "D9", "D10", "S8"]}) == []
+    assert s.phase == "play" and sum(s.counts[0]) == 25
+
+
 def test_legal_bury_actions_are_single_cards_of_hand_and_bottom():
     s = new(bottom=["H5", "H5", "HK", "C3", "C4", "D9", "D10", "S8"])
     buries = [a for a in s.legal_actions(0) if a["action"] == "bury"]

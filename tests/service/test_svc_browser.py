@@ -305,3 +305,56 @@ def test_display_seats_three_players_in_a_triangle(browser, paced):
                     or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"]), (i, j)
     page.screenshot(path=str(ARTIFACTS / "display-three-seats.png"))
     page.close()
+
+
+def test_seat_page_buries_the_chosen_cards_in_shengji(browser, paced):
+    """升级's dealer takes the bottom (拿底), which it then sees in its hand, and buries 8 cards of its choice,
+    both copies of a card among them: the seat page shows a Bury button only then, and it buries the cards
+    tapped in the hand (not one button per card, which could never list a 33-card hand)."""
+    svc = paced.svc
+    op = {"Authorization": f"Bearer {svc.tokens.operator_token()}"}
+    token = svc.tokens.new_seat_token(0)
+    paced.svc.deal_source.card_delay = 0.0
+    r = httpx.post(paced.url + "/api/rounds", json={"game": "shengji", "first_seat": 0, "bots": [1, 2, 3]},
+                   headers=op)
+    assert r.status_code == 200, r.text
+    rnd = svc.get_round(r.json()["id"])
+    wait_for(lambda: rnd.phase == "playing", timeout=30)
+
+    def bury_due() -> bool:
+        with rnd.lock:
+            return any(a["action"] == "bury" for a in rnd.state.legal_actions(0))
+
+    wait_for(bury_due, timeout=20)
+    page = browser.new_page(viewport={"width": 420, "height": 860})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(paced.url + f"/seat#t={token}")
+    page.wait_for_selector("#btn-bury:not(.hidden)", timeout=10000)
+    page.wait_for_function("document.querySelectorAll('#hand .card').length === 25", timeout=10000)
+    before = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
+    page.click("#other button:has-text('take_bottom')")
+    page.wait_for_selector("#msg.ok", timeout=5000)
+    page.wait_for_function("document.querySelectorAll('#hand .card').length === 33", timeout=10000)
+    hand = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
+    assert sorted(hand) == sorted(before + [str(c) for c in rnd.bottom])  # the bottom joined the hand
+    assert not any(t.startswith("bury") for t in
+                   page.eval_on_selector_all("#other button", "els => els.map(e => e.textContent.trim())"))
+    # both copies of a card the hand holds twice (two decks), and the last cards of the hand, which a
+    # one-button-per-card list cut at 24 never showed
+    pair = next(i for i in range(len(hand)) if hand[i] in hand[i + 1:])
+    picks = [pair, hand.index(hand[pair], pair + 1)]
+    picks += [i for i in range(len(hand) - 1, -1, -1) if i not in picks and hand[i] != hand[pair]][:6]
+    chosen = sorted(hand[i] for i in picks)
+    assert len(picks) == 8 and len(set(chosen)) < 8
+    for i in picks:
+        page.click(f"#hand .card >> nth={i}")
+    page.click("#btn-bury")
+    page.wait_for_selector("#msg.ok", timeout=5000)
+    with rnd.lock:
+        bury = [e for e, ok in zip(rnd.events, rnd.applied, strict=True) if ok and e["action"] == "bury"]
+    assert len(bury) == 1 and bury[0]["seat"] == 0 and sorted(bury[0]["cards"]) == chosen
+    page.wait_for_function("document.querySelectorAll('#hand .card').length === 25", timeout=10000)
+    page.wait_for_selector("#btn-bury.hidden", state="attached", timeout=10000)
+    assert not errors, errors
+    page.close()

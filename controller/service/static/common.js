@@ -52,6 +52,7 @@ const ACTION = {
   play: ["出牌", "plays"], pass: ["不要", "passes"], tiao: ["挑", "declares 挑 (alone)"],
   baomen: ["爆闷", "declares 爆闷"], call: ["叫牌", "calls"], pa: ["请趴", "asks to lie down"],
   pa_accept: ["同意趴", "lies down"], pa_refuse: ["拒绝趴", "refuses"], announce: ["报牌", "announces"],
+  bury: ["埋底", "buries"], declare: ["亮主", "declares trump"], take_bottom: ["拿底", "takes the bottom"],
 };
 const MODE = {
   normal: ["普通二打二", "2 vs 2"], pa: ["趴", "Pa"], dui_pa: ["对趴", "Double pa"], anjiao: ["暗叫", "Secret call"],

@@ -9,7 +9,7 @@ const token = sessionStorage.getItem("hongsi-seat-token");
 let seat = null;
 let roundId = null;
 let view = null;
-let selected = new Set();
+let selected = new Map();  // card -> how many of its copies are chosen (two-deck games hold pairs of one card)
 let timer = null;
 
 function showMsg(html, kind) {
@@ -31,12 +31,19 @@ function render(pub) {
     $("trick").innerHTML = (pub.trick || []).map((t) => `<div>${actionText(t)}</div>`).join("");
   }
   const hand = view.hand || [];
-  selected = new Set([...selected].filter((c) => hand.includes(c)));
-  $("hand").innerHTML = hand.map((c) => cardHtml(c, selected.has(c) ? "selected" : "")).join("");
+  const held = {};
+  for (const c of hand) held[c] = (held[c] || 0) + 1;
+  selected = new Map([...selected].map(([c, n]) => [c, Math.min(n, held[c] || 0)]).filter(([, n]) => n > 0));
+  const shown = {};
+  $("hand").innerHTML = hand.map((c) => {
+    shown[c] = (shown[c] || 0) + 1;
+    return cardHtml(c, shown[c] <= (selected.get(c) || 0) ? "selected" : "");
+  }).join("");
   for (const el of document.querySelectorAll("#hand .card")) {
     el.addEventListener("click", () => {
       const c = el.dataset.card;
-      if (selected.has(c)) selected.delete(c); else selected.add(c);
+      const n = (selected.get(c) || 0) + (el.classList.contains("selected") ? -1 : 1);
+      if (n > 0) selected.set(c, n); else selected.delete(c);
       el.classList.toggle("selected");
     });
   }
@@ -45,10 +52,12 @@ function render(pub) {
   const mark = (id, kind) => $(id).classList.toggle("legal", kinds.has(kind));
   mark("btn-play", "play"); mark("btn-pass", "pass"); mark("btn-tiao", "tiao"); mark("btn-baomen", "baomen");
   mark("btn-call", "call"); mark("btn-pa", "pa"); mark("btn-pa-accept", "pa_accept"); mark("btn-pa-refuse", "pa_refuse");
+  // 升级's dealer buries the chosen cards (any number at a time, 8 in all): shown only when it is due
+  mark("btn-bury", "bury"); $("btn-bury").classList.toggle("hidden", !kinds.has("bury"));
   const calls = legal.filter((a) => a.action === "call").map((a) => a.card);
   $("call-card").innerHTML = (calls.length ? calls : ["S4", "D4", "C4"]).map((c) => `<option value="${c}">${cardParts(c).suit}${cardParts(c).rank}</option>`).join("");
   // the other games' own actions (bids, exposes, …): one button for each legal one
-  const known = new Set(["play", "pass", "tiao", "baomen", "call", "pa", "pa_accept", "pa_refuse", "announce"]);
+  const known = new Set(["play", "pass", "tiao", "baomen", "call", "pa", "pa_accept", "pa_refuse", "announce", "bury"]);
   const others = legal.filter((a) => !known.has(a.action)).slice(0, 24);
   $("other").innerHTML = others.map((a, i) => {
     const rest = Object.entries(a).filter(([k]) => k !== "seat" && k !== "action").map(([, v]) => Array.isArray(v) ? v.join(" ") : v);
@@ -90,7 +99,7 @@ async function act(action) {
     } else {
       showMsg(`✓ ${ACTION[action.action] ? ACTION[action.action][0] : action.action} <span class="en">accepted</span>` +
         res.violations.map((v) => `<br><span class="en">${esc(v.message)}</span>`).join(""), "ok");
-      if (action.action === "play") selected.clear();
+      if (action.action === "play" || action.action === "bury") selected.clear();
     }
   } catch (e) {
     showMsg(`${esc(e.zh || "")} <span class="en">${esc(e.message)}</span>`, "refused");
@@ -98,7 +107,9 @@ async function act(action) {
   soon();
 }
 
-$("btn-play").onclick = () => act({ action: "play", cards: sortCards([...selected]) });
+const chosen = () => sortCards([...selected].flatMap(([c, n]) => Array(n).fill(c)));
+$("btn-play").onclick = () => act({ action: "play", cards: chosen() });
+$("btn-bury").onclick = () => act({ action: "bury", cards: chosen() });
 $("btn-pass").onclick = () => act({ action: "pass" });
 $("btn-tiao").onclick = () => act({ action: "tiao" });
 $("btn-baomen").onclick = () => act({ action: "baomen" });
