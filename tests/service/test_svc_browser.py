@@ -140,6 +140,8 @@ def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(paced.url + f"/seat#t={token}")
     page.wait_for_function("document.querySelectorAll('#hand .card').length === 13", timeout=10000)
+    assert all(page.is_visible(sel) for sel in ("#btn-tiao", "#btn-baomen", "#talk", "#btn-pass"))
+    assert page.is_hidden("#btn-bury")
     hand = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
     assert sorted(hand) == sorted(str(c) for c in rnd.hands[0])  # its own hand, and only that
     assert "Seat 1" in page.inner_text("#who")
@@ -255,9 +257,11 @@ def test_seat_page_offers_another_games_own_actions(browser, paced):
     page.wait_for_selector("#other button", timeout=10000)
     with rnd.lock:
         legal = rnd.state.legal_actions(0)
-    labels = page.eval_on_selector_all("#other button", "els => els.map(e => e.textContent.trim())")
+    shown = page.eval_on_selector_all("#other button", "els => els.map(e => [e.dataset.action, e.textContent])")
     kinds = {a["action"] for a in legal} - {"play", "pass"}
-    assert kinds and all(any(lbl.startswith(k) for lbl in labels) for k in kinds)
+    assert kinds and kinds <= {k for k, _ in shown}
+    for _kind, text in shown:  # named in both languages, never by the engine's identifier
+        assert re.search(r"[\u4e00-\u9fff]", text) and re.search(r"[a-z]{3}", text) and "_" not in text, text
     n = len(rnd.events)
     page.click("#other button >> nth=0")
     page.wait_for_selector("#msg.ok", timeout=5000)
@@ -332,14 +336,15 @@ def test_seat_page_buries_the_chosen_cards_in_shengji(browser, paced):
     page.goto(paced.url + f"/seat#t={token}")
     page.wait_for_selector("#btn-bury:not(.hidden)", timeout=10000)
     page.wait_for_function("document.querySelectorAll('#hand .card').length === 25", timeout=10000)
+    # 红桃四's own controls are not offered at a 升级 table, nor Pass (升级 never passes)
+    assert all(page.is_hidden(sel) for sel in ("#btn-tiao", "#btn-baomen", "#talk", "#btn-pass"))
     before = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
-    page.click("#other button:has-text('take_bottom')")
+    page.click("#other button[data-action='take_bottom']")
     page.wait_for_selector("#msg.ok", timeout=5000)
     page.wait_for_function("document.querySelectorAll('#hand .card').length === 33", timeout=10000)
     hand = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
     assert sorted(hand) == sorted(before + [str(c) for c in rnd.bottom])  # the bottom joined the hand
-    assert not any(t.startswith("bury") for t in
-                   page.eval_on_selector_all("#other button", "els => els.map(e => e.textContent.trim())"))
+    assert "bury" not in page.eval_on_selector_all("#other button", "els => els.map(e => e.dataset.action)")
     # both copies of a card the hand holds twice (two decks), and the last cards of the hand, which a
     # one-button-per-card list cut at 24 never showed
     pair = next(i for i in range(len(hand)) if hand[i] in hand[i + 1:])

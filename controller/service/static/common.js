@@ -53,7 +53,26 @@ const ACTION = {
   baomen: ["爆闷", "declares 爆闷"], call: ["叫牌", "calls"], pa: ["请趴", "asks to lie down"],
   pa_accept: ["同意趴", "lies down"], pa_refuse: ["拒绝趴", "refuses"], announce: ["报牌", "announces"],
   bury: ["埋底", "buries"], declare: ["亮主", "declares trump"], take_bottom: ["拿底", "takes the bottom"],
+  xuan: ["宣红A", "declares the red aces"], xuan_consent: ["同意宣", "agrees to the declaration"],
+  xuan_refuse: ["放弃", "refuses the declaration"], fan_xuan: ["反宣", "counter-declares"], expose: ["亮牌", "exposes"],
 };
+// actions whose name depends on one of their fields (挖坑's blind dig and bid)
+const ACTION_OF = {
+  black_dig: (a) => (a.dig ? ["黑挖", "digs blind"] : ["不黑挖", "declines the blind dig"]),
+  bid: (a) => (a.value ? [`叫${a.value}分`, `bids ${a.value}`] : ["不叫", "does not bid"]),
+};
+// fields an action's name already says, or that only the referee needs (升级's declaration time)
+const NAMED_FIELDS = new Set(["seat", "action", "cards", "dig", "value", "dealt"]);
+
+function actionName(a) {
+  return ACTION_OF[a.action] ? ACTION_OF[a.action](a) : (ACTION[a.action] || [a.action, a.action]);
+}
+
+function actionButton(a) {
+  const t = actionName(a);
+  const rest = Object.entries(a).filter(([k]) => !NAMED_FIELDS.has(k)).map(([, v]) => esc(v));
+  return `${esc(t[0])} <span class="en">${esc(t[1])}</span> ${(a.cards || []).map((c) => cardHtml(c, "small")).join("")} ${rest.join(" ")}`;
+}
 const MODE = {
   normal: ["普通二打二", "2 vs 2"], pa: ["趴", "Pa"], dui_pa: ["对趴", "Double pa"], anjiao: ["暗叫", "Secret call"],
   dantiao: ["单挑", "Alone"], duitiao: ["对挑", "Duel"], baomen: ["爆闷", "Baomen"],
@@ -65,7 +84,7 @@ function phaseText(p) {
 }
 
 function actionText(a) {
-  const t = ACTION[a.action] || [a.action, a.action];
+  const t = actionName(a);
   let what = "";
   if (a.cards) what = a.cards.map((c) => cardHtml(c, "small")).join("");
   if (a.card) what = cardHtml(a.card, "small");

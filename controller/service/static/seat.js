@@ -11,6 +11,7 @@ let roundId = null;
 let view = null;
 let selected = new Map();  // card -> how many of its copies are chosen (two-deck games hold pairs of one card)
 let timer = null;
+const PASSING_GAMES = new Set(["hongsi", "wakeng", "zhuohonga"]);  // games where a player may pass
 
 function showMsg(html, kind) {
   const el = $("msg");
@@ -49,6 +50,11 @@ function render(pub) {
   }
   const legal = view.legal || [];
   const kinds = new Set(legal.map((a) => a.action));
+  // 红桃四's own declarations and talk are shown (dimmed until due) at its table only; elsewhere a
+  // control appears only when the engine lists it (Pass: 挖坑 and 捉红A pass, 升级 and 拱猪 never do)
+  const hongsi = view.game === "hongsi";
+  for (const id of ["btn-tiao", "btn-baomen", "talk"]) $(id).classList.toggle("hidden", !hongsi);
+  $("btn-pass").classList.toggle("hidden", !PASSING_GAMES.has(view.game) && !kinds.has("pass"));
   const mark = (id, kind) => $(id).classList.toggle("legal", kinds.has(kind));
   mark("btn-play", "play"); mark("btn-pass", "pass"); mark("btn-tiao", "tiao"); mark("btn-baomen", "baomen");
   mark("btn-call", "call"); mark("btn-pa", "pa"); mark("btn-pa-accept", "pa_accept"); mark("btn-pa-refuse", "pa_refuse");
@@ -59,10 +65,8 @@ function render(pub) {
   // the other games' own actions (bids, exposes, …): one button for each legal one
   const known = new Set(["play", "pass", "tiao", "baomen", "call", "pa", "pa_accept", "pa_refuse", "announce", "bury"]);
   const others = legal.filter((a) => !known.has(a.action)).slice(0, 24);
-  $("other").innerHTML = others.map((a, i) => {
-    const rest = Object.entries(a).filter(([k]) => k !== "seat" && k !== "action").map(([, v]) => Array.isArray(v) ? v.join(" ") : v);
-    return `<button class="legal" data-i="${i}">${esc(a.action)} ${esc(rest.join(" "))}</button>`;
-  }).join("");
+  $("other").innerHTML = others.map((a, i) =>
+    `<button class="legal" data-i="${i}" data-action="${esc(a.action)}">${actionButton(a)}</button>`).join("");
   for (const b of document.querySelectorAll("#other button")) {
     b.onclick = () => { const { seat: _s, ...rest } = others[Number(b.dataset.i)]; act(rest); };
   }
