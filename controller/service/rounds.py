@@ -29,6 +29,9 @@ SECRET_ACTIONS = {"bury"}
 # Games whose plays are all face up. Elsewhere (捉红A: aces go down face down) a played card is shown
 # only while the engine's public view shows it.
 FACE_UP_PLAYS = {"hongsi", "wakeng", "gongzhu", "shengji"}
+# Trick-taking games: a trick is one play from each seat, and every seat holds as many cards as the
+# others (the climbing games start a new trick when the others have passed, and hands shrink unevenly).
+TRICK_TAKING = {"gongzhu", "shengji"}
 HIDDEN = "?"  # what the table sees of a card it may not see
 _CARD = re.compile(r"^(?:[SHDC](?:10|[2-9JQKA])|BJ|RJ)$")
 # What everyone is told about a refused action, by rule. The engine's own message goes to the seat that
@@ -147,7 +150,10 @@ class Round:
         if action["action"] == "play":
             entry["cards"] = list(action.get("cards") or [])
             plays = [e for e in self.trick if e["action"] == "play"]
-            if not plays or plays[-1]["seat"] == action["seat"]:
+            if self.game.name in TRICK_TAKING:
+                if len(plays) >= self.plan.seats:
+                    self.trick = []  # the last trick is complete: this play leads the next one
+            elif not plays or plays[-1]["seat"] == action["seat"]:
                 self.trick = []  # everyone else passed: the same player leads a new trick
         self.trick.append(entry)
 
@@ -205,7 +211,12 @@ class Round:
         return view if isinstance(view, dict) else {}
 
     def announce_at(self) -> int:
-        return int(getattr(self.settings, "count_announce_at", 3) or 0)
+        """A seat left with 1..this many cards is announced: 红桃四's rule 8 (``count_announce_at``); the
+        other climbing games by the table's courtesy at 3; never in a trick-taking game, where every
+        seat holds as many cards as the others."""
+        if hasattr(self.settings, "count_announce_at"):
+            return int(self.settings.count_announce_at or 0)
+        return 0 if self.game.name in TRICK_TAKING else 3
 
     def called(self) -> dict[str, Any] | None:
         """The 记牌器: which seat called which card (the call is public once applied)."""

@@ -363,3 +363,30 @@ def test_seat_page_buries_the_chosen_cards_in_shengji(browser, paced):
     page.wait_for_selector("#btn-bury.hidden", state="attached", timeout=10000)
     assert not errors, errors
     page.close()
+
+
+def test_display_of_another_game_names_it_and_shows_only_the_current_trick(browser, paced):
+    """A 升级 hand on the display: the game is named in both languages, 红桃四's 记牌器 is not shown, the
+    trick in the middle is at most one play from each seat, and the result names the game."""
+    svc = paced.svc
+    op = {"Authorization": f"Bearer {svc.tokens.operator_token()}"}
+    paced.svc.deal_source.card_delay = 0.0
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(paced.url + "/")
+    page.wait_for_function("document.getElementById('ledger').rows.length > 1")
+    r = httpx.post(paced.url + "/api/rounds", json={"game": "shengji", "bots": "all"}, headers=op)
+    assert r.status_code == 200, r.text
+    rnd = svc.get_round(r.json()["id"])
+    page.wait_for_function("document.getElementById('round-label').textContent.includes('升级')", timeout=15000)
+    assert "Tractor" in page.inner_text("#round-label") and page.is_hidden("#tracker-panel")
+    most = 0
+    while rnd.phase != "finished":
+        most = max(most, page.eval_on_selector_all("#trick > div", "els => els.length"))
+        page.wait_for_timeout(30)
+    page.wait_for_selector("#result h2", timeout=10000)
+    result = page.inner_text("#result")
+    assert 0 < most <= 4 and "升级" in result and "undefined" not in page.inner_text("body")
+    assert not errors, errors
+    page.close()

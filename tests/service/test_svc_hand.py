@@ -273,3 +273,23 @@ def test_two_deck_gongzhu_deals_104_cards_and_is_refereed(service):
     assert len(set(dealt)) == 52 and all(dealt.count(c) == 2 for c in set(dealt))
     result = rnd.result()
     assert result["violations"] == [] and len(result["scores"]) == 4
+
+
+@pytest.mark.parametrize(("game", "preset"), [("shengji", None), ("gongzhu", None), ("gongzhu", "shuangzhu")])
+def test_the_tables_trick_in_trick_taking_games_is_the_current_one(service, game, preset):
+    """升级 and 拱猪: the trick the table shows is one play from each seat at most, the last trick stays up
+    until the next lead, and nobody is flagged as nearly out (every seat holds as many cards as the
+    others)."""
+    events: list[dict] = []
+    service.hub.add_listener(events.append)
+    rnd = service.start_round(game=game, preset=preset, first_seat=1, bots="all")
+    wait_for(lambda: rnd.phase == "finished", timeout=60)
+    wait_for(lambda: any(e["type"] == "finished" for e in events))
+    plays = [(e["seat"], e["cards"]) for e in events if e["type"] == "action" and e["action"] == "play" and e["applied"]]
+    shown = [[(t["seat"], t["cards"]) for t in e["trick"]] for e in events
+             if e["type"] == "action" and e["action"] == "play" and e["applied"]]
+    assert len(plays) == len(shown) and len(plays) % 4 == 0 and len(plays) >= 4 * 13
+    for k, trick in enumerate(shown):
+        start = k - k % 4  # the tricks are the plays taken four at a time
+        assert trick == plays[start:k + 1], (k, trick)
+    assert rnd.announce_at() == 0 and not [e for e in events if e["type"] == "count"]

@@ -73,6 +73,10 @@ function actionButton(a) {
   const rest = Object.entries(a).filter(([k]) => !NAMED_FIELDS.has(k)).map(([, v]) => esc(v));
   return `${esc(t[0])} <span class="en">${esc(t[1])}</span> ${(a.cards || []).map((c) => cardHtml(c, "small")).join("")} ${rest.join(" ")}`;
 }
+const GAME_NAMES = {
+  hongsi: ["红桃四", "Hongsi"], wakeng: ["挖坑", "Wakeng"], zhuohonga: ["捉红A", "Catch the red aces"],
+  gongzhu: ["拱猪", "Gong zhu"], shengji: ["升级", "Tractor"],
+};
 const MODE = {
   normal: ["普通二打二", "2 vs 2"], pa: ["趴", "Pa"], dui_pa: ["对趴", "Double pa"], anjiao: ["暗叫", "Secret call"],
   dantiao: ["单挑", "Alone"], duitiao: ["对挑", "Duel"], baomen: ["爆闷", "Baomen"],

@@ -21,7 +21,9 @@ function seatBox(s) {
 
 function render() {
   if (!pub) return;
-  $("round-label").textContent = `#${pub.id} · ${pub.game}`;
+  const game = GAME_NAMES[pub.game] || [pub.game, pub.game];
+  $("round-label").textContent = `#${pub.id} · ${game[0]} ${game[1]}`;
+  $("tracker-panel").classList.toggle("hidden", pub.game !== "hongsi");  // the 记牌器 is 红桃四's
   $("phase").innerHTML = phaseText(pub.phase) + (pub.paused ? ' · <b>暂停 Paused</b>' : "");
   const table = pub.table || {};
   const n = pub.seats;
@@ -42,7 +44,7 @@ function render() {
     el.className = `seat seat-${s}` + (pub.turn === s ? " turn" : "") + (pub.first_player === s ? " first" : "");
     el.innerHTML = `<div>${seatName(s)}</div>
       <div class="count ${low ? "low" : ""}" data-count="${count}">${count}</div>
-      <div class="en">${low ? "≤3 报牌 cards left!" : "cards · 张"}</div>
+      <div class="en">${low ? (pub.game === "hongsi" ? "报牌 cards left!" : "剩牌不多 cards left!") : "cards · 张"}</div>
       ${pub.phase === "dealing" ? `<div class="progress"><div style="width:${Math.min(100, 100 * pub.dealt_per_seat[s] / perSeat)}%"></div></div>` : ""}
       <div class="badges">${badges.map((b) => `<span>${esc(b)}</span>`).join("")}</div>`;
   }
@@ -83,7 +85,8 @@ function render() {
 }
 
 function resultHtml(r) {
-  const mode = MODE[r.mode] || [r.mode, r.mode];
+  // 红桃四 names its mode (2 vs 2, 趴, 挑, …); the other games name themselves
+  const mode = MODE[r.mode] || GAME_NAMES[r.game] || [r.game || "", ""];
   const rows = (r.scores || []).map((v, s) => `<div>${seatName(s)}: <b class="${v > 0 ? "pos" : v < 0 ? "neg" : ""}">${v > 0 ? "+" : ""}${v}</b></div>`).join("");
   return `<h2>本局结束 <span class="en">Hand over</span> · ${mode[0]} <span class="en">${mode[1]}</span>${r.multiplier > 1 ? ` ×${r.multiplier}` : ""}</h2>
     <div class="en">winners 胜: ${(r.winners || []).map((w) => "Seat " + (w + 1)).join(", ")}</div>${rows}`;
