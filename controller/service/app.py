@@ -275,6 +275,12 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         _check(svc, creds, seat=event.seat, what=f"act for seat {event.seat}")
         return svc.act(rid, event.to_action())
 
+    @app.post("/api/rounds/{rid}/seats/{seat}/ready",
+              summary="this seat will not declare (more) before the first play (that seat or the operator)")
+    def seat_ready(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, seat=seat, what=f"say seat {seat} is ready")
+        return svc.ready(rid, seat)
+
     # ---------------------------------------------------------------- operator / after the hand
     def finished_or_operator(rid: int, creds: HTTPAuthorizationCredentials | None, what: str) -> Any:
         """The round, if the hand is over (then anyone may see it) or the caller is the operator."""

@@ -32,6 +32,9 @@ FACE_UP_PLAYS = {"hongsi", "wakeng", "gongzhu", "shengji"}
 # Trick-taking games: a trick is one play from each seat, and every seat holds as many cards as the
 # others (the climbing games start a new trick when the others have passed, and hands shrink unevenly).
 TRICK_TAKING = {"gongzhu", "shengji"}
+# Games where any seat may declare before the first play, out of turn (红桃四's 挑/爆闷/趴, 拱猪's 亮牌,
+# 捉红A's 宣, 升级's 亮主): the bots give the people at the table time to decide (see ``undecided``).
+DECLARING_GAMES = {"hongsi", "gongzhu", "zhuohonga", "shengji"}
 HIDDEN = "?"  # what the table sees of a card it may not see
 _CARD = re.compile(r"^(?:[SHDC](?:10|[2-9JQKA])|BJ|RJ)$")
 # What everyone is told about a refused action, by rule. The engine's own message goes to the seat that
@@ -95,6 +98,8 @@ class Round:
         self.trick: list[dict[str, Any]] = []
         self.verdict: dict[str, Any] | None = None
         self.announced_low: dict[int, int] = {}
+        self.ready: set[int] = set()  # people who said they will not declare (more) this hand
+        self.play_since: float | None = None  # time.monotonic() when play began
 
     # ------------------------------------------------------------------ the deal
     def card_dealt(self, seat: int | None) -> None:
@@ -117,6 +122,15 @@ class Round:
         if self.first_text is None and self.first_player is not None:
             self.first_text = (f"{seat_zh(self.first_player)}先出", f"Seat {self.first_player + 1} plays first.")
         self.phase = "playing"
+        self.play_since = time.monotonic()
+
+    def undecided(self) -> list[int]:
+        """The people (not bots) who may still declare before the first play and have not said they are
+        ready. It depends on nobody's cards: who holds a card one could declare is no one's business."""
+        if (self.game.name not in DECLARING_GAMES or self.phase != "playing"
+                or any(ok and ev.get("action") == "play" for ev, ok in zip(self.events, self.applied, strict=True))):
+            return []
+        return [s for s in range(self.plan.seats) if s not in self.bots and s not in self.ready]
 
     def _first_player(self) -> int | None:
         """The first player by the game's rule (``controller.announce.first_player``: ♥4's holder in
@@ -246,6 +260,7 @@ class Round:
             "first_player": self.first_player, "counts": counts,
             "low": [s for s, n in enumerate(counts or []) if 0 < n <= low_at],
             "turn": self.turn(), "called": self.called(), "trick": self.public_trick(visible),
+            "undecided": self.undecided(),
             "actions": [self.public_action(i, visible) for i in range(len(self.events))],
             "result": None,
         }
@@ -269,7 +284,8 @@ class Round:
     def seat_view(self, seat: int) -> dict[str, Any]:
         """``seat``'s own hand (as dealt so far: the engine's view once play starts) and legal actions."""
         out: dict[str, Any] = {"id": self.id, "game": self.game.name, "seat": seat, "phase": self.phase,
-                               "paused": self.paused, "hand": [], "legal": [], "turn": self.turn()}
+                               "paused": self.paused, "hand": [], "legal": [], "turn": self.turn(),
+                               "undecided": seat in self.undecided()}
         if self.hands is None:
             return out
         order = RANK_ORDERS.get(self.game.name)

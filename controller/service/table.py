@@ -31,7 +31,10 @@ log = logging.getLogger("hongsi.service")
 
 # Deal-progress fields the service passes on from a deal source: never a card's identity.
 DEAL_EVENT_FIELDS = ("index", "seat", "total", "reason", "passes", "fair", "commitment")
-TALK_FACTOR = 4  # bots wait this many times longer before the first play, while people may declare
+# Before the first play the bots wait for the people at the table to declare (挑, 亮牌, 宣, 亮主, …) until each
+# has said they are ready, or for this many bot delays at most (0.8 s → 32 s).
+DECLARE_WINDOW_FACTOR = 40
+ANSWERS = ("pa_accept", "pa_refuse")  # a bot's answer to a request made to it
 KEEP_ROUNDS = 200  # rounds kept in memory (older finished ones are in the journal)
 # What the table is told when a deal pauses, by reason. The dealer's own message goes to the journal and
 # the operator only: it may name a card (a mismatch at the window), and the hand is still secret.
@@ -62,10 +65,13 @@ class ServiceError(Exception):
 
 
 class TableService:
-    """Rounds on one table. ``bot_delay``: seconds a bot waits before acting (to be watchable)."""
+    """Rounds on one table. ``bot_delay``: seconds a bot waits before acting (to be watchable);
+    ``declare_window``: seconds the bots give people to declare before the first play, unless all of
+    them said they are ready sooner (default: :data:`DECLARE_WINDOW_FACTOR` bot delays)."""
 
     def __init__(self, data_dir: Path, deal_source: DealSource | None = None, *, voice: Announcer | None = None,
-                 bot_delay: float = 0.8, seats: int = 4, seed: int | None = None, journal: Journal | None = None):
+                 bot_delay: float = 0.8, seats: int = 4, seed: int | None = None, journal: Journal | None = None,
+                 declare_window: float | None = None):
         self.data_dir = Path(data_dir).expanduser()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.tokens = TokenStore(self.data_dir)
@@ -75,6 +81,7 @@ class TableService:
         self.voice = voice or Announcer(speak=False)
         self.voice.attach(self.hub)
         self.bot_delay = bot_delay
+        self.declare_window = DECLARE_WINDOW_FACTOR * bot_delay if declare_window is None else declare_window
         self.seats = seats
         self._rng = random.Random(seed)
         self._lock = threading.RLock()
@@ -464,7 +471,29 @@ class TableService:
         self.hub.publish({"type": "void", "round": rid})
         return rnd
 
+    def ready(self, rid: int, seat: int) -> dict[str, Any]:
+        """``seat`` will not declare (more) before the first play: the bots need not wait for it."""
+        rnd = self.get_round(rid)
+        with rnd.lock:
+            if not 0 <= seat < rnd.plan.seats:
+                raise ServiceError(422, f"seat {seat!r}: not a seat 0..{rnd.plan.seats - 1}", "座位有误")
+            was = seat in rnd.ready
+            rnd.ready.add(seat)
+            undecided = rnd.undecided()
+        if not was:
+            self.journal.append(rid, "ready", {"seat": seat})
+            self.hub.publish({"type": "ready", "round": rid, "seat": seat, "undecided": undecided})
+        self._kick()
+        return {"seat": seat, "undecided": undecided}
+
     # ------------------------------------------------------------------ bots
+    def _declare_time_left(self, rnd: Round) -> float:
+        """Seconds the bots still give people to declare before the first play (0: act now)."""
+        with rnd.lock:
+            if not rnd.undecided() or rnd.play_since is None:
+                return 0.0
+            return max(0.0, rnd.play_since + self.declare_window - time.monotonic())
+
     def _kick(self) -> None:
         with self._lock:
             self._wake.notify_all()
@@ -480,7 +509,7 @@ class TableService:
                 return None
             for seat in sorted(cur.bots):  # answers first: a 趴 request to a bot seat
                 legal = state.legal_actions(seat)
-                if any(a.get("action") in ("pa_accept", "pa_refuse") for a in legal):
+                if any(a.get("action") in ANSWERS for a in legal):
                     return cur, choose_action(cur.game.name, state, seat, legal, self._rng), len(cur.events)
             seat = state.current_player()
             if seat is None or seat not in cur.bots:
@@ -506,11 +535,14 @@ class TableService:
                 if self._closing:
                     return
             rnd, action, version = move
-            if self.bot_delay:  # before the first play, longer: people may still declare (挑, 爆闷, 趴)
-                with rnd.lock:
-                    talk = not any(ok and e.get("action") == "play" for e, ok in zip(rnd.events, rnd.applied,
-                                                                                   strict=True))
-                time.sleep(self.bot_delay * (TALK_FACTOR if talk and len(rnd.bots) < rnd.plan.seats else 1))
+            answer = action.get("action") in ANSWERS  # a request to a bot is answered at once
+            left = 0.0 if answer else self._declare_time_left(rnd)
+            if left > 0:  # people may still declare: wait for them (a "ready" or a declaration wakes us)
+                with self._lock:
+                    self._wake.wait(timeout=min(left, 1.0))
+                continue
+            if self.bot_delay:
+                time.sleep(self.bot_delay)
             try:
                 with rnd.lock:
                     if len(rnd.events) != version or rnd.paused or rnd.phase != "playing":

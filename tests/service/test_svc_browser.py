@@ -107,6 +107,10 @@ def test_display_shows_deal_progress_then_first_player(browser, dealing):
     counts = page.eval_on_selector_all(".seat .count", "els => els.map(e => Number(e.dataset.count))")
     assert sum(counts) <= 52 and all(0 <= c <= 13 for c in counts)
     # play goes on: the 记牌器 shows the called card once the ♥4 holder calls (a bot here, or seat 0's turn)
+    # the bots wait for seat 0, a person, to declare or say it will not; the display says so
+    page.wait_for_function("document.getElementById('turn').textContent.includes('waiting for declarations')",
+                           timeout=10000)
+    assert httpx.post(f"{paced.url}/api/rounds/{rid}/seats/0/ready", headers=op).json()["undecided"] == []
     if holder != 0:
         page.wait_for_selector("#tracker .card", timeout=10000)
         called = rnd.called()
@@ -142,6 +146,10 @@ def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
     page.wait_for_function("document.querySelectorAll('#hand .card').length === 13", timeout=10000)
     assert all(page.is_visible(sel) for sel in ("#btn-tiao", "#btn-baomen", "#talk", "#btn-pass"))
     assert page.is_hidden("#btn-bury")
+    if not any(rnd.applied):  # nobody has acted: the bots wait for this seat's word, given by its button
+        page.click("#btn-ready")
+        page.wait_for_selector("#btn-ready.hidden", state="attached", timeout=5000)
+        assert 0 in rnd.ready and rnd.undecided() == []
     hand = page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)")
     assert sorted(hand) == sorted(str(c) for c in rnd.hands[0])  # its own hand, and only that
     assert "Seat 1" in page.inner_text("#who")

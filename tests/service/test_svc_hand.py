@@ -293,3 +293,57 @@ def test_the_tables_trick_in_trick_taking_games_is_the_current_one(service, game
         start = k - k % 4  # the tricks are the plays taken four at a time
         assert trick == plays[start:k + 1], (k, trick)
     assert rnd.announce_at() == 0 and not [e for e in events if e["type"] == "count"]
+
+
+def _plays(rnd) -> int:
+    with rnd.lock:
+        return sum(1 for ev, ok in zip(rnd.events, rnd.applied, strict=True) if ok and ev["action"] == "play")
+
+
+@pytest.mark.parametrize("game", ["gongzhu", "hongsi", "zhuohonga"])
+def test_bots_wait_for_people_to_declare_until_they_say_ready(tmp_path, game):
+    """Before the first play any seat may declare (拱猪's 亮牌, 红桃四's 挑, 捉红A's 宣): the bots wait for the
+    person at the table until they say they are ready, and the table is told whom it waits for, the same
+    whatever that person holds."""
+    from controller.service.deal import SoftwareDealSource
+    from controller.service.table import TableService
+
+    svc = TableService(tmp_path / "data", SoftwareDealSource(card_delay=0.0, seed=7), bot_delay=0.01, seed=3,
+                       declare_window=60.0)
+    events: list[dict] = []
+    svc.hub.add_listener(events.append)
+    try:
+        for seat in (0, 2):  # the person sits at seat 0, then at seat 2: nobody's cards change the wait
+            rnd = svc.start_round(game=game, bots=[s for s in range(4) if s != seat])
+            wait_for(lambda r=rnd: r.phase == "playing")
+            time.sleep(0.6)  # 60 bot delays: the bots would have played by now
+            assert _plays(rnd) == 0 and rnd.public()["undecided"] == [seat]
+            assert svc.get_round(rnd.id).seat_view(seat)["undecided"] is True
+            if rnd.turn() == seat:  # the person leads: nobody waits for anyone else
+                continue
+            svc.ready(rnd.id, seat)
+            wait_for(lambda r=rnd: _plays(r) > 0, timeout=5)
+            assert rnd.public()["undecided"] == [] and [e for e in events if e["type"] == "ready"][-1]["seat"] == seat
+    finally:
+        svc.close()
+
+
+def test_the_declaring_window_closes_by_itself(tmp_path):
+    from controller.service.deal import SoftwareDealSource
+    from controller.service.table import TableService
+
+    svc = TableService(tmp_path / "data", SoftwareDealSource(card_delay=0.0, seed=7), bot_delay=0.01, seed=3,
+                       declare_window=0.5)
+    try:
+        for seat in range(4):  # a person who does not lead (the ♣2's holder leads 拱猪)
+            rnd = svc.start_round(game="gongzhu", bots=[s for s in range(4) if s != seat])
+            wait_for(lambda r=rnd: r.phase == "playing")
+            if rnd.turn() != seat:
+                break
+        assert rnd.turn() != seat
+        t0 = time.monotonic()
+        wait_for(lambda: _plays(rnd) > 0, timeout=5)
+        assert time.monotonic() - t0 > 0.3  # not at once: the window ran out first
+        assert seat not in rnd.ready  # nobody said ready: the window closed by itself
+    finally:
+        svc.close()

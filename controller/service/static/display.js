@@ -65,7 +65,10 @@ function render() {
   } else {
     fp.classList.add("hidden");
   }
-  $("turn").innerHTML = pub.turn !== null && pub.turn !== undefined ? `轮到 <span class="en">to act:</span> ${seatName(pub.turn)}` : "";
+  const undecided = pub.undecided || [];
+  $("turn").innerHTML = undecided.length
+    ? `等待声明 <span class="en">waiting for declarations:</span> ${undecided.map(seatName).join(" · ")}`
+    : pub.turn !== null && pub.turn !== undefined ? `轮到 <span class="en">to act:</span> ${seatName(pub.turn)}` : "";
   const trick = pub.trick || [];
   $("trick").innerHTML = trick.map((t) => `<div>${actionText(t)}</div>`).join("");
   const called = pub.called;

@@ -60,6 +60,8 @@ function render(pub) {
   mark("btn-call", "call"); mark("btn-pa", "pa"); mark("btn-pa-accept", "pa_accept"); mark("btn-pa-refuse", "pa_refuse");
   // 升级's dealer buries the chosen cards (any number at a time, 8 in all): shown only when it is due
   mark("btn-bury", "bury"); $("btn-bury").classList.toggle("hidden", !kinds.has("bury"));
+  // before the first play the bots wait for everyone to declare or say they will not
+  $("btn-ready").classList.toggle("hidden", !view.undecided);
   const calls = legal.filter((a) => a.action === "call").map((a) => a.card);
   $("call-card").innerHTML = (calls.length ? calls : ["S4", "D4", "C4"]).map((c) => `<option value="${c}">${cardParts(c).suit}${cardParts(c).rank}</option>`).join("");
   // the other games' own actions (bids, exposes, …): one button for each legal one
@@ -115,6 +117,16 @@ const chosen = () => sortCards([...selected].flatMap(([c, n]) => Array(n).fill(c
 $("btn-play").onclick = () => act({ action: "play", cards: chosen() });
 $("btn-bury").onclick = () => act({ action: "bury", cards: chosen() });
 $("btn-pass").onclick = () => act({ action: "pass" });
+$("btn-ready").onclick = async () => {
+  if (roundId === null) return;
+  try {
+    await api(`/api/rounds/${roundId}/seats/${seat}/ready`, { method: "POST", token });
+    showMsg("✓ 准备好了 <span class='en'>ready</span>", "ok");
+  } catch (e) {
+    showMsg(`${esc(e.zh || "")} <span class="en">${esc(e.message)}</span>`, "refused");
+  }
+  soon();
+};
 $("btn-tiao").onclick = () => act({ action: "tiao" });
 $("btn-baomen").onclick = () => act({ action: "baomen" });
 $("btn-call").onclick = () => act({ action: "call", card: $("call-card").value });
