@@ -20,7 +20,7 @@ from collections import Counter
 from typing import Any
 
 from controller.announce import first_player, seat_zh
-from engine.cards import RANK_ORDERS, Card, parse_card
+from engine.cards import JOKERS, RANK_ORDERS, Card, parse_card
 from engine.game import Game, State, Violation
 
 PHASES = ("dealing", "interrupted", "playing", "finished", "void")
@@ -302,7 +302,10 @@ class Round:
                 else:
                     hand.append(str(c))
         cards = [parse_card(c) for c in hand]
-        out["hand"] = order.sort(cards) if order else [str(c) for c in cards]
+        if self.game.name in TRICK_TAKING:
+            out["hand"] = by_suit(cards, order, view)
+        else:
+            out["hand"] = order.sort(cards) if order else [str(c) for c in cards]
         if self.phase == "playing" and not self.paused and self.state is not None:
             try:
                 out["legal"] = self.state.legal_actions(seat)
@@ -345,3 +348,32 @@ def _mask(value: Any, visible: set[str], secret: bool) -> Any:
     if isinstance(value, str) and _CARD.match(value) and (secret or value not in visible):
         return HIDDEN
     return value
+
+
+HAND_SUITS = "SHCD"  # a hand held by suit alternates colours: ♠ ♥ ♣ ♦
+
+
+def by_suit(cards: list[Card], order: Any, view: dict[str, Any]) -> list[str]:
+    """A trick-taking hand as players hold it: by suit, low to high within each, and in 升级 the trumps
+    last, weakest to strongest (trump-suit cards, the level cards, the level card of the trump suit,
+    the jokers) — ``view`` is the engine's view, with ``level`` and ``trump_suit`` once they are known.
+
+    >>> from engine.cards import NATURAL, parse_cards
+    >>> by_suit(parse_cards(["DA", "S2", "H5", "SK"]), NATURAL, {})
+    ['S2', 'SK', 'H5', 'DA']
+    >>> by_suit(parse_cards(["RJ", "H2", "S2", "HA", "SK", "H9"]), NATURAL, {"level": "2", "trump_suit": "H"})
+    ['SK', 'H9', 'HA', 'S2', 'H2', 'RJ']
+    """
+    level, trump = view.get("level"), view.get("trump_suit")
+
+    def key(c: Card) -> tuple[int, int, int]:
+        if c.suit is None:  # a joker: the strongest trumps
+            return (3, 0, JOKERS.index(c.rank))
+        if c.rank == level:
+            return (2, int(c.suit == trump), HAND_SUITS.index(c.suit))
+        strength = order.key(c) if order else 0
+        if c.suit == trump:
+            return (1, 0, strength)
+        return (0, HAND_SUITS.index(c.suit), strength)
+
+    return [str(c) for c in sorted(cards, key=key)]

@@ -347,3 +347,25 @@ def test_the_declaring_window_closes_by_itself(tmp_path):
         assert seat not in rnd.ready  # nobody said ready: the window closed by itself
     finally:
         svc.close()
+
+
+def test_trick_taking_hands_are_held_by_suit(service):
+    """拱猪 and 升级 hands come to the seat page by suit (♠ ♥ ♣ ♦), low to high within each; 升级's trumps
+    last once known (the module's examples too)."""
+    import doctest
+
+    import controller.service.rounds as rounds
+    from engine.cards import NATURAL, parse_card
+
+    assert doctest.testmod(rounds).failed == 0
+    rnd = service.start_round(game="gongzhu", bots=[1, 2, 3])  # seat 0 is a person: play stops at its turn
+    wait_for(lambda: rnd.phase == "playing")
+    with rnd.lock:
+        hand = rnd.seat_view(0)["hand"]
+    assert len(hand) >= 12
+    suits = [c[0] for c in hand]
+    groups = [s for i, s in enumerate(suits) if i == 0 or suits[i - 1] != s]
+    assert groups == [s for s in "SHCD" if s in suits]  # each suit once, in that order
+    for s in groups:
+        ranks = [NATURAL.key(parse_card(c)) for c in hand if c[0] == s]
+        assert ranks == sorted(ranks)
