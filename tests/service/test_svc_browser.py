@@ -236,8 +236,14 @@ def test_operator_page_makes_a_seat_token_with_a_qr_code(browser, paced):
     wait_for(lambda: svc.tokens.identify(token) is None)
     page.click("#btn-estop")
     wait_for(lambda: svc.estopped)
+    # the health panel reads as a table, in both languages, and follows the e-stop
+    page.wait_for_function("document.querySelector('#health td[data-key=estop]').textContent.includes('pressed')",
+                           timeout=5000)
+    assert "E-stop" in page.inner_text("#health") and "急停" in page.inner_text("#health")
     page.click("#btn-clear")
     wait_for(lambda: not svc.estopped)
+    page.wait_for_function("document.querySelector('#health td[data-key=estop]').textContent === '—'", timeout=5000)
+    assert "{" not in page.inner_text("#health")  # no raw JSON for the fields it knows
     page.close()
 
 

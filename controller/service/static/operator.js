@@ -20,8 +20,29 @@ async function call(path, opts = {}) {
 async function health() {
   const h = await api("/api/health");
   current = h.round;
-  $("health").textContent = JSON.stringify(h, null, 1);
+  $("health").innerHTML = healthTable(h);
   if (current && !$("replay-round").value) $("replay-round").value = current;
+}
+
+// The health answer as a table a person reads at a glance; fields it does not know are shown as they come.
+const HEALTH_ROWS = [
+  ["status", "状态", "Status", (v) => (v === "ok" ? "✓ ok" : `⚠ ${v}`)],
+  ["rig", "发牌机", "Rig", (v) => `${v.rig || ""} · ${v.state || ""}${v.waiting ? " · 等待操作 waiting for a person" : ""}`],
+  ["estop", "急停", "E-stop", (v) => (v ? "⛔ 已按下 pressed" : "—")],
+  ["fault", "故障", "Fault", (v) => v || "—"],
+  ["round", "当前局", "Round", (v, h) => (v ? `#${v} · ${h.phase || ""}` : "—")],
+  ["voice", "语音", "Voice", (v) => `${v.speaks ? "播报 speaks" : "静音 silent"} · ${v.engine || ""}`],
+  ["clients", "连接", "Clients", (v) => String(v)],
+];
+
+function healthTable(h) {
+  const known = new Set(HEALTH_ROWS.map((r) => r[0]).concat(["phase"]));
+  const rows = HEALTH_ROWS.filter(([k]) => k in h).map(([k, zh, en, show]) =>
+    `<tr><th>${zh} <span class="en">${en}</span></th><td data-key="${k}">${esc(show(h[k], h))}</td></tr>`);
+  for (const [k, v] of Object.entries(h)) {
+    if (!known.has(k)) rows.push(`<tr><th>${esc(k)}</th><td data-key="${esc(k)}">${esc(JSON.stringify(v))}</td></tr>`);
+  }
+  return `<table class="health">${rows.join("")}</table>`;
 }
 
 function botSeats() {
