@@ -225,6 +225,17 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     def health() -> dict[str, Any]:
         return svc.status()
 
+    @app.get("/api/games", summary="the games this table deals, with their presets (house rules)")
+    def games() -> dict[str, Any]:
+        from engine.registry import game_names, get_game
+
+        out = []
+        for name in game_names():
+            game = get_game(name)
+            out.append({"name": name, "default_preset": game.default_preset, "presets": sorted(game.presets),
+                        "seats": game.deal_plan(game.settings(None)).seats})
+        return {"games": out}
+
     @app.get("/api/rounds", summary="the rounds of this session, newest first (public summaries)")
     def list_rounds() -> dict[str, Any]:
         return {"rounds": [{"id": r.id, "game": r.game.name, "phase": r.phase} for r in svc.recent_rounds(50)],

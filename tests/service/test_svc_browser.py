@@ -244,6 +244,14 @@ def test_operator_page_makes_a_seat_token_with_a_qr_code(browser, paced):
     wait_for(lambda: not svc.estopped)
     page.wait_for_function("document.querySelector('#health td[data-key=estop]').textContent === '—'", timeout=5000)
     assert "{" not in page.inner_text("#health")  # no raw JSON for the fields it knows
+    # a preset (house rules) is chosen with its game: 拱双猪 deals two decks
+    page.select_option("#game", "gongzhu")
+    page.wait_for_function("[...document.querySelectorAll('#preset option')].some(o => o.value === 'shuangzhu')")
+    assert page.eval_on_selector("#preset", "el => el.value") == "gonglue"  # the game's default first
+    page.select_option("#preset", "shuangzhu")
+    page.click("#btn-deal")
+    wait_for(lambda: svc.current is not None and svc.current.preset == "shuangzhu", timeout=10)
+    assert svc.current.game.name == "gongzhu" and svc.current.plan.deck.size == 104
     page.close()
 
 

@@ -369,3 +369,13 @@ def test_trick_taking_hands_are_held_by_suit(service):
     for s in groups:
         ranks = [NATURAL.key(parse_card(c)) for c in hand if c[0] == s]
         assert ranks == sorted(ranks)
+
+
+def test_the_games_and_their_presets_are_listed(live):
+    from engine.registry import game_names
+
+    games = httpx.get(live.url + "/api/games").json()["games"]  # public: no token needed
+    assert [g["name"] for g in games] == game_names()
+    by_name = {g["name"]: g for g in games}
+    assert "shuangzhu" in by_name["gongzhu"]["presets"] and by_name["wakeng"]["seats"] == 3
+    assert all(g["default_preset"] in g["presets"] for g in games)

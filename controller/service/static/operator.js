@@ -56,8 +56,19 @@ $("btn-save").onclick = async () => {
   localStorage.setItem("hongsi-operator-token", token);
   try { const me = await api("/api/whoami", { token }); $("who").textContent = `✓ ${me.role}`; } catch (e) { fail(e); }
 };
+// each game's presets (house rules: 拱双猪 is gongzhu's shuangzhu), the default first
+let GAMES = [];
+function fillPresets() {
+  const g = GAMES.find((x) => x.name === $("game").value);
+  const presets = g ? [g.default_preset, ...g.presets.filter((p) => p !== g.default_preset)] : [];
+  $("preset").innerHTML = presets.map((p) => `<option value="${esc(p)}">${esc(p)}</option>`).join("");
+}
+$("game").onchange = fillPresets;
+api("/api/games").then((r) => { GAMES = r.games; fillPresets(); }).catch(fail);
+
 $("btn-deal").onclick = async () => {
   const body = { game: $("game").value, first_seat: Number($("first-seat").value), fair_deal: $("fair").checked, bots: botSeats() };
+  if ($("preset").value) body.preset = $("preset").value;
   const r = await call("/api/rounds", { method: "POST", body });
   showMsg(`第 ${r.id} 局开始发牌 <span class="en">Round ${r.id} is dealing</span>`);
   health();
