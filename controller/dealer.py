@@ -81,6 +81,7 @@ DOUBTFUL = 0.60              # below this (or declined) the card is looked at ag
 SURE = 0.90                  # below this a read is marked "unsure" and left to deck decoding
 CAMERA_RETRIES = 4           # fresh-frame attempts before the deal pauses for the operator
 DOUBLE_FEED_FACTOR = 1.7     # a pulse this many times the median is two cards
+WRONG_DECK_AT = 5            # this many cards more or fewer than the deal needs: the wrong deck, not a lost card
 
 
 class DealVoided(Exception):
@@ -420,6 +421,8 @@ class Dealer:
         """Deck-consistency decoding, the checks, the first player, the record."""
         plan = state.plan
         labels, problems = self._decode(state)
+        if abs(len(labels) - plan.total) >= WRONG_DECK_AT:  # one line, not a list of every card short
+            return self._stop(state, [wrong_deck(len(labels), plan)])
         hands: list[list[str]] = [[] for _ in range(plan.seats)]
         bottom: list[str] = []
         for i in sorted(state.dealt):
@@ -814,6 +817,23 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+def deck_text(decks: int, jokers: bool) -> tuple[str, str]:
+    """What a deck is, in English and Chinese.
+
+    >>> deck_text(2, True)
+    ('two decks with jokers', '两副牌（带大小王）')
+    """
+    en = {1: "one deck", 2: "two decks"}.get(decks, f"{decks} decks") + (" with jokers" if jokers else " without jokers")
+    zh = {1: "一副牌", 2: "两副牌"}.get(decks, f"{decks}副牌") + ("（带大小王）" if jokers else "（不带大小王）")
+    return en, zh
+
+
+def wrong_deck(held: int, plan: Any) -> str:
+    """The problem line when the hopper held the wrong deck (far more or fewer cards than the deal)."""
+    en, _ = deck_text(plan.deck.decks, plan.deck.jokers)
+    return f"the hopper held {held} cards, but this deal needs {plan.total}, {en}: load that deck"
+
+
 def _evidence_jpeg(reading: Any, frames: list[Any]) -> bytes:
     """The evidence image of a read: the reader's crops side by side, else the first frame."""
     crops = [c for c in (getattr(reading, "crops", None) or []) if isinstance(c, np.ndarray) and c.size]
@@ -843,7 +863,10 @@ _ZH_PATTERNS = (
     (r"^a double feed put (\S+) at seat (\d+) but it belongs to the bottom$", "双张：{c1}被发到{2}号位，应属底牌"),
     (r"^(\d+) card\(s\) too many in the hopper$", "牌仓多出{1}张牌"),
     (r"^the deck has (\d+) cards, not (\d+)$", "整副牌有{1}张，应为{2}张"),
+    (r"^the hopper held (\d+) cards, but this deal needs (\d+), (.+): load that deck$",
+     "牌仓里有{1}张牌，本局需要{2}张，即{d3}：请放入这副牌"),
 )
+_DECKS_ZH = dict(deck_text(n, j) for n in (1, 2, 3) for j in (False, True))
 
 
 def _zh(problem: str) -> str:
@@ -857,6 +880,7 @@ def _zh(problem: str) -> str:
         if m:
             groups = m.groups()
             named = {f"c{i + 1}": _safe_zh(g, card_zh) for i, g in enumerate(groups)}
+            named.update({f"d{i + 1}": _DECKS_ZH.get(g, g) for i, g in enumerate(groups)})
             return zh.format(None, *groups, **named)
     return problem
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controller.plan import BOTTOM, make_plan
+from controller.plan import BOTTOM, game_counts, make_plan
 from engine.cards import Card, parse_card
 
 OnEvent = Callable[[dict[str, Any]], None]
@@ -194,7 +194,8 @@ class RigDealSource:
     """
 
     def __init__(self, rig: Any, camera: Any, reader: Any, journal: Any, *, config: Any = None,
-                 panel: Any = None, frames_per_read: int | None = None, owned: tuple[Any, ...] = ()):
+                 panel: Any = None, frames_per_read: int | None = None, owned: tuple[Any, ...] = (),
+                 load_deck: Callable[[int, bool], Any] | None = None):
         from controller.dealer import Dealer, EventOperator
 
         self.rig, self.camera, self.reader, self.journal = rig, camera, reader, journal
@@ -204,6 +205,7 @@ class RigDealSource:
         self.dealer = Dealer(rig, camera, reader, journal, config=config, voice=None, panel=panel,
                              operator=self.operator, **options)
         self._owned = owned
+        self.load_deck = load_deck  # the virtual rig's operator puts the game's deck in (a person does, at a table)
         self._estop = False
         self.state = "ready"
         self._status_lock = threading.Lock()
@@ -211,7 +213,8 @@ class RigDealSource:
 
     @classmethod
     def open(cls, *, serial: str, camera_url: str, journal: Any, config: Any, panel: Any = None,
-             frames_per_read: int | None = None) -> RigDealSource:
+             frames_per_read: int | None = None, load_deck: Callable[[int, bool], Any] | None = None
+             ) -> RigDealSource:
         """Connect to the rig on ``serial`` and the camera at ``camera_url``; load the card reader."""
         from controller.camera import open_camera
         from firmware_bridge import Rig
@@ -226,7 +229,7 @@ class RigDealSource:
             rig.close()
             raise
         return cls(rig, camera, reader, journal, config=config, panel=panel, frames_per_read=frames_per_read,
-                   owned=(camera, rig))
+                   owned=(camera, rig), load_deck=load_deck)
 
     @property
     def waiting(self) -> bool:
@@ -242,6 +245,9 @@ class RigDealSource:
             if resume:
                 result = self.dealer.resume(round_id, on_event=on_event)
             else:
+                if self.load_deck is not None:
+                    deck = game_counts(game, preset, rules)[0].deck
+                    self.load_deck(deck.decks, deck.jokers)
                 result = self.dealer.run(game, first_seat=first_seat, fair=fair, preset=preset, rules=rules,
                                          on_event=on_event, round_=round_id)
         except Exception as exc:  # the rig or the camera failed beyond the dealer's own recovery

@@ -33,7 +33,9 @@ def build_deal_source(cfg: Any, journal: Any, *, sim: bool, no_rig: bool = False
             ends = virtual.start()
             serial, camera = ends["serial"], ends["camera"]
             say(f"virtual rig: serial {serial}, camera {camera}")
-        return RigDealSource.open(serial=serial, camera_url=camera, journal=journal, config=cfg), virtual
+        load_deck = virtual.board.load_deck if virtual is not None else None  # the virtual operator's hands
+        return RigDealSource.open(serial=serial, camera_url=camera, journal=journal, config=cfg,
+                                  load_deck=load_deck), virtual
     except Exception as exc:  # a part not installed (or no model yet): the table still works, in software
         if virtual is not None:
             virtual.stop()

@@ -388,6 +388,18 @@ class Board:
                 self.log.append((self.clock.now_ms(), "operator reloads the hopper"))
                 self.gather()
 
+    def load_deck(self, decks: int, jokers: bool) -> bool:
+        """The operator makes sure the table has the game's deck (``decks`` decks, with or without
+        jokers): if the cards at the table (in the hopper and dealt) are another deck, they are put away
+        and a fresh deck of the right kind goes into the hopper. True if the deck was changed."""
+        with self.lock:
+            want = sorted(make_deck(decks, jokers))
+            if sorted(self.hopper + [c for c, _ in self.places]) == want:
+                return False
+            self.log.append((self.clock.now_ms(), f"operator loads {decks} deck(s){' with jokers' if jokers else ''}"))
+        self.load(make_deck(decks, jokers))
+        return True
+
     def load(self, cards: Sequence[str] | None = None) -> None:
         """The operator loads the hopper: ``cards`` (bottom first), or gathers everything back."""
         with self.lock:

@@ -204,5 +204,6 @@ def rig_service(tmp_path: Path, speed: float = 40, bot_delay: float = 0.0) -> tu
     ends = vr.start()
     cfg = load_config(env={"HONGSI_SHUFFLE_PASSES": "1", "HONGSI_VOICE": "false"})
     journal = Journal(tmp_path / "journal.db")
-    source = RigDealSource.open(serial=ends["serial"], camera_url=ends["camera"], journal=journal, config=cfg)
+    source = RigDealSource.open(serial=ends["serial"], camera_url=ends["camera"], journal=journal, config=cfg,
+                                load_deck=vr.board.load_deck)  # as `hongsi serve --sim`: its operator loads decks
     return TableService(tmp_path, source, bot_delay=bot_delay, journal=journal, seed=1), vr

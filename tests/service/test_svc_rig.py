@@ -104,3 +104,25 @@ def test_estop_stops_the_rig_mid_deal_then_resume(rig_live):
 
         wait_for(dealt_or_resumed, timeout=180, step=0.1, why=lambda: f"{rnd.phase}: {rnd.message}")
         assert [sorted(str(c) for c in h) for h in rnd.hands] == [sorted(h) for h in vr.truth()["hands"]]
+
+
+def test_a_wrong_deck_is_one_clear_line_and_the_virtual_operator_loads_the_right_one(rig_live):
+    """The hopper holds one deck; 升级 deals two with jokers. A person who forgot to change decks is told so
+    in one line (not 56 'missing' cards); the virtual rig's operator, like `hongsi serve --sim`'s, puts
+    the game's deck in, and the 108 cards are dealt and read."""
+    srv, vr = rig_live
+    svc = srv.svc
+    source, load = svc.deal_source, svc.deal_source.load_deck
+    source.load_deck = None  # nobody changes the deck
+    rnd = svc.start_round(game="shengji", bots="all")
+    wait_for(lambda: rnd.phase in ("void", "interrupted", "playing", "finished"), timeout=120)
+    assert rnd.phase == "void", rnd.message
+    assert "the hopper held 52 cards, but this deal needs 108, two decks with jokers" in rnd.message
+    assert "missing" not in rnd.message and "两副牌（带大小王）" in rnd.message_zh
+    source.load_deck = load  # the operator loads two decks with jokers
+    rnd = svc.start_round(game="shengji", bots="all")
+    wait_for(lambda: rnd.phase in ("void", "interrupted", "playing", "finished"), timeout=180)
+    assert rnd.phase in ("playing", "finished"), rnd.message
+    truth = vr.truth()
+    assert [sorted(str(c) for c in h) for h in rnd.hands] == [sorted(h) for h in truth["hands"]]
+    assert sorted(str(c) for c in rnd.bottom) == sorted(truth["bottom"]) and rnd.total == 108
