@@ -70,7 +70,7 @@ from controller import fair_deal
 from controller.announce import FirstPlayer, Voice, first_player
 from controller.camera import Camera, CameraError
 from controller.journal import Journal
-from controller.plan import BOTTOM, Plan, make_plan, rebalance_after_double_feed
+from controller.plan import BOTTOM, Plan, deck_text, make_plan, rebalance_after_double_feed
 from vision.labels import LABELS
 
 OnEvent = Callable[[dict[str, Any]], None]
@@ -815,17 +815,6 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "__dataclass_fields__"):
         return {k: _plain(getattr(value, k)) for k in value.__dataclass_fields__}
     return str(value)
-
-
-def deck_text(decks: int, jokers: bool) -> tuple[str, str]:
-    """What a deck is, in English and Chinese.
-
-    >>> deck_text(2, True)
-    ('two decks with jokers', '两副牌（带大小王）')
-    """
-    en = {1: "one deck", 2: "two decks"}.get(decks, f"{decks} decks") + (" with jokers" if jokers else " without jokers")
-    zh = {1: "一副牌", 2: "两副牌"}.get(decks, f"{decks}副牌") + ("（带大小王）" if jokers else "（不带大小王）")
-    return en, zh
 
 
 def wrong_deck(held: int, plan: Any) -> str:

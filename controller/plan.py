@@ -65,6 +65,17 @@ class Plan:
                    rules=dict(obj.get("rules") or {}))
 
 
+def deck_text(decks: int, jokers: bool) -> tuple[str, str]:
+    """What a deck is, in English and Chinese.
+
+    >>> deck_text(2, True)
+    ('two decks with jokers', '两副牌（带大小王）')
+    """
+    en = {1: "one deck", 2: "two decks"}.get(decks, f"{decks} decks") + (" with jokers" if jokers else " without jokers")
+    zh = {1: "一副牌", 2: "两副牌"}.get(decks, f"{decks}副牌") + ("（带大小王）" if jokers else "（不带大小王）")
+    return en, zh
+
+
 def game_counts(game: str, preset: str | None = None, rules: dict[str, Any] | None = None
                 ) -> tuple[DealPlan, str]:
     """The engine's deal plan of ``game`` (seats, cards per seat, bottom, deck) and the preset's name."""

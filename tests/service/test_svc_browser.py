@@ -248,7 +248,9 @@ def test_operator_page_makes_a_seat_token_with_a_qr_code(browser, paced):
     page.select_option("#game", "gongzhu")
     page.wait_for_function("[...document.querySelectorAll('#preset option')].some(o => o.value === 'shuangzhu')")
     assert page.eval_on_selector("#preset", "el => el.value") == "gonglue"  # the game's default first
+    assert "load one deck without jokers, 52 cards" in page.inner_text("#deck-needed")
     page.select_option("#preset", "shuangzhu")
+    assert "两副牌" in page.inner_text("#deck-needed") and "104 cards" in page.inner_text("#deck-needed")
     page.click("#btn-deal")
     wait_for(lambda: svc.current is not None and svc.current.preset == "shuangzhu", timeout=10)
     assert svc.current.game.name == "gongzhu" and svc.current.plan.deck.size == 104

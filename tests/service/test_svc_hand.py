@@ -379,3 +379,6 @@ def test_the_games_and_their_presets_are_listed(live):
     by_name = {g["name"]: g for g in games}
     assert "shuangzhu" in by_name["gongzhu"]["presets"] and by_name["wakeng"]["seats"] == 3
     assert all(g["default_preset"] in g["presets"] for g in games)
+    assert by_name["shengji"]["decks"]["sijen"] == {"cards": 108, "text": "two decks with jokers",
+                                                    "text_zh": "两副牌（带大小王）"}
+    assert by_name["gongzhu"]["decks"]["shuangzhu"]["cards"] == 104

@@ -62,8 +62,15 @@ function fillPresets() {
   const g = GAMES.find((x) => x.name === $("game").value);
   const presets = g ? [g.default_preset, ...g.presets.filter((p) => p !== g.default_preset)] : [];
   $("preset").innerHTML = presets.map((p) => `<option value="${esc(p)}">${esc(p)}</option>`).join("");
+  showDeck();
+}
+function showDeck() {  // which deck goes into the shuffler for this game and preset
+  const g = GAMES.find((x) => x.name === $("game").value);
+  const d = g && g.decks ? g.decks[$("preset").value] : null;
+  $("deck-needed").innerHTML = d ? `放入 ${esc(d.text_zh)}，${d.cards} 张 · load ${esc(d.text)}, ${d.cards} cards` : "";
 }
 $("game").onchange = fillPresets;
+$("preset").onchange = showDeck;
 api("/api/games").then((r) => { GAMES = r.games; fillPresets(); }).catch(fail);
 
 $("btn-deal").onclick = async () => {
