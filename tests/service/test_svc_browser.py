@@ -410,6 +410,12 @@ def test_display_of_another_game_names_it_and_shows_only_the_current_trick(brows
         most = max(most, page.eval_on_selector_all("#trick > div", "els => els.length"))
         page.wait_for_timeout(30)
     page.wait_for_selector("#result h2", timeout=10000)
+    # the game's own facts for the whole table: level, trump, dealer, the attackers' points
+    info = page.inner_text("#game-panel")
+    with rnd.lock:
+        verdict = rnd.result()
+    assert page.is_visible("#game-panel") and "升级" in info and "level" in info and "trump" in info
+    assert f"Seat {verdict['dealer'] + 1}" in info and str(verdict["attacker_points"]) in info
     result = page.inner_text("#result")
     assert 0 < most <= 4 and "升级" in result and "undefined" not in page.inner_text("body")
     assert not errors, errors

@@ -24,6 +24,7 @@ function render() {
   const game = GAME_NAMES[pub.game] || [pub.game, pub.game];
   $("round-label").textContent = `#${pub.id} · ${game[0]} ${game[1]}`;
   $("tracker-panel").classList.toggle("hidden", pub.game !== "hongsi");  // the 记牌器 is 红桃四's
+  renderGamePanel();
   $("phase").innerHTML = phaseText(pub.phase) + (pub.paused ? ' · <b>暂停 Paused</b>' : "");
   const table = pub.table || {};
   const n = pub.seats;
@@ -85,6 +86,58 @@ function render() {
   renderCalls();
   const r = pub.result;
   $("result").innerHTML = r ? resultHtml(r) : "";
+}
+
+// What each of the other games shows the whole table (all of it from the engine's public view):
+// 升级's level, trump, dealer and points; 挖坑's digger, bid and the bottom, face up all hand;
+// 拱猪's exposed cards and the scoring cards each seat has taken; 捉红A's declarations.
+const SUIT_ZH = { S: "♠ 黑桃", H: "♥ 红桃", D: "♦ 方块", C: "♣ 梅花" };
+const XUAN = { pending: ["待答复", "awaiting the answer"], xuan: ["宣成", "declared"], du_xuan: ["独宣", "declared alone"],
+  refused: ["放弃", "refused"] };
+
+function row(zh, en, value) {
+  return `<div class="info-row"><span>${zh} <span class="en">${en}</span></span> <b>${value}</b></div>`;
+}
+
+function cardsOf(list) {
+  return (list || []).map((c) => cardHtml(c, "small")).join("") || "—";
+}
+
+const GAME_PANELS = {
+  shengji: (t) => [
+    row("级", "level", esc(t.level)),
+    row("主", "trump", t.no_trump ? "无主 no trump" : t.trump_suit ? SUIT_ZH[t.trump_suit] : "未定 not yet"),
+    row("庄家", "dealer", seatName(t.dealer)),
+    row("抓分", "attackers' points", esc(t.attacker_points)),
+  ],
+  wakeng: (t) => [
+    row("挖坑者", "digger", t.digger !== null && t.digger !== undefined ? seatName(t.digger) : "—"),
+    row("叫分", "bid", t.bid ? esc(t.bid) : "—"),
+    row("倍数", "multiplier", `×${esc(t.multiplier)}`),
+    row("底牌", "bottom", cardsOf(t.bottom)),
+  ],
+  gongzhu: (t) => [
+    row("亮牌", "exposed", (t.exposed || []).map((e) =>
+      `${seatName(e.seat)} ${e.card ? cardHtml(e.card, "small") : cardHtml("?", "small")}`).join(" ") || "—"),
+    ...(t.taken || []).map((cards, s) => row(`${seatName(s)} 收`, "took", cardsOf(cards.filter((c) =>
+      c[0] === "H" || ["SQ", "DJ", "C10"].includes(c))))),
+  ],
+  zhuohonga: (t) => [
+    row("宣红A", "red aces", t.xuan ? `${(XUAN[t.xuan] || [t.xuan, ""])[0]} <span class="en">${(XUAN[t.xuan] || ["", t.xuan])[1]}</span>` +
+      (t.xuan_by !== null && t.xuan_by !== undefined ? ` · ${seatName(t.xuan_by)}` : "") : "—"),
+    row("反宣", "counter", (t.fan_xuan_by || []).map(seatName).join(" ") || "—"),
+    row("倍数", "multiplier", `×${esc(t.multiplier)}`),
+  ],
+};
+
+function renderGamePanel() {
+  const panel = GAME_PANELS[pub.game];
+  const table = pub.table;
+  $("game-panel").classList.toggle("hidden", !panel || !table);
+  if (!panel || !table) return;
+  const name = GAME_NAMES[pub.game] || [pub.game, pub.game];
+  $("game-panel-title").innerHTML = `${esc(name[0])} <span class="en">${esc(name[1])}</span>`;
+  $("game-info").innerHTML = panel(table).join("");
 }
 
 function resultHtml(r) {
