@@ -19,6 +19,10 @@ function showMsg(html, kind) {
   el.className = `msg ${kind}`;
 }
 
+function showError(e) {  // what the service said, in both languages
+  showMsg(`${esc(e.zh || "")} <span class="en">${esc(e.message)}</span>`, "refused");
+}
+
 function render(pub) {
   $("who").innerHTML = `${seatName(seat)}`;
   if (!view) return;
@@ -88,7 +92,7 @@ async function refresh() {
     const pub = await api(`/api/rounds/${roundId}`);
     render(pub);
   } catch (e) {
-    showMsg(`${esc(e.zh || "")} <span class="en">${esc(e.message)}</span>`, "refused");
+    showError(e);
   }
 }
 
@@ -103,12 +107,12 @@ async function act(action) {
       const v = errors[0];
       showMsg(`<b>违规 Refused</b> · <code>${esc(v.rule)}</code><br>${esc(v.message_zh)}<br><span class="en">${esc(v.message)}</span>`, "refused");
     } else {
-      showMsg(`✓ ${ACTION[action.action] ? ACTION[action.action][0] : action.action} <span class="en">accepted</span>` +
+      showMsg(`✓ ${esc(actionName(action)[0])} <span class="en">accepted</span>` +
         res.violations.map((v) => `<br><span class="en">${esc(v.message)}</span>`).join(""), "ok");
       if (action.action === "play" || action.action === "bury") selected.clear();
     }
   } catch (e) {
-    showMsg(`${esc(e.zh || "")} <span class="en">${esc(e.message)}</span>`, "refused");
+    showError(e);
   }
   soon();
 }
@@ -123,7 +127,7 @@ $("btn-ready").onclick = async () => {
     await api(`/api/rounds/${roundId}/seats/${seat}/ready`, { method: "POST", token });
     showMsg("✓ 准备好了 <span class='en'>ready</span>", "ok");
   } catch (e) {
-    showMsg(`${esc(e.zh || "")} <span class="en">${esc(e.message)}</span>`, "refused");
+    showError(e);
   }
   soon();
 };
