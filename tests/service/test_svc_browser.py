@@ -331,6 +331,9 @@ def test_display_seats_three_players_in_a_triangle(browser, paced):
             a, b = boxes[i], boxes[j]
             assert (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
                     or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"]), (i, j)
+    page.wait_for_selector("#game-panel:not(.hidden)", timeout=15000)  # 挖坑's digger, bid and bottom
+    assert "挖坑" in page.inner_text("#game-panel") and "digger" in page.inner_text("#game-panel")
+    assert page.is_hidden("#tracker-panel")
     page.screenshot(path=str(ARTIFACTS / "display-three-seats.png"))
     page.close()
 

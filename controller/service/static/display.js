@@ -122,12 +122,15 @@ const GAME_PANELS = {
     ...(t.taken || []).map((cards, s) => row(`${seatName(s)} 收`, "took", cardsOf(cards.filter((c) =>
       c[0] === "H" || ["SQ", "DJ", "C10"].includes(c))))),
   ],
-  zhuohonga: (t) => [
-    row("宣红A", "red aces", t.xuan ? `${(XUAN[t.xuan] || [t.xuan, ""])[0]} <span class="en">${(XUAN[t.xuan] || ["", t.xuan])[1]}</span>` +
-      (t.xuan_by !== null && t.xuan_by !== undefined ? ` · ${seatName(t.xuan_by)}` : "") : "—"),
-    row("反宣", "counter", (t.fan_xuan_by || []).map(seatName).join(" ") || "—"),
-    row("倍数", "multiplier", `×${esc(t.multiplier)}`),
-  ],
+  zhuohonga: (t) => {
+    const x = XUAN[t.xuan] || [t.xuan, t.xuan];
+    const by = t.xuan_by !== null && t.xuan_by !== undefined ? ` · ${seatName(t.xuan_by)}` : "";
+    return [
+      row("宣红A", "red aces", t.xuan ? `${esc(x[0])} <span class="en">${esc(x[1])}</span>${by}` : "—"),
+      row("反宣", "counter", (t.fan_xuan_by || []).map(seatName).join(" ") || "—"),
+      row("倍数", "multiplier", `×${esc(t.multiplier)}`),
+    ];
+  },
 };
 
 function renderGamePanel() {
