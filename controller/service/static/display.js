@@ -104,11 +104,16 @@ function cardsOf(list) {
 }
 
 const GAME_PANELS = {
-  shengji: (t) => [
+  shengji: (t, r) => [
     row("级", "level", esc(t.level)),
     row("主", "trump", t.no_trump ? "无主 no trump" : t.trump_suit ? SUIT_ZH[t.trump_suit] : "未定 not yet"),
     row("庄家", "dealer", seatName(t.dealer)),
-    row("抓分", "attackers' points", esc(t.attacker_points)),
+    // in play the points taken in tricks; once the hand is over the verdict's, with 抠底 (the bottom's
+    // points multiplied when the attackers win the last trick)
+    r && r.attacker_points !== undefined
+      ? row("抓分", "attackers' points", esc(r.attacker_points) + (r.bottom_multiplier
+        ? ` <span class="en">(含抠底 incl. the bottom ${esc(r.bottom_points)} ×${esc(r.bottom_multiplier)})</span>` : ""))
+      : row("抓分", "attackers' points", esc(t.attacker_points)),
   ],
   wakeng: (t) => [
     row("挖坑者", "digger", t.digger !== null && t.digger !== undefined ? seatName(t.digger) : "—"),
@@ -140,7 +145,7 @@ function renderGamePanel() {
   if (!panel || !table) return;
   const name = GAME_NAMES[pub.game] || [pub.game, pub.game];
   $("game-panel-title").innerHTML = `${esc(name[0])} <span class="en">${esc(name[1])}</span>`;
-  $("game-info").innerHTML = panel(table).join("");
+  $("game-info").innerHTML = panel(table, pub.result).join("");
 }
 
 function resultHtml(r) {
