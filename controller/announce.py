@@ -108,6 +108,35 @@ def first_player(game: str, hands: Sequence[Sequence[str]], bottom: Sequence[str
     raise ValueError(f"unknown game {game!r}")
 
 
+def table_news(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str] | None:
+    """What the table is told (Chinese, English) when an action makes a public fact of the hand known,
+    from the engine's public views before and after it: 升级's trump, 挖坑's digger and bid, a 宣红A that
+    stands. None when nothing of that kind changed.
+
+    >>> table_news({"game": "shengji", "trump_suit": None}, {"game": "shengji", "trump_suit": "D"})
+    ('方块为主', 'Diamonds are trump.')
+    >>> table_news({"game": "wakeng", "digger": None}, {"game": "wakeng", "digger": 2, "bid": 3})
+    ('三号位挖坑，3分', 'Seat 3 digs, for 3.')
+    """
+    game = after.get("game")
+    if game == "shengji" and before.get("trump_suit") is None and not before.get("no_trump"):
+        if after.get("no_trump"):
+            return "无主", "No trump."
+        suit = after.get("trump_suit")
+        if suit in EN_SUITS:
+            return f"{SUIT_NAMES_ZH[suit]}为主", f"{EN_SUITS[suit].capitalize()} are trump."
+    if game == "wakeng" and before.get("digger") is None and isinstance(after.get("digger"), int):
+        seat, bid = after["digger"], after.get("bid")
+        return f"{seat_zh(seat)}位挖坑，{bid}分", f"Seat {seat + 1} digs, for {bid}."
+    if game == "zhuohonga" and before.get("xuan") != after.get("xuan") and after.get("xuan") in ("xuan", "du_xuan"):
+        by = after.get("xuan_by")
+        who_zh, who_en = (f"{seat_zh(by)}位", f"Seat {by + 1}") if isinstance(by, int) else ("", "The")
+        alone = after["xuan"] == "du_xuan"
+        return (f"{who_zh}{'独宣' if alone else '宣红A'}，翻倍",
+                f"{who_en} {'declares both red aces alone' if alone else 'red aces declaration stands'}: doubled.")
+    return None
+
+
 # ---------------------------------------------------------------------------------------- voice
 class Voice:
     """Speaks announcements one after another (a queue and one worker thread), so they never overlap.

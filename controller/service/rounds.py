@@ -217,6 +217,10 @@ class Round:
                 played[ev["seat"]] += len(ev.get("cards") or [])
         return [len(h) - played[s] for s, h in enumerate(self.hands or [])]
 
+    def facts(self) -> dict[str, Any]:
+        """The hand's public facts now: the engine's public view (no seat's hand)."""
+        return self._view(None)
+
     def _view(self, seat: int | None = None) -> dict[str, Any]:
         try:
             view = self.state.public_view(seat) if self.state is not None else {}

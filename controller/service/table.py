@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.announce import ZH_DIGITS, seat_zh
+from controller.announce import ZH_DIGITS, seat_zh, table_news
 from controller.journal import Journal
 from controller.service.bots import choose_action
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
@@ -293,7 +293,9 @@ class TableService:
             if not isinstance(seat, int) or not 0 <= seat < rnd.plan.seats:
                 raise ServiceError(422, f"seat {seat!r}: not a seat 0..{rnd.plan.seats - 1}", "座位有误")
             before = rnd.counts() or []
+            facts = rnd.facts()  # the public facts before: what this action makes known is announced
             index, violations, applied = rnd.judge(action)
+            news = table_news(facts, rnd.facts()) if applied else None
             published = [rnd.public_action(index)]
             self.journal.append(rid, "action", {"index": index, "event": action, "applied": applied, "bot": by_bot,
                                                 "violations": rnd.violations[index]["list"]})
@@ -322,6 +324,8 @@ class TableService:
                 self.hub.publish({"type": "refused", "round": rid, "seat": seat, "action": action.get("action"),
                                   **v})
                 self.voice.say(f"{seat_zh(seat)}位违规：{v['message_zh']}", f"Seat {seat + 1}: {v['message']}")
+            if news is not None:
+                self.voice.say(*news)
             if count is not None:
                 self.hub.publish({"type": "count", "round": rid, "seat": seat, "count": count})
                 self.voice.say(f"{seat_zh(seat)}位剩{ZH_DIGITS.get(count, count)}张",

@@ -384,3 +384,21 @@ def test_the_games_and_their_presets_are_listed(live):
     assert by_name["shengji"]["decks"]["sijen"] == {"cards": 108, "text": "two decks with jokers",
                                                     "text_zh": "两副牌（带大小王）"}
     assert by_name["gongzhu"]["decks"]["shuangzhu"]["cards"] == 104
+
+
+@pytest.mark.parametrize(("game", "said"), [("shengji", "为主"), ("wakeng", "挖坑，")])
+def test_the_table_is_told_the_facts_an_action_makes_known(service, game, said):
+    """升级's trump once the dealer takes the bottom, 挖坑's digger and bid: spoken and shown once, in both
+    languages, and matching the engine's public view (the module's examples too)."""
+    import doctest
+
+    import controller.announce as announce
+
+    assert doctest.testmod(announce).failed == 0
+    events: list[dict] = []
+    service.hub.add_listener(events.append)
+    rnd = service.start_round(game=game, bots="all")
+    wait_for(lambda: rnd.phase == "finished", timeout=60)
+    news = [e for e in events if e["type"] == "voice" and said in e["text_zh"]]
+    assert len(news) == 1 and news[0]["text"], [e["text_zh"] for e in events if e["type"] == "voice"]
+    assert (news[0]["text_zh"], news[0]["text"]) == announce.table_news({"game": game}, rnd.facts())
