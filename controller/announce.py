@@ -108,6 +108,9 @@ def first_player(game: str, hands: Sequence[Sequence[str]], bottom: Sequence[str
     raise ValueError(f"unknown game {game!r}")
 
 
+NEWS_GAMES = frozenset({"shengji", "wakeng", "zhuohonga"})  # the games :func:`table_news` has news of
+
+
 def table_news(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str] | None:
     """What the table is told (Chinese, English) when an action makes a public fact of the hand known,
     from the engine's public views before and after it: 升级's trump, 挖坑's digger and bid, a 宣红A that

@@ -11,13 +11,14 @@ The counts come from the game's engine (``Game.deal_plan(settings)``): 红桃四
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller import fair_deal
 from engine.cards import DeckSpec
 from engine.game import DealPlan
-from engine.registry import get_game
+from engine.registry import game_names, get_game
 
 BOTTOM = fair_deal.BOTTOM
 
@@ -85,6 +86,24 @@ def game_counts(game: str, preset: str | None = None, rules: dict[str, Any] | No
     except ValueError as exc:  # an unknown game, preset or setting
         raise PlanError(str(exc)) from None
     return engine.deal_plan(settings), preset or engine.default_preset
+
+
+@functools.cache
+def catalogue() -> tuple[dict[str, Any], ...]:
+    """Every game this table deals, for the operator: its presets (house rules), the default one, its
+    seats, and the deck each preset needs (a preset may change it: 拱双猪 deals two decks). Worked out
+    once: it depends on nothing but the engines."""
+    out = []
+    for name in game_names():
+        engine = get_game(name)
+        decks = {}
+        for preset in sorted(engine.presets):
+            deck = game_counts(name, preset)[0].deck
+            en, zh = deck_text(deck.decks, deck.jokers)
+            decks[preset] = {"cards": deck.size, "text": en, "text_zh": zh}
+        out.append({"name": name, "default_preset": engine.default_preset, "presets": sorted(engine.presets),
+                    "seats": game_counts(name)[0].seats, "decks": decks})
+    return tuple(out)
 
 
 def make_plan(game: str, *, first_seat: int | None = None, previous_winner: int | None = None,

@@ -26,6 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from controller.plan import catalogue
 from controller.service.dispute import replay
 from controller.service.table import ServiceError, TableService
 from controller.service.tokens import Identity
@@ -227,20 +228,7 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     @app.get("/api/games", summary="the games this table deals, with their presets (house rules)")
     def games() -> dict[str, Any]:
-        from controller.plan import deck_text
-        from engine.registry import game_names, get_game
-
-        out = []
-        for name in game_names():
-            game = get_game(name)
-            decks = {}
-            for preset in sorted(game.presets):  # the deck to load, which a preset may change (拱双猪)
-                plan = game.deal_plan(game.settings(preset))
-                en, zh = deck_text(plan.deck.decks, plan.deck.jokers)
-                decks[preset] = {"cards": plan.deck.size, "text": en, "text_zh": zh}
-            out.append({"name": name, "default_preset": game.default_preset, "presets": sorted(game.presets),
-                        "seats": game.deal_plan(game.settings(None)).seats, "decks": decks})
-        return {"games": out}
+        return {"games": list(catalogue())}
 
     @app.get("/api/rounds", summary="the rounds of this session, newest first (public summaries)")
     def list_rounds() -> dict[str, Any]:

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.announce import ZH_DIGITS, seat_zh, table_news
+from controller.announce import NEWS_GAMES, ZH_DIGITS, seat_zh, table_news
 from controller.journal import Journal
 from controller.service.bots import choose_action
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
@@ -293,9 +293,10 @@ class TableService:
             if not isinstance(seat, int) or not 0 <= seat < rnd.plan.seats:
                 raise ServiceError(422, f"seat {seat!r}: not a seat 0..{rnd.plan.seats - 1}", "座位有误")
             before = rnd.counts() or []
-            facts = rnd.facts()  # the public facts before: what this action makes known is announced
+            # the public facts before: what this action makes known is announced (in games that have such news)
+            facts = rnd.facts() if rnd.game.name in NEWS_GAMES else None
             index, violations, applied = rnd.judge(action)
-            news = table_news(facts, rnd.facts()) if applied else None
+            news = table_news(facts, rnd.facts()) if applied and facts is not None else None
             published = [rnd.public_action(index)]
             self.journal.append(rid, "action", {"index": index, "event": action, "applied": applied, "bot": by_bot,
                                                 "violations": rnd.violations[index]["list"]})
