@@ -334,18 +334,20 @@ def test_the_declaring_window_closes_by_itself(tmp_path):
 
     svc = TableService(tmp_path / "data", SoftwareDealSource(card_delay=0.0, seed=7), bot_delay=0.01, seed=3,
                        declare_window=0.5)
-    played: list[float] = []  # when each play was published
-    svc.hub.add_listener(lambda ev: played.append(time.monotonic()) if ev.get("action") == "play" else None)
+    played: dict[int, float] = {}  # round id -> when its first play was published
+    svc.hub.add_listener(
+        lambda ev: played.setdefault(ev["round"], time.monotonic()) if ev.get("action") == "play" else None)
     try:
         for seat in range(4):  # a person who does not lead (the ♣2's holder leads 拱猪)
             rnd = svc.start_round(game="gongzhu", bots=[s for s in range(4) if s != seat])
             wait_for(lambda r=rnd: r.phase == "playing")
-            if rnd.turn() != seat:
+            with rnd.lock:  # the leader, read before any play (a loaded machine may notice play began late)
+                leader = rnd.turn() if _plays(rnd) == 0 else next(e for e in rnd.events if e["action"] == "play")["seat"]
+            if leader != seat:
                 break
-        assert rnd.turn() != seat
-        played.clear()
-        wait_for(lambda: _plays(rnd) > 0, timeout=5)
-        assert played[0] - rnd.play_since >= 0.5  # not at once: the window ran out first
+        assert leader != seat
+        wait_for(lambda: rnd.id in played, timeout=5)
+        assert played[rnd.id] - rnd.play_since >= 0.5  # not at once: the window ran out first
         assert seat not in rnd.ready  # nobody said ready: the window closed by itself
     finally:
         svc.close()
