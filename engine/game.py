@@ -92,6 +92,12 @@ class State(ABC):
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of ``seat`` now; never empty for the seat to act while not terminal."""
 
+    def offered_actions(self, seat: int) -> list[Action]:
+        """The actions a person in ``seat`` is offered: ``legal_actions`` unless what is legal depends on
+        cards the seat cannot see (红桃四's 趴 goes to one's teammate, whom only the partner knows). Then
+        the seat is offered what it might believe legal, and the referee judges what it picks."""
+        return self.legal_actions(seat)
+
     @abstractmethod
     def judge(self, action: Action) -> list[Violation]:
         """Referee one action: apply it unless an error is found; return the violations (maybe empty).

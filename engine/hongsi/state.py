@@ -230,13 +230,52 @@ class HongsiState(State):
             return out
         if self.declared or self.exposed or seat in self.lying:
             return out
-        if seat not in self.asked:
+        if self._may_ask(seat):
             for target in range(SEATS):
                 if target not in self.lying and self.teammates(seat, target):
                     out.append({"seat": seat, "action": "pa", "target": target})
         if any(t == seat for t in self.requests.values()):
             out += [{"seat": seat, "action": "pa_accept"}, {"seat": seat, "action": "pa_refuse"}]
         return out
+
+    def pa_candidates(self, seat: int) -> list[int]:
+        """The seats ``seat`` may believe its teammates, knowing only its own hand and what is public.
+
+        The caller does not know who holds the called card (in 暗叫 it knows it plays alone); the holder
+        of the called card knows the caller; each other seat knows it is against the caller. Once a 趴 is
+        accepted the sides are public.
+
+        >>> from engine.cards import parse_cards
+        >>> from engine.hongsi.examples import SUITED, call
+        >>> from engine.hongsi.settings import HongsiSettings
+        >>> state = HongsiState([parse_cards(h) for h in SUITED], HongsiSettings())
+        >>> _ = state.judge(call(0, "S10"))  # seat 0 holds ♥4; seat 1 holds ♠10: the secret partner
+        >>> [state.pa_candidates(s) for s in range(4)]
+        [[1, 2, 3], [0], [1, 3], [1, 2]]
+        """
+        if self.revealed or self.h4 is None or self.called is None:
+            return [t for t in range(SEATS) if self.teammates(seat, t)]
+        if seat == self.h4:
+            believed = [] if self.anjiao else [t for t in range(SEATS) if t != seat]
+        elif seat == self.partner:
+            believed = [self.h4]
+        else:
+            believed = [t for t in range(SEATS) if t not in (seat, self.h4)]
+        return [t for t in believed if t not in self.lying]
+
+    def offered_actions(self, seat: int) -> list[Action]:
+        """``legal_actions``, with 趴 offered to every seat ``seat`` may believe its teammate
+        (:meth:`pa_candidates`), so that what a seat is offered never tells it who holds the called card."""
+        legal = self.legal_actions(seat)
+        if not self._may_ask(seat):
+            return legal
+        talk = [{"seat": seat, "action": "pa", "target": t} for t in self.pa_candidates(seat)]
+        return talk + [a for a in legal if a["action"] != "pa"]
+
+    def _may_ask(self, seat: int) -> bool:
+        """Whether ``seat`` may still ask for a 趴 (the conditions of :meth:`declaration_options`)."""
+        return (not self.finished and self.pending is None and not self.started and self.called is not None
+                and not self.declared and not self.exposed and seat not in self.lying and seat not in self.asked)
 
     def legal_actions(self, seat: int) -> list[Action]:
         if self.pending is not None:
@@ -265,19 +304,21 @@ class HongsiState(State):
                 self.log.append(action)
                 v = self._announce(seat, action)  # type: ignore[arg-type]
                 return [] if v is None else [v]
-            p, count, at = self.pending
-            self.pending = None
-            out.append(_v("count", f"seat {p} did not announce {count} card(s) left",
-                          f"座位{p}未报剩余牌数（{count}张）", "warning", at))
         handler = _HANDLERS.get(name)  # type: ignore[arg-type]
         if handler is None:
-            out.append(_v("phase", f"unknown action {name!r}", f"未知动作 {name!r}"))
-            return out
+            return [_v("phase", f"unknown action {name!r}", f"未知动作 {name!r}")]
+        due, self.pending = self.pending, None
         v = handler(self, seat, action, index)
+        if v is not None and v.severity == "error":
+            self.pending = due  # not applied: the count is still due before the next player acts
+            return [v]
+        if due is not None:  # an applied action came before the announcement
+            p, count, at = due
+            out.append(_v("count", f"seat {p} did not announce {count} card(s) left",
+                          f"座位{p}未报剩余牌数（{count}张）", "warning", at))
         if v is not None:
             out.append(v)
-        if v is None or v.severity != "error":
-            self.log.append(action)
+        self.log.append(action)
         return out
 
     def _announce(self, seat: int, ev: Action) -> Violation | None:
@@ -538,8 +579,10 @@ class HongsiState(State):
         The called card is public (it is announced); who holds it is not, until it is played or a 趴 is
         accepted — so ``mode`` and ``partner`` stay null for others while 普通/暗叫 are undecided."""
         mode = self.mode
-        knows = self.revealed or self.exposed or (seat is not None and seat in (self.h4, self.partner))
-        secret = mode in ("normal", "anjiao") and not knows
+        # the caller knows whether it called its own card (暗叫), not who holds the card it called
+        knows = self.revealed or self.exposed or (seat is not None and seat == self.partner and not self.anjiao)
+        caller = seat is not None and seat == self.h4 and not knows
+        secret = mode in ("normal", "anjiao") and not knows and not caller
         phase = ("finished" if self.finished else "play" if self.started
                  else "declare" if self.called is None and not self.declared else "talk")
         view: dict[str, Any] = {
@@ -552,13 +595,17 @@ class HongsiState(State):
             "baomen": self.baomen,
             "mode": None if secret else mode,
             "called": C.CARD_NAMES[self.called] if self.called is not None else None,
-            "partner": None if secret or mode not in ("normal", "pa", "dui_pa") else self.partner,
+            "partner": None if secret or caller or mode not in ("normal", "pa", "dui_pa") else self.partner,
             "exposed": self.exposed,
             "lying_down": sorted(self.lying),
             "spectators": self.spectators,
             "pa_requests": [{"seat": a, "target": t} for a, t in sorted(self.requests.items())],
             "counts": [m.bit_count() for m in self.hands],
             "leader": self.leader,
+            # whether anyone may still declare or talk (挑, 爆闷, the call, 趴) before the first play
+            "talk_open": not (self.finished or self.started or self.baomen or len(self.tiaos) == 2 or self.exposed),
+            # who leads the first trick, as the declarations and 趴 have it so far (public facts only)
+            "first_leader": self.leader if self.started else None if self.h4 is None else self.first_leader(),
             "trick": None if self.trick is None else {
                 "seat": self.trick_seat, "cards": C.cards_of(self.trick_mask), "combo": str(self.trick),
                 "passes": self.passes},

@@ -226,6 +226,19 @@ def test_count_wrong_or_not_due_is_a_warning_on_the_announce():
     assert found(judge(_to_three_left() + [announce(1, 13), announce(0, 3)])) == [(2, "count", "warning")]
 
 
+@pytest.mark.parametrize("stray", [play(2, "D4"), play(0, "H3"), tiao(3), {"seat": 1, "action": "shout"}])
+def test_count_a_refused_action_does_not_close_the_announcement(stray):
+    """A refused action is not applied, so it does not use up the announcer's turn to announce: only the
+    error is reported, not a missing or an untimely count."""
+    v = judge(_to_three_left() + [stray, announce(0, 3), pass_(1)])
+    assert [(r, s) for _, r, s in found(v)] == [(found(v)[0][1], "error")] and found(v)[0][0] == 2
+
+
+def test_count_an_applied_action_before_the_announcement_still_closes_it():
+    assert found(judge(_to_three_left() + [pass_(1), announce(0, 3)])) == [(1, "count", "warning"),
+                                                                          (3, "count", "warning")]
+
+
 def test_count_record_ending_after_the_play_draws_no_warning():
     assert found(judge(_to_three_left())) == []
 
