@@ -22,6 +22,7 @@ Seats are numbered from 0 in records and events, and from 1 when spoken or shown
 from __future__ import annotations
 
 import queue
+import re
 import shutil
 import subprocess
 import sys
@@ -57,6 +58,57 @@ def card_en(card: str) -> str:
 
 def seat_zh(seat: int) -> str:
     return ZH_DIGITS.get(seat + 1, str(seat + 1)) + "号"
+
+
+_SEAT_PATTERNS = (  # the engines' messages number seats from 0, as records do
+    (re.compile(r"\bseat (\d+)"), lambda n: f"Seat {n + 1}"),
+    (re.compile(r"座位(\d+)"), lambda n: f"{seat_zh(n)}位"),
+    (re.compile(r" ?(\d+) ?号(?:座)?位"), lambda n: f"{seat_zh(n)}位"),
+    (re.compile(r"不是 ?(\d+) ?号"), lambda n: f"不是{seat_zh(n)}位"),
+)
+
+
+def people_text(text: str) -> str:
+    """A referee message with its seats named as people at the table name them (from 1, 一号位).
+
+    >>> people_text("seat 1 leads and may not pass")
+    'Seat 2 leads and may not pass'
+    >>> people_text("轮到座位3，不是座位0")
+    '轮到四号位，不是一号位'
+    >>> people_text("现在轮到 2 号座位出牌，不是 0 号")
+    '现在轮到三号位出牌，不是一号位'
+    >>> people_text("1号位没有红A，剩3张")
+    '二号位没有红A，剩3张'
+    """
+    for pattern, name in _SEAT_PATTERNS:
+        text = pattern.sub(lambda m, name=name: name(int(m.group(1))), text)
+    return text
+
+
+def result_words(verdict: dict[str, Any]) -> tuple[str, str]:
+    """What the table hears when a hand ends (Chinese, English).
+
+    >>> result_words({"winners": [1]})
+    ('本局结束，二号位获胜', 'Hand over: Seat 2 wins.')
+    >>> result_words({"game": "hongsi", "mode": "baomen", "h4_holder": 0, "winners": [1, 2, 3]})
+    ('爆闷失败。本局结束，二号位、三号位、四号位获胜', 'The 爆闷 failed. Hand over: Seats 2, 3 and 4 win.')
+    """
+    winners = [w for w in verdict.get("winners") or [] if isinstance(w, int)]
+    zh, en = "本局结束", "Hand over"
+    if verdict.get("mode") == "baomen" and verdict.get("h4_holder") not in winners and winners:
+        zh, en = "爆闷失败。" + zh, "The 爆闷 failed. " + en
+    if not winners:
+        return zh, en + "."
+    names = [f"Seat {w + 1}" for w in winners]
+    who = names[0] + " wins" if len(names) == 1 else (
+        "Seats " + ", ".join(n[5:] for n in names[:-1]) + " and " + names[-1][5:] + " win")
+    return zh + "，" + "、".join(f"{seat_zh(w)}位" for w in winners) + "获胜", f"{en}: {who}."
+
+
+def violation_for_people(v: dict[str, Any]) -> dict[str, Any]:
+    """A violation's JSON with :func:`people_text` applied to both messages (the record keeps the engine's)."""
+    return {**v, "message": people_text(str(v.get("message", ""))),
+            "message_zh": people_text(str(v.get("message_zh", "")))}
 
 
 @dataclass(frozen=True)
@@ -108,7 +160,13 @@ def first_player(game: str, hands: Sequence[Sequence[str]], bottom: Sequence[str
     raise ValueError(f"unknown game {game!r}")
 
 
-NEWS_GAMES = frozenset({"shengji", "wakeng", "zhuohonga"})  # the games :func:`table_news` has news of
+NEWS_GAMES = frozenset({"shengji", "wakeng", "zhuohonga", "hongsi"})  # the games :func:`table_news` has news of
+PLAIN_PLAY = frozenset({"play", "pass", "announce"})  # actions that make no 红桃四 news (plays are shown anyway)
+
+
+def may_make_news(game: str, action: str | None) -> bool:
+    """Whether ``action`` can make :func:`table_news` in ``game`` (so the views are built only then)."""
+    return game in NEWS_GAMES and not (game == "hongsi" and action in PLAIN_PLAY)
 
 
 def table_news(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str] | None:
@@ -120,8 +178,19 @@ def table_news(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str]
     ('方块为主', 'Diamonds are trump.')
     >>> table_news({"game": "wakeng", "digger": None}, {"game": "wakeng", "digger": 2, "bid": 3})
     ('三号位挖坑，3分', 'Seat 3 digs, for 3.')
+
+    红桃四: who leads the first trick, when a 对挑 or a 趴 moves it from the ♥4 holder, and who lies down:
+
+    >>> table_news({"game": "hongsi", "first_leader": 0, "tiao": [2]},
+    ...            {"game": "hongsi", "first_leader": 1, "tiao": [2, 1], "lying_down": []})
+    ('对挑，二号位先出', '挑 against 挑: Seat 2 leads.')
+    >>> table_news({"game": "hongsi", "first_leader": 0, "lying_down": []},
+    ...            {"game": "hongsi", "first_leader": 2, "lying_down": [0]})
+    ('一号位趴下，三号位先出', 'Seat 1 lies down; Seat 3 leads.')
     """
     game = after.get("game")
+    if game == "hongsi":
+        return _hongsi_news(before, after)
     if game == "shengji" and before.get("trump_suit") is None and not before.get("no_trump"):
         if after.get("no_trump"):
             return "无主", "No trump."
@@ -138,6 +207,26 @@ def table_news(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str]
         return (f"{who_zh}{'独宣' if alone else '宣红A'}，翻倍",
                 f"{who_en} {'declares both red aces alone' if alone else 'red aces declaration stands'}: doubled.")
     return None
+
+
+def _hongsi_news(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, str] | None:
+    lead = after.get("first_leader")
+    moved = isinstance(lead, int) and lead != before.get("first_leader") and after.get("phase") != "play"
+    down = [s for s in after.get("lying_down") or [] if s not in (before.get("lying_down") or [])]
+    zh: list[str] = []
+    en: list[str] = []
+    if len(after.get("tiao") or []) == 2 and len(before.get("tiao") or []) < 2 and moved:
+        zh.append("对挑")
+        en.append("挑 against 挑")
+    for s in down:
+        zh.append(f"{seat_zh(s)}位趴下")
+        en.append(f"Seat {s + 1} lies down")
+    if moved:
+        zh.append(f"{seat_zh(lead)}位先出")
+        en.append(f"Seat {lead + 1} leads")
+    if not zh:
+        return None
+    return "，".join(zh), (": " if en[0].startswith("挑") else "; ").join(en) + "."
 
 
 # ---------------------------------------------------------------------------------------- voice

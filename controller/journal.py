@@ -49,6 +49,23 @@ BEGIN SELECT RAISE(ABORT, 'the journal is append-only'); END;
 """
 
 
+def private_dir(path: Path) -> Path:
+    """Make ``path`` (and its parents) a directory only its owner may enter: it holds hands as dealt
+    and camera crops, secret until a hand is over. Returns ``path``."""
+    path = Path(path).expanduser()
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _owner_only(path, 0o700)
+    return path
+
+
+def _owner_only(path: Path, mode: int) -> None:
+    try:
+        if path.stat().st_uid == os.getuid() and path.stat().st_mode & 0o777 != mode:
+            path.chmod(mode)
+    except OSError:  # not ours to change (a read-only medium, say): the deployment sets it
+        pass
+
+
 class JournalError(RuntimeError):
     """The journal cannot be used (unreadable file, unknown round, ...)."""
 
@@ -102,8 +119,7 @@ class Journal:
     def __init__(self, path: Path | str, images: Path | str | None = None, *, durable: bool = True):
         self.path = Path(path).expanduser()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.images = Path(images) if images is not None else self.path.parent / "images"
-        self.images.mkdir(parents=True, exist_ok=True)
+        self.images = private_dir(Path(images) if images is not None else self.path.parent / "images")
         self._lock = threading.Lock()
         self.durable = durable
         try:
@@ -111,6 +127,7 @@ class Journal:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
             self._db.executescript(_SCHEMA)
+            _owner_only(self.path, 0o600)  # the hands as dealt are in it (SQLite gives its -wal the same mode)
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path}: not a journal ({exc})") from None
 

@@ -32,6 +32,7 @@ run python3 -m venv --system-site-packages "$PREFIX/.venv"
 run "$PREFIX/.venv/bin/pip" install --quiet "$PREFIX"
 [ -e /etc/hongsi/config.toml ] || run install -m 0644 "$SRC/deploy/config.toml" /etc/hongsi/config.toml
 run chown -R hongsi:hongsi /var/lib/hongsi
+run chmod 0700 /var/lib/hongsi
 
 run install -m 0644 "$SRC/deploy/99-hongsi.rules" /etc/udev/rules.d/99-hongsi.rules
 run udevadm control --reload-rules

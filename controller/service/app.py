@@ -46,7 +46,9 @@ class NewRound(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     game: str = Field("hongsi", max_length=32, description="hongsi, wakeng, zhuohonga, gongzhu or shengji")
-    first_seat: int = Field(0, ge=0, le=7, description="the first seat to receive a card")
+    first_seat: int | None = Field(None, ge=0, le=7, description=(
+        "the first seat to receive a card; null: the first player out of the last hand (the rules' "
+        "next_first_seat, also in GET /api/ledger), else 0"))
     fair_deal: bool = Field(True, description="a committed random seat assignment (see controller.fair_deal)")
     bots: list[Annotated[int, Field(ge=0, le=7)]] | Literal["all"] | None = Field(
         None, max_length=8, description="seats played by bots; 'all'; null = every seat without a token")
@@ -243,7 +245,7 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     @app.get("/api/ledger", summary="the chip ledger: each seat's running total across hands")
     def ledger() -> dict[str, Any]:
-        return {"ledger": svc.ledger_list()}
+        return {"ledger": svc.ledger_list(), "next_first_seat": svc.next_first_seat(known=True)}
 
     @app.get("/api/events", summary="live public events (server-sent events)",
              response_class=StreamingResponse)
@@ -324,7 +326,8 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     @app.post("/api/rounds", summary="shuffle and deal a new hand (operator)")
     def new_round(body: NewRound, creds: Creds) -> dict[str, Any]:
         _check(svc, creds, what="start a deal")
-        rnd = svc.start_round(game=body.game, first_seat=body.first_seat, fair_deal=body.fair_deal,
+        first = body.first_seat if body.first_seat is not None else svc.next_first_seat()
+        rnd = svc.start_round(game=body.game, first_seat=first, fair_deal=body.fair_deal,
                               bots=body.bots, preset=body.preset, rules=body.rules)
         return {"id": rnd.id, "phase": rnd.phase, "bots": sorted(rnd.bots)}
 

@@ -54,11 +54,21 @@ RULE_TEXT = {
     "finished": ("The hand is over.", "本局已结束。"),
 }
 RULE_DEFAULT = ("Refused by the referee.", "裁判不允许。")
+# Rules whose refusal alone tells something of a hand: the seat holds the suit led (拱猪's follow_suit,
+# 升级's pairs), holds no red ace (捉红A's 宣) or one (反宣), holds the cards it must bid with, which cards
+# it has exposed. The table hears only that the referee refused; the seat itself gets the reason.
+HAND_REVEALING_RULES = frozenset({"follow_suit", "follow_pair", "follow_structure", "forced_bid", "xuan",
+                                  "fan_xuan", "expose", "expose_forbidden", "exposed_first_round"})
 
 
 def public_violation(v: dict[str, Any]) -> dict[str, Any]:
-    """A violation as the table may hear it: the rule, and the rule's own words (never the cards)."""
-    text, text_zh = RULE_TEXT.get(str(v.get("rule")), RULE_DEFAULT)
+    """A violation as the table may hear it: the rule, and the rule's own words (never the cards, nor a
+    reason that tells what a hand holds)."""
+    rule = str(v.get("rule"))
+    if rule in HAND_REVEALING_RULES:
+        return {"rule": "refused", "severity": v.get("severity"), "message": RULE_DEFAULT[0],
+                "message_zh": RULE_DEFAULT[1]}
+    text, text_zh = RULE_TEXT.get(rule, RULE_DEFAULT)
     return {"rule": v.get("rule"), "severity": v.get("severity"), "message": text, "message_zh": text_zh}
 
 
@@ -100,6 +110,7 @@ class Round:
         self.announced_low: dict[int, int] = {}
         self.ready: set[int] = set()  # people who said they will not declare (more) this hand
         self.play_since: float | None = None  # time.monotonic() when play began
+        self.talk_since: float | None = None  # when the last declaration before the first play was applied
 
     # ------------------------------------------------------------------ the deal
     def card_dealt(self, seat: int | None) -> None:
@@ -130,7 +141,13 @@ class Round:
         if (self.game.name not in DECLARING_GAMES or self.phase != "playing"
                 or any(ok and ev.get("action") == "play" for ev, ok in zip(self.events, self.applied, strict=True))):
             return []
-        return [s for s in range(self.plan.seats) if s not in self.bots and s not in self.ready]
+        view = self._view(None)
+        if view.get("talk_open") is False:  # 红桃四 after 爆闷 or a 对挑: nothing more to declare
+            return []
+        asked = {r.get("target") for r in view.get("pa_requests") or []}  # public requests
+        lying = set(view.get("lying_down") or [])
+        return [s for s in range(self.plan.seats)
+                if s not in self.bots and s not in lying and (s not in self.ready or s in asked)]
 
     def _first_player(self) -> int | None:
         """The first player by the game's rule (``controller.announce.first_player``: ♥4's holder in
@@ -155,6 +172,8 @@ class Round:
         self.applied.append(applied)
         if applied and action.get("action") in ("play", "pass"):
             self._track_trick(action)
+        elif applied and action.get("action") != "announce":
+            self.talk_since = time.monotonic()  # a call or a 趴 request: people get time to answer it
         if self.state.is_terminal():
             self.phase = "finished"
         return index, violations, applied
@@ -312,7 +331,7 @@ class Round:
             out["hand"] = order.sort(cards) if order else [str(c) for c in cards]
         if self.phase == "playing" and not self.paused and self.state is not None:
             try:
-                out["legal"] = self.state.legal_actions(seat)
+                out["legal"] = self.state.offered_actions(seat)
             except Exception:
                 out["legal"] = []
         out["view"] = view

@@ -8,6 +8,8 @@ When the rig's parts are not installed, it says so and deals in software (``--no
 
 from __future__ import annotations
 
+import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -51,14 +53,14 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
     import uvicorn
 
     from controller.config import load_config
-    from controller.journal import Journal
+    from controller.journal import Journal, private_dir
     from controller.service.app import create_app
     from controller.service.table import TableService
     from controller.service.voice import Announcer
 
     cfg = load_config(config)
     data_dir = Path(cfg.data_dir).expanduser()
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir)
     journal = Journal(data_dir / "journal.db")
     source, virtual = build_deal_source(cfg, journal, sim=sim, no_rig=no_rig,
                                         say=lambda t: sys.stderr.write(t + "\n"))
@@ -68,7 +70,9 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
     from controller.service.panel import open_panel
 
     panel = open_panel(svc, cfg)  # the seat LEDs, deal button, e-stop and buzzer on a Pi
-    base = f"http://{host}:{port}"
+    base = table_address(host, port)
+    running = data_dir / RUNNING_FILE  # where `hongsi token --seat N` finds the links' address and port
+    running.write_text(json.dumps({"url": base, "pid": os.getpid()}))
     # the operator's link carries the token: shown on a terminal, never written to a service log
     operator = (f"{base}/operator#t={svc.tokens.operator_token()}" if sys.stderr.isatty()
                 else f"{base}/operator (the token: hongsi token)")
@@ -83,6 +87,7 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
     finally:
+        running.unlink(missing_ok=True)
         if panel is not None:
             panel.close()
         svc.close()
@@ -103,5 +108,33 @@ def token(seat: int | None, *, config: Path | None = None) -> str:
     if not 0 <= seat < cfg.seats:
         raise ValueError(f"seat {seat}: this table has seats 0..{cfg.seats - 1}")
     tok = store.new_seat_token(seat)
-    url = seat_url(f"http://{cfg.host}:{cfg.port}", tok)
+    url = seat_url(running_address(Path(cfg.data_dir).expanduser()) or table_address(cfg.host, cfg.port), tok)
     return f"{tok}\n{url}\n{qr_terminal(url)}"
+
+
+RUNNING_FILE = "service.json"
+
+
+def table_address(host: str, port: int) -> str:
+    """The service's address as a phone at the table reaches it: for a service listening on every
+    interface (``0.0.0.0``), this machine's address on its local network."""
+    if host in ("0.0.0.0", "::", ""):
+        import socket
+
+        try:  # no packet is sent: connecting a UDP socket only picks the interface of the default route
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+                sock.connect(("10.255.255.255", 1))
+                host = sock.getsockname()[0]
+        except OSError:
+            host = "127.0.0.1"
+    return f"http://{host}:{port}"
+
+
+def running_address(data_dir: Path) -> str | None:
+    """The address of the service running on ``data_dir`` now (None when none runs)."""
+    try:
+        info = json.loads((data_dir / RUNNING_FILE).read_text())
+        os.kill(int(info["pid"]), 0)
+        return str(info["url"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

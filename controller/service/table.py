@@ -17,8 +17,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.announce import NEWS_GAMES, ZH_DIGITS, seat_zh, table_news
-from controller.journal import Journal
+from controller.announce import (
+    ZH_DIGITS,
+    may_make_news,
+    result_words,
+    seat_zh,
+    table_news,
+    violation_for_people,
+)
+from controller.journal import Journal, private_dir
 from controller.service.bots import choose_action
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
 from controller.service.hub import EventHub
@@ -73,7 +80,7 @@ class TableService:
                  bot_delay: float = 0.8, seats: int = 4, seed: int | None = None, journal: Journal | None = None,
                  declare_window: float | None = None):
         self.data_dir = Path(data_dir).expanduser()
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)
         self.tokens = TokenStore(self.data_dir)
         self.hub = EventHub()
         self.journal = journal if journal is not None else Journal(self.data_dir / "journal.db")
@@ -294,7 +301,7 @@ class TableService:
                 raise ServiceError(422, f"seat {seat!r}: not a seat 0..{rnd.plan.seats - 1}", "座位有误")
             before = rnd.counts() or []
             # the public facts before: what this action makes known is announced (in games that have such news)
-            facts = rnd.facts() if rnd.game.name in NEWS_GAMES else None
+            facts = rnd.facts() if may_make_news(rnd.game.name, action.get("action")) else None
             index, violations, applied = rnd.judge(action)
             news = table_news(facts, rnd.facts()) if applied and facts is not None else None
             published = [rnd.public_action(index)]
@@ -329,12 +336,13 @@ class TableService:
                 self.voice.say(*news)
             if count is not None:
                 self.hub.publish({"type": "count", "round": rid, "seat": seat, "count": count})
-                self.voice.say(f"{seat_zh(seat)}位剩{ZH_DIGITS.get(count, count)}张",
+                self.voice.say(f"{seat_zh(seat)}位剩{'两' if count == 2 else ZH_DIGITS.get(count, count)}张",
                                f"Seat {seat + 1} has {count} card{'s' if count > 1 else ''} left")
         if finished:
             self._finish(rnd)
         self._kick()
-        return {"index": index, "applied": applied, "violations": [v.to_json() for v in violations]}
+        # the acting seat reads the engine's own reason, its seats named as the table names them
+        return {"index": index, "applied": applied, "violations": [violation_for_people(v.to_json()) for v in violations]}
 
     def _finish(self, rnd: Round) -> None:
         with rnd.lock:
@@ -354,13 +362,7 @@ class TableService:
         self.journal.append(rnd.id, "round_end", {"status": "done", "record": record, "verdict": verdict,
                                                   "scores": scores})
         self.hub.publish({"type": "finished", "round": rnd.id, "result": verdict, "ledger": _ledger_list(ledger)})
-        winners = verdict.get("winners") or []
-        if winners:
-            names = "、".join(f"{seat_zh(w)}位" for w in winners)
-            self.voice.say(f"本局结束，{names}获胜",
-                           "Hand over: seats " + ", ".join(str(w + 1) for w in winners) + " win")
-        else:
-            self.voice.say("本局结束", "Hand over")
+        self.voice.say(*result_words(verdict))
 
     def _adopt_interrupted(self) -> None:
         """A deal the journal shows interrupted (the service or the machine stopped mid-deal) becomes the
@@ -388,16 +390,16 @@ class TableService:
         self.rounds[rid] = rnd
         self.current = rnd
 
-    def next_first_seat(self) -> int:
+    def next_first_seat(self, *, known: bool = False) -> int | None:
         """Who receives first in the next deal: the last hand's ``next_first_seat`` (the first player
-        out, by the rules), else seat 0."""
+        out, by the rules), else seat 0 (``None`` with ``known``: no hand has told)."""
         with self._lock:
             done = [r for r in self.rounds.values() if r.phase == "finished"]
         if done:
             nxt = (max(done, key=lambda r: r.id).result() or {}).get("next_first_seat")
             if isinstance(nxt, int):
                 return nxt
-        return 0
+        return None if known else 0
 
     def _load_ledger(self) -> dict[int, int]:
         ledger: dict[int, int] = {}
@@ -497,7 +499,8 @@ class TableService:
         with rnd.lock:
             if not rnd.undecided() or rnd.play_since is None:
                 return 0.0
-            return max(0.0, rnd.play_since + self.declare_window - time.monotonic())
+            since = max(rnd.play_since, rnd.talk_since or 0.0)  # each declaration opens the window again
+            return max(0.0, since + self.declare_window - time.monotonic())
 
     def _kick(self) -> None:
         with self._lock:

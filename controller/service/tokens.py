@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.journal import private_dir
+
 TOKEN_BYTES = 24
 
 
@@ -55,7 +57,7 @@ class TokenStore:
 
     def __init__(self, data_dir: Path):
         self.dir = Path(data_dir).expanduser()
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir)
         self.path = self.dir / "tokens.json"
         self.operator_path = self.dir / "operator.token"
         self._lock = threading.Lock()

@@ -44,7 +44,19 @@ def test_serve_runs_deals_and_stops_cleanly(tmp_path):
         op = {"Authorization": f"Bearer {token}"}
         rid = httpx.post(url + "/api/rounds", json={"bots": "all"}, headers=op).json()["id"]
         wait_for(lambda: httpx.get(f"{url}/api/rounds/{rid}").json()["phase"] == "finished", timeout=30, step=0.1)
-        assert httpx.get(f"{url}/api/rounds/{rid}/record").json()["verdict"]["finished"] is True
+        verdict = httpx.get(f"{url}/api/rounds/{rid}/record").json()["verdict"]
+        assert verdict["finished"] is True
+        # the next deal, with no first seat given, starts from the first player out (the rules)
+        assert httpx.get(url + "/api/ledger").json()["next_first_seat"] == verdict["next_first_seat"]
+        rid2 = httpx.post(url + "/api/rounds", json={"bots": "all"}, headers=op).json()["id"]
+        assert httpx.get(f"{url}/api/rounds/{rid2}").json()["first_seat"] == verdict["next_first_seat"]
+        # a seat's link names the port this service runs on, not the configured default
+        link = subprocess.run([sys.executable, "-m", "controller.cli", "token", "--seat", "1"], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, check=True).stdout.splitlines()[1]
+        assert link.startswith(f"{url}/seat#t="), link
+        # the hands as dealt are in the data dir: nobody but the service's user may read it
+        assert {oct(p.stat().st_mode & 0o777) for p in (tmp_path, tmp_path / "images")} == {"0o700"}
+        assert oct((tmp_path / "journal.db").stat().st_mode & 0o777) == "0o600"
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
