@@ -97,8 +97,59 @@ function actionText(a) {
   return `${seatName(a.seat)} <b>${t[0]}</b> <span class="en">${t[1]}</span> ${what}`;
 }
 
+// A seat's name as plain text, where no markup goes (a drop-down's options): 二号位 Seat 2
+function seatLabel(s) {
+  return `${ZH_NUM[s] || s + 1}号位 Seat ${s + 1}`;
+}
+
+// Several seats, in seat order: 二号位 Seat 2、三号位 Seat 3
+function seatList(seats) {
+  return [...(seats || [])].sort((a, b) => a - b).map((s) => `<span class="nowrap">${seatName(s)}</span>`).join("、") || "—";
+}
+
+// Cards low to high as players hold them. The climbing games (红桃四, 挖坑, 捉红A) by rank, 4 lowest and
+// 3 highest, jokers last; the others (拱猪, 升级) by suit (♠ ♥ ♦ ♣), 2 to A within a suit, jokers last.
+const CLIMBING_GAMES = new Set(["hongsi", "wakeng", "zhuohonga"]);
+const NATURAL_ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+const JOKER_ORDER = ["BJ", "RJ"];
+
+function rankIndex(c, order) {
+  return JOKER_ORDER.includes(c) ? order.length + JOKER_ORDER.indexOf(c) : order.indexOf(c.slice(1));
+}
+
 function sortCards(cards) {
-  return [...cards].sort((a, b) => RANK_ORDER.indexOf(a.slice(1)) - RANK_ORDER.indexOf(b.slice(1)) || a.localeCompare(b));
+  return [...cards].sort((a, b) => rankIndex(a, RANK_ORDER) - rankIndex(b, RANK_ORDER) || a.localeCompare(b));
+}
+
+function sortHand(cards, game) {
+  if (CLIMBING_GAMES.has(game)) return sortCards(cards);
+  const suit = (c) => (JOKER_ORDER.includes(c) ? 4 : "SHDC".indexOf(c[0]));
+  return [...cards].sort((a, b) => suit(a) - suit(b) || rankIndex(a, NATURAL_ORDER) - rankIndex(b, NATURAL_ORDER));
+}
+
+// 红桃四's verdict for people: the mode, a failed 爆闷 said so (and who stopped it), and the winners.
+function baomenFailed(r) {
+  return r.mode === "baomen" && r.h4_holder !== null && r.h4_holder !== undefined &&
+    !(r.winners || []).includes(r.h4_holder);
+}
+
+function modeText(r) {
+  const mode = MODE[r.mode] || GAME_NAMES[r.game] || [r.mode || r.game || "", ""];
+  return `${esc(mode[0])} <span class="en">${esc(mode[1])}</span>${r.multiplier > 1 ? ` ×${esc(r.multiplier)}` : ""}`;
+}
+
+function winnersText(r) {
+  let out = `胜 <span class="en">winners:</span> ${seatList(r.winners)}`;
+  if (baomenFailed(r)) {
+    const by = (r.first_out === null || r.first_out === undefined) && r.next_first_seat !== null && r.next_first_seat !== undefined
+      ? ` · 拦截 <span class="en">stopped by</span> ${seatName(r.next_first_seat)}` : "";
+    out = `<b class="neg">爆闷失败</b> <span class="en">the 爆闷 failed</span>${by}<br>${out}`;
+  }
+  return out;
+}
+
+function scoreHtml(v) {
+  return `<b class="${v > 0 ? "pos" : v < 0 ? "neg" : ""}">${v > 0 ? "+" : ""}${esc(v)}</b>`;
 }
 
 // A live-event subscription that re-opens itself; handler(event) for every public event, and

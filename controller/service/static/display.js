@@ -27,6 +27,7 @@ function render() {
   renderGamePanel();
   $("phase").innerHTML = phaseText(pub.phase) + (pub.paused ? ' · <b>暂停 Paused</b>' : "");
   const table = pub.table || {};
+  const lead = leadSeat();
   const n = pub.seats;
   $("table").dataset.seats = n;  // the CSS lays 3 seats out as a triangle, 4 as a square
   for (let s = 0; s < n; s++) {
@@ -34,7 +35,10 @@ function render() {
     const count = pub.counts ? pub.counts[s] : pub.dealt_per_seat[s];
     const low = pub.low.includes(s);
     const badges = [];
-    if (pub.first_player === s) badges.push(pub.game === "hongsi" ? "♥4 先出" : "先出 first");
+    if (pub.game === "hongsi") {  // the ♥4 holder and the seat that leads: one seat unless 对挑 or 趴 moved the lead
+      if (lead === s) badges.push(pub.first_player === s ? "♥4 先出" : "先出 leads");
+      else if (pub.first_player === s) badges.push("♥4");
+    } else if (lead === s) badges.push("先出 first");
     if (pub.bots.includes(s)) badges.push("机器人 bot");
     if ((table.tiao || []).includes(s)) badges.push("挑");
     if (table.baomen && table.h4_holder === s) badges.push("爆闷");
@@ -42,7 +46,7 @@ function render() {
     if ((table.spectators || []).includes(s)) badges.push("观战");
     if (table.partner === s && table.mode) badges.push("partner 搭档");
     const perSeat = pub.total / n;
-    el.className = `seat seat-${s}` + (pub.turn === s ? " turn" : "") + (pub.first_player === s ? " first" : "");
+    el.className = `seat seat-${s}` + (pub.turn === s ? " turn" : "") + (lead === s ? " first" : "");
     el.innerHTML = `<div>${seatName(s)}</div>
       <div class="count ${low ? "low" : ""}" data-count="${count}">${count}</div>
       <div class="en">${low ? (pub.game === "hongsi" ? "报牌 cards left!" : "剩牌不多 cards left!") : "cards · 张"}</div>
@@ -56,13 +60,10 @@ function render() {
   $("deal-count").textContent = `${pub.dealt} / ${pub.total}`;
   $("deal-bar").style.width = `${(100 * pub.dealt) / Math.max(1, pub.total)}%`;
   const fp = $("first-player");
-  if (pub.first_player !== null && pub.first_player !== undefined && pub.phase !== "finished") {
-    const s = pub.first_player;
-    fp.innerHTML = pub.game === "hongsi"
-      ? `红桃四在${ZH_NUM[s]}号位，${ZH_NUM[s]}号先出<span class="en">Seat ${s + 1} holds ♥4 and plays first</span>`
-      : `${ZH_NUM[s]}号先出<span class="en">Seat ${s + 1} plays first</span>`;
+  if (lead !== null && pub.phase !== "finished") {
+    fp.innerHTML = firstPlayerHtml(lead);
     fp.classList.remove("hidden");
-    fp.dataset.seat = s;
+    fp.dataset.seat = lead;
   } else {
     fp.classList.add("hidden");
   }
@@ -75,7 +76,7 @@ function render() {
   const called = pub.called;
   $("tracker").innerHTML = called
     ? `${cardHtml(called.card, "big")}<div>${seatName(called.seat)}<br><span class="zh">叫牌</span> <span class="en">called it</span></div>`
-    : `<span class="en">${pub.game === "hongsi" ? "no call yet · 尚未叫牌" : "—"}</span>`;
+    : noCallText(table);
   for (const a of pub.actions) {
     if (!a.applied && !refereeCalls.some((c) => c.round === pub.id && c.index === a.index)) {
       const v = a.violations[0] || {};
@@ -86,6 +87,42 @@ function render() {
   renderCalls();
   const r = pub.result;
   $("result").innerHTML = r ? resultHtml(r) : "";
+}
+
+// The seat that leads the first trick. 红桃四: the engine's table.first_leader, the ♥4 holder as dealt
+// unless a 对挑 (the duelist with the lowest heart) or the holder lying down (趴: the partner) moves the
+// lead. Elsewhere the deal's word.
+function leadSeat() {
+  const fp = pub.first_player === undefined ? null : pub.first_player;
+  const t = pub.table;
+  if (pub.game !== "hongsi" || !t || t.first_leader === null || t.first_leader === undefined) return fp;
+  return t.first_leader;
+}
+
+function isDuel(t) { return (t.tiao || []).length === 2 && !t.baomen; }
+
+// Each half of the banner stays whole: it breaks, if it must, at the comma, never before a lone 出.
+function firstPlayerHtml(s) {
+  const who = `<span class="nowrap">${ZH_NUM[s]}号先出</span>`;
+  if (pub.game !== "hongsi") return `${who}<span class="en">Seat ${s + 1} plays first</span>`;
+  const t = pub.table || {};
+  const h4 = pub.first_player;
+  if (s === h4 || h4 === null || h4 === undefined) {
+    return `<span class="nowrap">红桃四在${ZH_NUM[s]}号位，</span>${who}<span class="en">Seat ${s + 1} holds ♥4 and plays first</span>`;
+  }
+  const seatFirst = `<span class="nowrap">${ZH_NUM[s]}号位先出</span>`;  // as the voice says it
+  const why = isDuel(t) ? ["对挑，", "Duel (对挑)"]
+    : (t.lying_down || []).includes(h4) ? [`${ZH_NUM[h4]}号位红桃四趴下，`, `Seat ${h4 + 1} (♥4) lies down`] : ["", ""];
+  return `<span class="nowrap">${why[0]}</span>${seatFirst}<span class="en">${why[1] ? why[1] + ": " : ""}Seat ${s + 1} plays first</span>`;
+}
+
+// The 记牌器 when nothing is called: 红桃四 waits for the call, unless a 挑 or 爆闷 means there is none.
+function noCallText(t) {
+  if (pub.game !== "hongsi") return '<span class="en">—</span>';
+  const none = t.baomen ? ["爆闷", "baomen"] : isDuel(t) ? ["对挑", "duel"] : (t.tiao || []).length === 1 ? ["单挑", "alone"] : null;
+  return none
+    ? `<span class="zh">不叫牌</span> <span class="en">no call (${none[0]} ${none[1]})</span>`
+    : '<span class="zh">尚未叫牌</span> <span class="en">no call yet</span>';
 }
 
 // What each of the other games shows the whole table (all of it from the engine's public view):
@@ -150,16 +187,31 @@ function renderGamePanel() {
 
 function resultHtml(r) {
   // 红桃四 names its mode (2 vs 2, 趴, 挑, …); the other games name themselves
-  const mode = MODE[r.mode] || GAME_NAMES[r.game] || [r.game || "", ""];
-  const rows = (r.scores || []).map((v, s) => `<div>${seatName(s)}: <b class="${v > 0 ? "pos" : v < 0 ? "neg" : ""}">${v > 0 ? "+" : ""}${v}</b></div>`).join("");
-  return `<h2>本局结束 <span class="en">Hand over</span> · ${mode[0]} <span class="en">${mode[1]}</span>${r.multiplier > 1 ? ` ×${r.multiplier}` : ""}</h2>
-    <div class="en">winners 胜: ${(r.winners || []).map((w) => "Seat " + (w + 1)).join(", ")}</div>${rows}`;
+  const rows = (r.scores || []).map((v, s) => `<div>${seatName(s)}: ${scoreHtml(v)}</div>`).join("");
+  return `<h2>本局结束 <span class="en">Hand over</span> · ${modeText(r)}</h2>
+    <div class="winners">${winnersText(r)}</div>${rows}`;
 }
 
+// The referee's calls of the current hand, newest first; only whole entries are shown (the panel keeps
+// its height), with a line saying how many older ones did not fit.
 function renderCalls() {
-  $("calls").innerHTML = refereeCalls.length
-    ? refereeCalls.slice(0, 12).map((c) => `<div class="call">${seatName(c.seat)} · <b>${esc(c.rule)}</b><br>${esc(c.message_zh)}<br><span class="en">${esc(c.message)}</span></div>`).join("")
+  const box = $("calls");
+  const calls = refereeCalls.filter((c) => pub && c.round === pub.id);
+  box.innerHTML = calls.length
+    ? calls.slice(0, 12).map((c) => `<div class="call">${seatName(c.seat)} · <b>${esc(c.rule)}</b><br>${esc(c.message_zh)}<br><span class="en">${esc(c.message)}</span></div>`).join("")
     : '<span class="en">—</span>';
+  const entries = [...box.querySelectorAll(".call")];
+  let shown = entries.length;
+  const note = () => {
+    let more = box.querySelector(".more");
+    if (!more) { more = document.createElement("div"); more.className = "more en"; box.appendChild(more); }
+    more.textContent = `另有 ${calls.length - shown} 条更早 · ${calls.length - shown} earlier`;
+  };
+  if (calls.length > shown) note();
+  while (shown > 1 && box.scrollHeight > box.clientHeight + 1) {
+    entries[--shown].remove();
+    note();
+  }
 }
 
 function renderLedger(ledger) {
@@ -183,7 +235,9 @@ function onEvent(ev) {
   if (ev.type === "estop") { $("estop").classList.remove("hidden"); soon(); return; }
   if (ev.type === "cleared") { $("estop").classList.add("hidden"); soon(); return; }
   if (ev.type === "finished" && ev.ledger) renderLedger(ev.ledger);
-  if (ev.type === "round") { roundId = ev.round; pub = null; soon(); return; }
+  if (ev.type === "round") {  // a new hand: the last hand's calls are not this one's
+    roundId = ev.round; pub = null; refereeCalls.length = 0; renderCalls(); soon(); return;
+  }
   if (ev.round !== roundId) return;
   if (ev.type === "deal" && pub) {
     pub.dealt = ev.dealt;

@@ -73,6 +73,15 @@ $("game").onchange = fillPresets;
 $("preset").onchange = showDeck;
 api("/api/games").then((r) => { GAMES = r.games; fillPresets(); }).catch(fail);
 
+// The next deal's first seat by the last hand's verdict (the first out draws first), preselected
+async function nextFirstSeat() {
+  const l = await api("/api/ledger");
+  const s = l.next_first_seat;
+  if (s === null || s === undefined) { $("first-seat-hint").textContent = ""; return; }
+  $("first-seat").value = String(s);
+  $("first-seat-hint").innerHTML = `↑ ${seatName(s)}：上局先出完者先抓 · the first out last hand draws first`;
+}
+
 $("btn-deal").onclick = async () => {
   const body = { game: $("game").value, first_seat: Number($("first-seat").value), fair_deal: $("fair").checked, bots: botSeats() };
   if ($("preset").value) body.preset = $("preset").value;
@@ -127,8 +136,18 @@ function showStep(i) {
   const v = st.verdict || {};
   $("replay").innerHTML = `<div>${actionText(st.event)} ${st.applied ? "✓" : "<b class='neg'>✗ refused</b>"}</div>` +
     st.violations.map((x) => `<div class="call">${esc(x.rule)} (${esc(x.severity)}): ${esc(x.message_zh)} <span class="en">${esc(x.message)}</span></div>`).join("") +
-    `<div class="kv">mode ${esc(v.mode)} · teams ${esc(JSON.stringify(v.teams))} · partner ${esc(v.partner)} · finished ${esc(v.finished)} · scores ${esc(JSON.stringify(v.scores))}</div>` +
-    st.hands.map((h, s) => `<div>${seatName(s)} ${h.map((c) => cardHtml(c, "small")).join("")}</div>`).join("");
+    `<div>${verdictLine(v)}</div>` +
+    st.hands.map((h, s) => `<div>${seatName(s)} ${sortHand(h, replayData.game).map((c) => cardHtml(c, "small")).join("")}</div>`).join("");
+}
+
+// A step's verdict with people's seat numbers (一号位 Seat 1): the sides, the partner, the scores.
+function verdictLine(v) {
+  const seat = (s) => (s === null || s === undefined ? "—" : seatName(s));
+  const teams = (v.teams || []).map((t) => t.map(seatName).join(" + ")).join(" <b>vs</b> ") || "—";
+  const scores = (v.scores || []).map((n, s) => `${seatName(s)} ${scoreHtml(n)}`).join(" · ") || "—";
+  return `模式 <span class="en">mode</span> <b>${v.mode ? modeText(v) : "—"}</b> · 队 <span class="en">teams</span> ${teams}` +
+    ` · 搭档 <span class="en">partner</span> ${seat(v.partner)} · ${v.finished ? "已结束 <span class='en'>finished</span>" : "进行中 <span class='en'>in play</span>"}` +
+    `<br>得分 <span class="en">scores</span> ${scores}`;
 }
 $("step").oninput = () => showStep(Number($("step").value));
 $("btn-replay").onclick = async () => {
@@ -144,6 +163,10 @@ $("btn-replay").onclick = async () => {
   $("crops").innerHTML = crops.join("") || '<span class="en">no camera reads for this round (software deal)</span>';
 };
 
-subscribe((ev) => { if (ev.type !== "deal" && ev.type !== "voice") health(); }, health);  // and on (re)connect
+subscribe((ev) => {
+  if (ev.type !== "deal" && ev.type !== "voice") health();
+  if (ev.type === "finished") nextFirstSeat().catch(console.warn);
+}, () => Promise.all([health(), nextFirstSeat()]));  // and on (re)connect
 health();
+nextFirstSeat().catch(console.warn);
 if (token) { journal(); tokens(); }

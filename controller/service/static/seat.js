@@ -54,11 +54,25 @@ function render(pub) {
   }
   const legal = view.legal || [];
   const kinds = new Set(legal.map((a) => a.action));
-  // 红桃四's own declarations and talk are shown (dimmed until due) at its table only; elsewhere a
-  // control appears only when the engine lists it (Pass: 挖坑 and 捉红A pass, 升级 and 拱猪 never do)
   const hongsi = view.game === "hongsi";
-  for (const id of ["btn-tiao", "btn-baomen", "talk"]) $(id).classList.toggle("hidden", !hongsi);
-  $("btn-pass").classList.toggle("hidden", !PASSING_GAMES.has(view.game) && !kinds.has("pass"));
+  const t = hongsi && view.view ? view.view : {};  // the engine's view of 红桃四 for this seat
+  const over = view.phase === "finished" || view.phase === "void" || !!t.finished;
+  const lying = (t.lying_down || []).includes(seat);
+  const out = over || lying || (t.spectators || []).includes(seat);  // this seat plays no more this hand
+  // 红桃四's declarations and talk are shown (dimmed until due) before the first play, while they may
+  // still come; once play has started, and after the hand, a control is shown only when it is legal.
+  // Elsewhere a control appears only when the engine lists it (Pass: 挖坑 and 捉红A pass, 升级 and 拱猪 never do)
+  const talking = hongsi && !out && (t.phase === "declare" || t.phase === "talk");
+  const show = (id, on) => $(id).classList.toggle("hidden", !on);
+  show("talk", hongsi);
+  show("btn-tiao", hongsi && (kinds.has("tiao") || talking));
+  show("btn-baomen", hongsi && (kinds.has("baomen") || talking));
+  show("call-box", kinds.has("call"));
+  show("pa-box", kinds.has("pa") || talking);
+  show("btn-pa-accept", kinds.has("pa_accept"));
+  show("btn-pa-refuse", kinds.has("pa_refuse"));
+  show("btn-play", !out || kinds.has("play"));
+  show("btn-pass", kinds.has("pass") || (PASSING_GAMES.has(view.game) && !out));
   const mark = (id, kind) => $(id).classList.toggle("legal", kinds.has(kind));
   mark("btn-play", "play"); mark("btn-pass", "pass"); mark("btn-tiao", "tiao"); mark("btn-baomen", "baomen");
   mark("btn-call", "call"); mark("btn-pa", "pa"); mark("btn-pa-accept", "pa_accept"); mark("btn-pa-refuse", "pa_refuse");
@@ -66,8 +80,12 @@ function render(pub) {
   mark("btn-bury", "bury"); $("btn-bury").classList.toggle("hidden", !kinds.has("bury"));
   // before the first play the bots wait for everyone to declare or say they will not
   $("btn-ready").classList.toggle("hidden", !view.undecided);
+  // the call: a card of one's own is a 暗叫 (alone, ×2), which the list says
   const calls = legal.filter((a) => a.action === "call").map((a) => a.card);
-  $("call-card").innerHTML = (calls.length ? calls : ["S4", "D4", "C4"]).map((c) => `<option value="${c}">${cardParts(c).suit}${cardParts(c).rank}</option>`).join("");
+  keepChoice("call-card", calls.map((c) => {
+    const name = cardParts(c).suit + cardParts(c).rank;
+    return `<option value="${c}">${hand.includes(c) ? `${name} (暗叫 · your own card: you play alone)` : name}</option>`;
+  }).join(""));
   // the other games' own actions (bids, exposes, …): one button for each legal one
   const known = new Set(["play", "pass", "tiao", "baomen", "call", "pa", "pa_accept", "pa_refuse", "announce", "bury"]);
   const others = legal.filter((a) => !known.has(a.action)).slice(0, 24);
@@ -76,9 +94,53 @@ function render(pub) {
   for (const b of document.querySelectorAll("#other button")) {
     b.onclick = () => { const { seat: _s, ...rest } = others[Number(b.dataset.i)]; act(rest); };
   }
+  // 趴's targets in seat order, whatever the engine lists first: the first one picks out nobody
   const targets = legal.filter((a) => a.action === "pa").map((a) => a.target);
-  $("pa-target").innerHTML = (targets.length ? targets : [...Array(pub ? pub.seats : 4).keys()].filter((s) => s !== seat))
-    .map((s) => `<option value="${s}">${s + 1}号位 Seat ${s + 1}</option>`).join("");
+  keepChoice("pa-target", [...new Set(targets.length ? targets : [...Array(pub ? pub.seats : 4).keys()].filter((s) => s !== seat))]
+    .sort((a, b) => a - b).map((s) => `<option value="${s}">${esc(seatLabel(s))}</option>`).join(""));
+  $("hint").classList.toggle("hidden", out && !kinds.has("play"));
+  renderNotice(t, kinds, pub, lying);
+}
+
+// A drop-down refilled on every refresh keeps the player's choice while it is still offered.
+function keepChoice(id, options) {
+  const el = $(id);
+  const keep = el.value;
+  el.innerHTML = options;
+  if ([...el.options].some((o) => o.value === keep)) el.value = keep;
+}
+
+// What this seat must know now, in words: a 趴 asked of it, that it lies down or sits out, that it must
+// call, and at the end of the hand the result and its own score.
+function renderNotice(t, kinds, pub, lying) {
+  const lines = [];
+  if (view.game === "hongsi") {
+    for (const r of t.pa_requests || []) {
+      if (r.target === seat) {
+        lines.push(`<div class="ask">${ZH_NUM[r.seat]}号位请你趴下 <span class="en">Seat ${r.seat + 1} asks you to lie down</span></div>`);
+      } else if (r.seat === seat) {
+        lines.push(`<div>你已请${ZH_NUM[r.target]}号位趴下，等待回答 <span class="en">you asked Seat ${r.target + 1} to lie down: waiting for the answer</span></div>`);
+      }
+    }
+    if (kinds.has("call")) {
+      lines.push('<div class="ask">请叫牌 <span class="en">call a card</span></div>' +
+        '<div class="en">4–10，不能叫♥4；叫自己的牌为暗叫（一打三，×2） · a card of your own is 暗叫: you play alone, ×2</div>');
+    }
+    if (lying && !t.finished) lines.push('<div class="ask">你已趴下 <span class="en">you are lying down: your partner plays for you both</span></div>');
+    else if ((t.spectators || []).includes(seat) && !t.finished) {
+      lines.push('<div>对挑：你本局观战 <span class="en">duel (对挑): you sit this hand out</span></div>');
+    }
+  }
+  const r = pub && pub.result ? pub.result : t.finished ? t : null;
+  if (r && view.phase === "finished") {
+    const mine = (r.scores || [])[seat];
+    const won = (r.winners || []).includes(seat);
+    lines.push(`<div class="ask">本局结束 <span class="en">Hand over</span> · ${modeText(r)}</div><div>${winnersText(r)}</div>` +
+      (mine !== undefined && mine !== null
+        ? `<div>你 <span class="en">you:</span> ${scoreHtml(mine)} ${won ? "胜 <span class='en'>won</span>" : "负 <span class='en'>lost</span>"}</div>` : ""));
+  }
+  $("notice").innerHTML = lines.join("");
+  $("notice").classList.toggle("hidden", !lines.length);
 }
 
 async function refresh() {
