@@ -50,10 +50,14 @@ def referee(record: Annotated[Path, typer.Argument(help="a game record (JSON)")]
         raise fail(f"{record}: no such file") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise fail(f"{record}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise fail(f"{record}: not a game record: JSON nested too deeply") from None
     except OSError as exc:
         raise fail(f"{record}: cannot read ({exc.strerror})") from None
     try:
         verdict = judge(obj)
+    except RecursionError:
+        raise fail(f"{record}: not a game record: nested too deeply") from None
     except RecordError as exc:
         raise fail(f"{record}: not a game record: {exc}") from None
     sys.stdout.write(json.dumps(verdict, ensure_ascii=False, indent=2) + "\n")

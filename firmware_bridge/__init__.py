@@ -38,8 +38,8 @@ The virtual rig (``firmware_bridge.sim``), the same world ``hongsi simulate`` ru
     from firmware_bridge.sim import VirtualRig
 
     vr = VirtualRig(seed=1, speed=20, decks=1, jokers=False)
-    ends = vr.start()               # {"serial": "/dev/pts/N", "camera": "http://127.0.0.1:PORT/stream.mjpg"}
-    # camera: GET /stream.mjpg (MJPEG), GET /snapshot.jpg (one fresh frame; header X-Frame-Seq grows each
+    ends = vr.start()               # {"serial": "/dev/pts/N", "camera": "http://127.0.0.1:PORT/SECRET/stream.mjpg"}
+    # camera: GET /SECRET/stream.mjpg (MJPEG), GET /SECRET/snapshot.jpg (one fresh frame; header X-Frame-Seq grows each
     # time the hopper changes, X-Hopper-Cards = cards left). A frame is fresh as soon as eject() returns.
     ...
     vr.truth()                      # {"hands": [[card, …] per seat], "bottom": [...]} for the current deal

@@ -30,6 +30,8 @@ def test_referee_rejects_non_records_with_one_line(tmp_path):
         "badcard.json": json.dumps({"game": "hongsi", "hands": [["H4", "H11"], [], [], []]}),
         "twice.json": json.dumps({"game": "hongsi", "hands": [["H4"], ["H4"], [], []]}),
         "unknown.json": json.dumps({"game": "poker", "hands": []}),
+        "deep.json": "[" * 100_000 + "]" * 100_000,  # deeper than Python's recursion limit
+        "deephands.json": '{"game": "hongsi", "hands": ' + "[" * 5000 + "]" * 5000 + "}",
     }
     for name, text in cases.items():
         p = tmp_path / name

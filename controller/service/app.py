@@ -44,7 +44,7 @@ Seat = Annotated[int, PathParam(ge=0, le=7, description="a seat, from 0 in play 
 class NewRound(BaseModel):
     """``POST /api/rounds``: shuffle and deal a new hand."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # "1" is not a seat: numbers are numbers
     game: str = Field("hongsi", max_length=32, description="hongsi, wakeng, zhuohonga, gongzhu or shengji")
     first_seat: int | None = Field(None, ge=0, le=7, description=(
         "the first seat to receive a card; null: the first player out of the last hand (the rules' "
@@ -78,7 +78,7 @@ class Event(BaseModel):
     ``seat`` and ``action`` always; 红桃四's fields are typed here; another game's own fields (a bid's
     ``value``, …) pass through as plain values for its referee to judge."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
     seat: int = Field(ge=0, le=7)
     action: str = Field(min_length=1, max_length=32, pattern=r"^[a-z_]+$")
     cards: list[str] | None = Field(None, max_length=60)
@@ -128,7 +128,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 class NewToken(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     seat: int = Field(ge=0, le=7)
 
 

@@ -34,7 +34,7 @@ def build_deal_source(cfg: Any, journal: Any, *, sim: bool, no_rig: bool = False
             virtual = VirtualRig(speed=speed)
             ends = virtual.start()
             serial, camera = ends["serial"], ends["camera"]
-            say(f"virtual rig: serial {serial}, camera {camera}")
+            say(f"virtual rig: serial {serial}")  # not the camera's URL: its frames show the cards
         load_deck = virtual.board.load_deck if virtual is not None else None  # the virtual operator's hands
         return RigDealSource.open(serial=serial, camera_url=camera, journal=journal, config=cfg,
                                   load_deck=load_deck), virtual

@@ -1,7 +1,7 @@
 """The virtual rig: the project's own firmware on a physical model, behind a real pty and an MJPEG camera.
 
 >>> vr = VirtualRig(seed=3, speed=20)                                   # doctest: +SKIP
->>> ends = vr.start()     # {"serial": "/dev/pts/5", "camera": "http://127.0.0.1:40123/stream.mjpg"}
+>>> ends = vr.start()     # {"serial": "/dev/pts/5", "camera": "http://127.0.0.1:40123/SECRET/stream.mjpg"}
 >>> # ... drive firmware_bridge.Rig(ends["serial"]) and read the camera ...
 >>> vr.truth()            # {"hands": [[...], [...], [...], [...]], "bottom": [...]}
 >>> vr.stop()

@@ -1,15 +1,18 @@
 """The dealer camera of the virtual rig: an MJPEG stream over HTTP on loopback showing the hopper's
 bottom card (``vision.render.render_window_frame`` when available, else the card's name on a plain frame).
 
-``GET /stream.mjpg`` — multipart/x-mixed-replace; a new part as soon as the hopper changes, and at
-``fps`` otherwise. ``GET /snapshot.jpg`` — one fresh frame. Every frame carries ``X-Frame-Seq`` (grows
+``GET /SECRET/stream.mjpg`` — multipart/x-mixed-replace; a new part as soon as the hopper changes, and at
+``fps`` otherwise. ``GET /SECRET/snapshot.jpg`` — one fresh frame. ``SECRET`` is a random path made at
+start and given only in the URL :meth:`CameraServer.start` returns: the frames show the cards being dealt. Every frame carries ``X-Frame-Seq`` (grows
 each time the hopper changes: an eject's DONE is sent after the change) and ``X-Hopper-Cards``.
 ``--camera-dropout P``: a frame is lost with chance P (a snapshot answers 503, the stream skips it).
 """
 
 from __future__ import annotations
 
+import hmac
 import random
+import secrets
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -40,6 +43,9 @@ def render_frame(label: str | None, rng: np.random.Generator) -> np.ndarray:
 class CameraServer:
     def __init__(self, board: Any, *, dropout: float = 0.0, seed: int | None = None, fps: float = 15.0):
         self.board, self.dropout, self.fps = board, dropout, fps
+        # the frames show the cards as they are dealt, secret until each hand is over: served only under an
+        # unguessable path, which only the process that started the rig is told (like a capability URL)
+        self.secret = secrets.token_urlsafe(18)
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self._lock = threading.Lock()
@@ -84,13 +90,15 @@ class CameraServer:
                 pass
 
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
-                path = self.path.split("?")[0]
-                if path in ("/snapshot.jpg", "/frame.jpg"):
+                prefix, _, path = self.path.split("?")[0].lstrip("/").partition("/")
+                if not hmac.compare_digest(prefix, server.secret):
+                    self.send_error(404, "no such camera")
+                elif path in ("snapshot.jpg", "frame.jpg"):
                     self._snapshot()
-                elif path in ("/stream.mjpg", "/"):
+                elif path in ("stream.mjpg", ""):
                     self._stream()
                 else:
-                    self.send_error(404, "try /stream.mjpg or /snapshot.jpg")
+                    self.send_error(404, "try stream.mjpg or snapshot.jpg")
 
             def _snapshot(self) -> None:
                 if server.dropped():
@@ -139,7 +147,7 @@ class CameraServer:
         self.httpd = ThreadingHTTPServer((host, port), Handler)
         self.httpd.daemon_threads = True
         threading.Thread(target=self.httpd.serve_forever, name="virtual-camera", daemon=True).start()
-        return f"http://{host}:{self.httpd.server_address[1]}/stream.mjpg"
+        return f"http://{host}:{self.httpd.server_address[1]}/{self.secret}/stream.mjpg"
 
     def stop(self) -> None:
         httpd, self.httpd = self.httpd, None

@@ -31,6 +31,7 @@ BAD_EVENTS = [
     ({"seat": 0, "action": "play", "cards": "H4"}, "cards"),
     ({"seat": 9, "action": "pass"}, "seat"),
     ({"seat": "north", "action": "pass"}, "seat"),
+    ({"seat": "0", "action": "pass"}, "seat"),  # a number in a string is not a seat
     ({"seat": 0}, "action"),
     ({"seat": 0, "action": "play", "cards": ["H4"], "colour": {"red": 1}}, "colour"),
     ({"seat": 0, "action": "bid", "Value": 3}, "Value"),
@@ -67,6 +68,7 @@ def test_not_json_and_wrong_content_are_422(client_round):
     ({"game": "poker"}, 422), ({"first_seat": 4}, 422), ({"first_seat": -1}, 422),
     ({"bots": [7]}, 422), ({"bots": "some"}, 422), ({"rules": {"bombs": "maybe"}}, 422),
     ({"rules": {"no_such_rule": 1}}, 422), ({"preset": "nope"}, 422), ({"game": "hongsi", "x": 1}, 422),
+    ({"first_seat": "1"}, 422), ({"fair_deal": "yes"}, 422),
 ])
 def test_bad_new_round_is_refused_clearly(client_round, body, status):
     client, rnd, op = client_round
