@@ -186,7 +186,15 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     # ---------------------------------------------------------------- errors: clear, never a 500
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_req: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(req: Request, exc: RequestValidationError) -> JSONResponse:
+        if req.method not in ("GET", "HEAD") and req.url.path.startswith("/api/"):
+            # every change needs a token: who may not act at all hears that first, not what was wrong
+            scheme, _, token = req.headers.get("authorization", "").partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                return JSONResponse(status_code=401, headers={"WWW-Authenticate": "Bearer"},
+                                    content={"detail": "this needs a token: send 'Authorization: Bearer <token>'"})
+            if svc.tokens.identify(token.strip()) is None:
+                return JSONResponse(status_code=403, content={"detail": "this token may not do that"})
         return JSONResponse(status_code=422, content={"detail": describe_errors(exc.errors()),
                                                       "detail_zh": "请求有误：" + describe_errors(exc.errors()),
                                                       "errors": _jsonable_errors(exc.errors())})

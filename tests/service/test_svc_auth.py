@@ -149,3 +149,17 @@ def test_malformed_authorization_is_refused_not_crashed(service, header):
         resp = client.post("/api/estop", headers={"Authorization": header})
         assert resp.status_code in (401, 403)
         assert not service.estopped
+
+
+@pytest.mark.parametrize("body", [b"{not json", b'{"game": 5}', b'{"first_seat": "1"}', b"[]"])
+def test_who_may_not_act_hears_so_before_what_was_wrong_with_the_request(service, body):
+    """A change without a token is 401 (an unknown token 403) even when its body is bad too: the body's
+    faults are told only to someone who may act (the audit saw a 422 for a tokenless bad body)."""
+    with TestClient(create_app(service)) as client:
+        for path in ("/api/rounds", "/api/rounds/1/events", "/api/tokens"):
+            post = {"content": body, "headers": {"Content-Type": "application/json"}}
+            assert client.post(path, **post).status_code == 401, path
+            bad = {**post["headers"], "Authorization": "Bearer not-a-token"}
+            assert client.post(path, content=body, headers=bad).status_code == 403, path
+            op = {**post["headers"], "Authorization": f"Bearer {service.tokens.operator_token()}"}
+            assert client.post(path, content=body, headers=op).status_code == 422, path
