@@ -568,5 +568,7 @@ def _plain(value: Any) -> bool:
 
 
 def _ledger_list(ledger: dict[int, int], seats: int = 4) -> list[int]:
-    n = max([seats, *(s + 1 for s in ledger)])
+    """Each seat's running total, for the seats that have played a hand (every table seat before the
+    first: a table that plays only 3-player 挖坑 does not list a fourth seat)."""
+    n = max(s + 1 for s in ledger) if ledger else seats
     return [ledger.get(s, 0) for s in range(n)]

@@ -202,6 +202,22 @@ def test_a_new_deal_voids_the_unfinished_hand(service):
     assert err.value.status == 409
 
 
+def test_the_ledger_lists_the_seats_that_played(tmp_path):
+    """挖坑 is dealt to 3 of the table's 4 seats: its ledger has 3 totals, not a fourth seat at 0."""
+    from controller.service.deal import SoftwareDealSource
+    from controller.service.table import TableService
+
+    svc = TableService(tmp_path, SoftwareDealSource(seed=2), bot_delay=0, seed=2)
+    try:
+        assert svc.ledger_list() == [0, 0, 0, 0]  # before any hand: the table's seats
+        rnd = svc.start_round(game="wakeng", bots="all")
+        wait_for(lambda: rnd.phase == "finished")
+        scores = rnd.result()["scores"]
+        assert len(scores) == 3 and svc.ledger_list() == scores
+    finally:
+        svc.close()
+
+
 def test_the_chip_ledger_runs_across_hands_and_restarts(tmp_path):
     from controller.service.deal import SoftwareDealSource
     from controller.service.table import TableService
