@@ -111,6 +111,7 @@ class Round:
         self.ready: set[int] = set()  # people who said they will not declare (more) this hand
         self.play_since: float | None = None  # time.monotonic() when play began
         self.talk_since: float | None = None  # when the last declaration before the first play was applied
+        self.declare_window: float | None = None  # seconds the bots wait for people to declare (the service's)
 
     # ------------------------------------------------------------------ the deal
     def card_dealt(self, seat: int | None) -> None:
@@ -148,6 +149,15 @@ class Round:
         lying = set(view.get("lying_down") or [])
         return [s for s in range(self.plan.seats)
                 if s not in self.bots and s not in lying and (s not in self.ready or s in asked)]
+
+    def declare_left(self, window: float | None = None) -> float | None:
+        """Seconds the bots still wait for :meth:`undecided` people (None: nobody is waited for). Each
+        declaration opens the window again, so a call or a 趴 request leaves time to answer it."""
+        window = self.declare_window if window is None else window
+        if window is None or self.play_since is None or not self.undecided():
+            return None
+        since = max(self.play_since, self.talk_since or 0.0)
+        return max(0.0, since + window - time.monotonic())
 
     def _first_player(self) -> int | None:
         """The first player by the game's rule (``controller.announce.first_player``: ♥4's holder in
@@ -284,6 +294,7 @@ class Round:
             "low": [s for s, n in enumerate(counts or []) if 0 < n <= low_at],
             "turn": self.turn(), "called": self.called(), "trick": self.public_trick(visible),
             "undecided": self.undecided(),
+            "declare_left": None if (left := self.declare_left()) is None else round(left, 1),
             "actions": [self.public_action(i, visible) for i in range(len(self.events))],
             "result": None,
         }
@@ -309,6 +320,8 @@ class Round:
         out: dict[str, Any] = {"id": self.id, "game": self.game.name, "seat": seat, "phase": self.phase,
                                "paused": self.paused, "hand": [], "legal": [], "turn": self.turn(),
                                "undecided": seat in self.undecided()}
+        if out["undecided"]:
+            out["declare_left"] = round(self.declare_left() or 0.0, 1)  # how long the bots still wait
         if self.hands is None:
             return out
         order = RANK_ORDERS.get(self.game.name)

@@ -177,6 +177,7 @@ class TableService:
                                           "source": "service"})
             rnd = Round(rid, impl, settings, first_seat=first_seat, fair_deal=fair_deal, bots=bot_seats,
                         preset=preset, rules=rules)
+            rnd.declare_window = self.declare_window
             self.rounds[rid] = rnd
             self.current = rnd
             for old in sorted(self.rounds)[:-KEEP_ROUNDS]:  # finished hands live on in the journal
@@ -383,7 +384,7 @@ class TableService:
         rnd = Round(rid, impl, settings, first_seat=first if 0 <= first < plan.seats else 0,
                     fair_deal=bool(start.get("fair_deal", True)), bots=self._bot_seats(None, plan.seats),
                     preset=start.get("preset"), rules=start.get("rules"))
-        rnd.phase = "interrupted"
+        rnd.phase, rnd.declare_window = "interrupted", self.declare_window
         rnd.message = "The deal was interrupted when the service stopped: resume or void it."
         rnd.message_zh = "服务重启时发牌中断：请继续或作废。"
         rnd.dealt = sum(1 for r in rows if r.kind == "eject_done")
@@ -497,10 +498,7 @@ class TableService:
     def _declare_time_left(self, rnd: Round) -> float:
         """Seconds the bots still give people to declare before the first play (0: act now)."""
         with rnd.lock:
-            if not rnd.undecided() or rnd.play_since is None:
-                return 0.0
-            since = max(rnd.play_since, rnd.talk_since or 0.0)  # each declaration opens the window again
-            return max(0.0, since + self.declare_window - time.monotonic())
+            return rnd.declare_left(self.declare_window) or 0.0
 
     def _kick(self) -> None:
         with self._lock:

@@ -110,6 +110,10 @@ def test_display_shows_deal_progress_then_first_player(browser, dealing):
     # the bots wait for seat 0, a person, to declare or say it will not; the display says so
     page.wait_for_function("document.getElementById('turn').textContent.includes('waiting for declarations')",
                            timeout=10000)
+    # and for how long: a countdown of the bots' window (32 s here, restarted by each declaration)
+    left = page.wait_for_function(
+        "(/(\\d+) s left/.exec(document.getElementById('declare-left').textContent) || [])[1]", timeout=5000)
+    assert 0 < int(left.json_value()) <= svc.declare_window
     assert httpx.post(f"{paced.url}/api/rounds/{rid}/seats/0/ready", headers=op).json()["undecided"] == []
     if holder != 0:
         page.wait_for_selector("#tracker .card", timeout=10000)
@@ -147,6 +151,7 @@ def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
     assert all(page.is_visible(sel) for sel in ("#btn-tiao", "#btn-baomen", "#talk", "#btn-pass"))
     assert page.is_hidden("#btn-bury")
     if not any(rnd.applied):  # nobody has acted: the bots wait for this seat's word, given by its button
+        assert "s left" in page.inner_text("#ready-left")  # and say for how long
         page.click("#btn-ready")
         page.wait_for_selector("#btn-ready.hidden", state="attached", timeout=5000)
         assert 0 in rnd.ready and rnd.undecided() == []

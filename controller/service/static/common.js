@@ -160,3 +160,18 @@ function subscribe(handler, onOpen) {
   if (onOpen) es.onopen = () => { Promise.resolve(onOpen()).catch((e) => console.warn(e)); };
   return es;
 }
+
+// A countdown shown in element `id` until `untilMs` (Date.now() ms; null: nothing), refreshed twice a second.
+const countdowns = {};
+function countdown(id, untilMs) {
+  countdowns[id] = untilMs;
+  const tick = () => {
+    const el = document.getElementById(id);
+    const until = countdowns[id];
+    if (!el) return;
+    const left = until === null || until === undefined ? null : Math.max(0, Math.ceil((until - Date.now()) / 1000));
+    el.textContent = left === null ? "" : ` 还剩 ${left} 秒 · ${left} s left`;
+  };
+  tick();
+  if (!countdown.timer) countdown.timer = setInterval(() => Object.keys(countdowns).forEach((k) => countdown(k, countdowns[k])), 500);
+}

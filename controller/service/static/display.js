@@ -69,8 +69,9 @@ function render() {
   }
   const undecided = pub.undecided || [];
   $("turn").innerHTML = undecided.length
-    ? `等待声明 <span class="en">waiting for declarations:</span> ${undecided.map(seatName).join(" · ")}`
+    ? `等待声明 <span class="en">waiting for declarations:</span> ${undecided.map(seatName).join(" · ")}<span id="declare-left"></span>`
     : pub.turn !== null && pub.turn !== undefined ? `轮到 <span class="en">to act:</span> ${seatName(pub.turn)}` : "";
+  countdown("declare-left", undecided.length && typeof pub.declare_left === "number" ? Date.now() + 1000 * pub.declare_left : null);
   const trick = pub.trick || [];
   $("trick").innerHTML = trick.map((t) => `<div>${actionText(t)}</div>`).join("");
   const called = pub.called;

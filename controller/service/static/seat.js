@@ -80,6 +80,7 @@ function render(pub) {
   mark("btn-bury", "bury"); $("btn-bury").classList.toggle("hidden", !kinds.has("bury"));
   // before the first play the bots wait for everyone to declare or say they will not
   $("btn-ready").classList.toggle("hidden", !view.undecided);
+  countdown("ready-left", view.undecided && typeof view.declare_left === "number" ? Date.now() + 1000 * view.declare_left : null);
   // the call: a card of one's own is a 暗叫 (alone, ×2), which the list says
   const calls = legal.filter((a) => a.action === "call").map((a) => a.card);
   keepChoice("call-card", calls.map((c) => {
