@@ -96,15 +96,27 @@ class Operator(Protocol):
 
 class AutoOperator:
     """Clears every fault after ``delay`` seconds (the virtual rig; unattended runs). Gives up with
-    ``void`` after ``limit`` problems in one deal."""
+    ``void`` after ``limit`` problems in one deal.
 
-    def __init__(self, delay: float = 0.0, limit: int = 50):
-        self.delay, self.limit, self.seen = delay, limit, 0
+    A problem that needs someone to look at dealt cards (``problem["place"]``: which cards each place
+    must hold, after double feeds carried cards past the camera) cannot be cleared by waiting: without
+    ``place`` it is declined (``void``) rather than guessed. ``place(problem)`` is the simulated
+    person's hands (the virtual rig, which knows where every card is, puts them as asked)."""
+
+    def __init__(self, delay: float = 0.0, limit: int = 50,
+                 place: Callable[[dict[str, Any]], None] | None = None):
+        self.delay, self.limit, self.seen, self.place = delay, limit, 0, place
 
     def attend(self, problem: dict[str, Any]) -> str:
         self.seen += 1
         time.sleep(self.delay)
-        return "resume" if self.seen <= self.limit else "void"
+        if self.seen > self.limit:
+            return "void"
+        if problem.get("place") is not None:
+            if self.place is None:
+                return "void"
+            self.place(problem)
+        return "resume"
 
 
 class EventOperator:
@@ -182,6 +194,9 @@ class DealState:
     pulses: list[float] = field(default_factory=list)
     baseline: dict[str, Any] | None = None    # the MCU's boot id and eject counter at a known point
     misplaced: dict[int, int] = field(default_factory=dict)  # double-fed card -> where it belonged
+    doubles_open: dict[int, dict[str, Any]] = field(default_factory=dict)  # two cards left, not yet journaled
+    placed: dict[int, str] = field(default_factory=dict)     # unseen card -> label the operator confirmed
+    ghost_rows: dict[int, set[str]] = field(default_factory=dict)  # unseen card -> its rows still to write
 
     @property
     def next_index(self) -> int:
@@ -198,27 +213,65 @@ class DealState:
         if plan_row is None:
             raise ValueError(f"round {round_} has no deal plan in the journal: it cannot be resumed")
         st = cls(round_, Plan.from_json(plan_row.data["plan"]))
+        done_doubles: set[int] = set()
+        before: dict[int, list[int]] = {}     # an older journal's order row of an unfinished double feed
         for r in rows:
             d = r.data
             if r.kind == "shuffle_done":
                 st.shuffled = True
             elif r.kind == "card_read":
-                st.reads[d["index"]] = {**d, "image": r.image}
+                st.ghost_rows.get(d["index"], set()).discard("card_read")
+                if not st.reads.get(d["index"], {}).get("ghost"):
+                    st.reads[d["index"]] = {**d, "image": r.image}
             elif r.kind == "eject_intent":
                 st.pending = d
+            elif r.kind == "fault" and d.get("kind") == "DoubleFeed" and st.pending is not None:
+                # the rig reports a double feed once both cards have passed the exit: the eject happened
+                i = st.pending["index"]
+                st.doubles_open[i] = {"index": i, "seat": st.pending["seat"], "pulse_ms": d.get("pulse_ms")}
+                st.pending = None
             elif r.kind == "eject_done":
-                st.dealt[d["index"]] = d["seat"]
-                if d.get("pulse_ms"):
-                    st.pulses.append(float(d["pulse_ms"]))
-                if st.pending and st.pending["index"] == d["index"]:
+                i, pulse = d["index"], d.get("pulse_ms")
+                st.ghost_rows.get(i, set()).discard("eject_done")
+                # older journals have no "double": the long-pulse test the dealer made then, made again
+                double = d["double"] if "double" in d else (
+                    not d.get("inferred") and _long_pulse(float(pulse) if pulse else None, st.pulses))
+                if (double or i in st.doubles_open) and i not in done_doubles:
+                    st.doubles_open[i] = {"index": i, "seat": d["seat"], "pulse_ms": pulse}
+                st.dealt[i] = d["seat"]
+                if pulse:
+                    st.pulses.append(float(pulse))
+                if st.pending and st.pending["index"] == i:
                     st.pending = None
             elif r.kind == "order":
+                reason = str(d.get("reason", ""))
+                if reason.startswith("double feed at card "):
+                    before.setdefault(int(reason.rsplit(" ", 1)[1]) - 1, list(st.plan.order))
                 st.plan.order = list(d["order"])
             elif r.kind == "double_feed":
+                # the whole double feed in one row: the order after it, the unseen card and its seat
+                i, seat = d["index"], d["seat"]
+                j = int(d.get("ghost", i + 1))
+                st.doubles_open.pop(i, None)
+                done_doubles.add(i)
+                if d.get("order") is not None:
+                    st.plan.order = list(d["order"])
                 st.flags.append(d["flag"])
                 st.misplaced = {int(k): v for k, v in (d.get("misplaced") or {}).items()}
+                st.reads[j] = _ghost(j)
+                st.dealt[j] = seat
+                st.ghost_rows[j] = {"card_read", "eject_done"}
+                if st.pending and st.pending["index"] == i:
+                    st.pending = None
+            elif r.kind == "placed":
+                st.placed.update({int(k): v for k, v in d["cards"].items()})
+                st.flags.append(d["flag"])
             elif r.kind == "mcu_baseline":
                 st.baseline = d
+        st.ghost_rows = {j: rows_ for j, rows_ in st.ghost_rows.items() if rows_}
+        for i in st.doubles_open:
+            if i in before:               # that order row was the double feed's first step: it is redone
+                st.plan.order = before[i]
         return st
 
 
@@ -314,6 +367,7 @@ class Dealer:
 
     def _guarded(self, state: DealState, fresh: bool) -> DealResult:
         try:
+            self._clear_host_silent(state)    # before anything moves, the shuffle too
             if not state.shuffled:
                 self._shuffle(state)
             self._connect_and_home(state, check_window=not fresh)
@@ -321,6 +375,7 @@ class Dealer:
             return self._finish(state)
         except DealVoided as exc:
             result = self.void(state.round, str(exc))
+            result.message = f"{result.message} ({exc})"
             self._emit("deal_done", status="void", flags=state.flags)
             return result
 
@@ -330,18 +385,39 @@ class Dealer:
         self._move(state, "shuffle", {"passes": passes}, lambda: self.rig.shuffle(passes))
         state.shuffled = True
 
-    def _connect_and_home(self, state: DealState, check_window: bool) -> None:
-        fault = self._status().get("fault")
-        if fault == "host silent":            # the controller was gone (a crash): the MCU stopped safely
+    def _clear_host_silent(self, state: DealState) -> None:
+        """The controller was gone (a crash, kill -9): the MCU stopped safely and latched "host
+        silent". That is the expected failsafe, not a fault for a person: clear it and go on."""
+        if self._status().get("fault") == "host silent":
             self.journal.append(state.round, "fault", {"kind": "host silent", "during": "restart"})
             self._clear_fault()
+
+    def _connect_and_home(self, state: DealState, check_window: bool) -> None:
         self._emit("homing")
         self._move(state, "home", {}, self.rig.home)
         self._at = None
+        self._finish_double_feeds(state)
         if check_window or state.pending is not None:
             self._resync(state)
         else:
             self._baseline(state)
+
+    def _finish_double_feeds(self, state: DealState) -> None:
+        """Interrupted in the middle of a double feed (its ``fault`` or ``eject_done`` row says two
+        cards left; its ``double_feed`` row is missing): journal the rest of it before the window is
+        checked (the window shows the card after the unseen one)."""
+        for j, missing in sorted(state.ghost_rows.items()):   # its unseen card's own rows, for the record
+            if "card_read" in missing:
+                self.journal.append(state.round, "card_read", state.reads[j])
+            if "eject_done" in missing:
+                self._card_out(state, j, state.dealt[j], None, inferred=True)
+        state.ghost_rows.clear()
+        for d in sorted(state.doubles_open.values(), key=lambda d: d["index"]):
+            i, seat, pulse = d["index"], d["seat"], d.get("pulse_ms")
+            pulse = float(pulse) if pulse else None
+            if i not in state.dealt:
+                self._card_out(state, i, seat, pulse, double=True)
+            self._double_feed(state, i, seat, pulse)
 
     def _baseline(self, state: DealState) -> None:
         """Journal the MCU's boot id and eject counter with the number of cards dealt: after a crash,
@@ -378,13 +454,18 @@ class Dealer:
             return
         pulse = _pulse_ms(evidence)
         double = _long_pulse(pulse, state.pulses)   # the rig raises DoubleFeed; this is a second opinion
-        self._card_out(state, i, seat, pulse)
+        self._card_out(state, i, seat, pulse, double=double)
         if double:
             self._double_feed(state, i, seat, pulse)
 
-    def _card_out(self, state: DealState, i: int, seat: int, pulse: float | None, inferred: bool = False) -> None:
+    def _card_out(self, state: DealState, i: int, seat: int, pulse: float | None, inferred: bool = False,
+                  double: bool = False) -> None:
+        """Journal card ``i`` as gone to ``seat``. ``double``: a second card went with it (the row says
+        so, so a crash before the double feed's own row still knows)."""
         self.journal.append(state.round, "eject_done", {"index": i, "seat": seat, "pulse_ms": pulse,
-                                                        "inferred": inferred})
+                                                        "inferred": inferred, "double": double})
+        if double:
+            state.doubles_open[i] = {"index": i, "seat": seat, "pulse_ms": pulse}
         self._eject_tag = self._last_tag      # the next read must show a later scene than this card's
         state.dealt[i] = seat
         state.pending = None
@@ -395,22 +476,32 @@ class Dealer:
 
     def _double_feed(self, state: DealState, i: int, seat: int, pulse: float | None) -> None:
         """Card ``i`` took the unread card behind it along to the same seat. Record that card (identity
-        from deck decoding), keep every seat's count right, and flag the deal for the operator."""
+        from deck decoding), keep every seat's count right, and flag the deal for the operator.
+
+        One ``double_feed`` row holds all of it (the new order, the unseen card ``j`` and its seat), so
+        a crash after any row of a double feed resumes knowing where both cards went. After the last
+        planned card, the card taken along is one too many: journaled the same way, and the deal is
+        stopped by :meth:`_finish` (the seat's count, and decoding, name it)."""
         j = i + 1
-        if j >= state.plan.total:
-            return
-        planned = state.plan.order[j]
-        new_order = rebalance_after_double_feed(state.plan.order, j, seat)
-        self.journal.append(state.round, "order", {"order": new_order, "reason": f"double feed at card {i + 1}"})
-        state.plan.order = new_order
-        flag = f"double feed: cards {i + 1} and {j + 1} both went to {_where(seat)}"
-        if Counter(new_order) != Counter(fair_deal.slots(state.plan.cards_per_seat, state.plan.bottom)):
-            flag += f" (card {j + 1} belongs to {_where(planned)})"
-            state.misplaced[j] = planned
+        extra = j >= state.plan.total
+        misplaced = dict(state.misplaced)
+        if extra:
+            new_order = list(state.plan.order)
+            flag = f"double feed: card {i + 1} took a card too many along to {_where(seat)}"
+        else:
+            planned = state.plan.order[j]
+            new_order = rebalance_after_double_feed(state.plan.order, j, seat)
+            flag = f"double feed: cards {i + 1} and {j + 1} both went to {_where(seat)}"
+            if Counter(new_order) != Counter(fair_deal.slots(state.plan.cards_per_seat, state.plan.bottom)):
+                flag += f" (card {j + 1} belongs to {_where(planned)})"
+                misplaced[j] = planned
         self.journal.append(state.round, "double_feed", {"index": i, "seat": seat, "pulse_ms": pulse,
-                                                         "flag": flag, "misplaced": state.misplaced})
+                                                         "flag": flag, "misplaced": misplaced, "ghost": j,
+                                                         "order": new_order, "extra": extra})
+        state.plan.order, state.misplaced = new_order, misplaced
+        state.doubles_open.pop(i, None)
         state.flags.append(flag)
-        ghost = {"index": j, "label": None, "confidence": 0.0, "unsure": True, "probs": None, "ghost": True}
+        ghost = _ghost(j)
         self.journal.append(state.round, "card_read", ghost)
         state.reads[j] = ghost
         self._emit("double_feed", index=i, seat=None if seat == BOTTOM else seat)
@@ -439,6 +530,10 @@ class Dealer:
             for j, belongs in state.misplaced.items():   # no later slot could even out a double feed
                 problems.append(f"a double feed put {labels[j]} at {_where(state.dealt[j])} but it belongs to "
                                 f"{_where(belongs)}")
+        if problems:
+            return self._stop(state, problems)
+        for group in self._unseen_doubts(state, labels):
+            self._have_checked(state, group, labels)   # a person makes the table match, or voids
         record: dict[str, Any] = {"game": plan.game, "hands": hands, "bottom": bottom, "events": [],
                                   "deal": {"round": state.round, "fair": plan.fair, "first_seat": plan.first_seat,
                                            "commitment": plan.commitment, "flags": list(state.flags)}}
@@ -446,8 +541,6 @@ class Dealer:
             record["preset"] = plan.preset
         if plan.rules:
             record["rules"] = dict(plan.rules)
-        if problems:
-            return self._stop(state, problems)
         fp = first_player(plan.game, hands, bottom, dealer=plan.first_seat)
         self.journal.append(state.round, "first_player", fp.to_event())
         self._announce(fp)
@@ -555,7 +648,7 @@ class Dealer:
 
     def _check_leftover(self, state: DealState) -> None:
         """After the last planned card the hopper must be empty; a card left over is an extra card."""
-        i = state.plan.total
+        i = max(state.plan.total, state.next_index)   # past a card too many a double feed took along
         reading = self._read_card(state, i)
         if reading.get("empty"):
             state.reads.pop(i, None)
@@ -598,13 +691,18 @@ class Dealer:
     def _rig_fault(self, state: DealState, exc: BaseException, during: str, resync: bool = True) -> None:
         """Sort out a rig error. After it, the journal again knows where every card is."""
         kind = type(exc).__name__
-        self.journal.append(state.round, "fault", {"kind": kind, "during": during, "message": str(exc)})
+        fault: dict[str, Any] = {"kind": kind, "during": during, "message": str(exc)}
+        double = kind == "DoubleFeed" and state.pending is not None
+        if double:   # the row alone says where both cards went (index, seat), should nothing follow it
+            fault.update(index=state.pending["index"], seat=state.pending["seat"],
+                         pulse_ms=_pulse_ms(getattr(exc, "evidence", None)))
+        self.journal.append(state.round, "fault", fault)
         self._at = None
-        if kind == "DoubleFeed" and state.pending is not None:
-            i, seat = state.pending["index"], state.pending["seat"]
+        if double:
+            i, seat, pulse = fault["index"], fault["seat"], fault["pulse_ms"] or None
             self._clear_fault()
-            self._card_out(state, i, seat, _pulse_ms(getattr(exc, "evidence", None)) or None)
-            self._double_feed(state, i, seat, None)
+            self._card_out(state, i, seat, pulse, double=True)
+            self._double_feed(state, i, seat, pulse)
             return
         homed = False
         if kind in ("McuRebooted", "LinkLost"):
@@ -706,15 +804,21 @@ class Dealer:
         state.reads[i] = known
         self._resync(state)
 
-    def _pause(self, state: DealState, reason: str, message: str, message_zh: str) -> None:
-        problem = {"reason": reason, "message": message, "message_zh": message_zh}
+    def _pause(self, state: DealState, reason: str, message: str, message_zh: str,
+               public: tuple[str, str] | None = None, **details: Any) -> None:
+        """Wait for the operator. ``public`` (en, zh): what the ``paused`` event and the voice say
+        instead of the message, when the message names dealt cards (hands are secret; the operator
+        gets the whole problem in ``attend``, and the journal keeps it). ``details`` go with the
+        problem."""
+        problem = {"reason": reason, "message": message, "message_zh": message_zh, **details}
         self.journal.append(state.round, "pause", problem)
         expect = getattr(self.operator, "expect", None)
         if expect is not None:  # waiting before anyone hears of the pause: an instant resume is not lost
             expect(problem)
-        self._emit("paused", **problem)
+        said_en, said_zh = public or (message, message_zh)
+        self._emit("paused", reason=reason, message=said_en, message_zh=said_zh)
         if self.voice is not None:
-            self.voice.say(message_zh, message)
+            self.voice.say(said_zh, said_en)
         answer = self.operator.attend(problem)
         if answer == "void":
             raise DealVoided(f"voided by the operator after: {message}")
@@ -735,10 +839,8 @@ class Dealer:
         """Deck-consistency decoding over every card read; the problems it finds, named."""
         from vision.decode import decode_deal
 
-        n_read = max(state.reads) + 1 if state.reads else 0
-        uniform = [1.0 / len(LABELS)] * len(LABELS)
-        probs = np.array([state.reads[i].get("probs") or uniform if i in state.reads else uniform
-                          for i in range(n_read)], dtype=float)
+        probs = _probs(state)
+        n_read = len(probs)
         composition = Counter(str(c) for c in state.plan.deck.cards())
         result = decode_deal(probs, composition)
         labels: list[str | None] = list(result.labels)
@@ -747,7 +849,15 @@ class Dealer:
             problems.append(f"{card} is missing from the deck (find it and put it back)")
         for card in _names(result.duplicated):
             problems.append(f"{card} is in the deck twice (take one out)")
-        for card in _names(getattr(result, "extra", [])):
+        extra = _names(getattr(result, "extra", []))
+        for j in sorted(state.dealt):
+            # an unseen card (a double feed) the deck has no room for: it is one too many, at its seat
+            if state.reads.get(j, {}).get("ghost") and j < len(labels) and labels[j] is None and "?" in extra:
+                extra.remove("?")
+                where = _where(state.dealt[j])
+                problems.append(f"a card too many went to {where} with card {j} (a double feed took it along "
+                                f"unseen: take it out of {where}'s cards)")
+        for card in extra:
             problems.append(f"{card} does not belong in this deck (take it out)")
         if n_read > state.plan.total and not problems:
             problems.append(f"{n_read - state.plan.total} card(s) too many in the hopper")
@@ -757,6 +867,90 @@ class Dealer:
                                                      "unsure": _plain(getattr(result, "unsure", [])),
                                                      "problems": problems})
         return labels, problems
+
+    def _unseen_doubts(self, state: DealState, labels: list[str | None]) -> list[list[int]]:
+        """Groups of dealt cards whose places decoding had to guess: a card a double feed carried past
+        the camera has no read, so decoding knows only which cards are missing, not which unseen card
+        is which. Two cards are in doubt together when they lie in different places, have different
+        labels, and swapping their labels costs decoding little (nothing at all for two unseen cards;
+        for an unseen and a seen card, what the camera gave the other label). One unseen card, unseen
+        cards all in one place, or unseen cards that are all the same card (two decks) are no doubt.
+        Groups the operator already checked (``placed``) are left out."""
+        unseen = [i for i in sorted(state.dealt) if state.reads.get(i, {}).get("ghost")
+                  and i < len(labels) and labels[i] is not None]
+        if not unseen:
+            return []
+        logp = -np.log(np.clip(_probs(state), 1e-9, 1.0))
+        col = {label: k for k, label in enumerate(LABELS)}
+        cards = [k for k in sorted(state.dealt) if k < len(labels) and labels[k] is not None]
+        parent = {k: k for k in cards}
+
+        def root(k: int) -> int:
+            while parent[k] != k:
+                k = parent[k]
+            return k
+
+        for g in unseen:
+            for k in cards:
+                if k == g or state.dealt[k] == state.dealt[g] or labels[k] == labels[g]:
+                    continue
+                a, b = col[str(labels[g])], col[str(labels[k])]
+                loss = logp[g, b] + logp[k, a] - logp[g, a] - logp[k, b]
+                if loss < SWAP_MARGIN:
+                    parent[root(k)] = root(g)
+        groups: dict[int, list[int]] = {}
+        for k in cards:
+            groups.setdefault(root(k), []).append(k)
+        out = []
+        for group in groups.values():
+            if len(group) > 1 and not all(state.placed.get(k) == labels[k] for k in group):
+                out.append(sorted(group))
+        return out
+
+    def _have_checked(self, state: DealState, group: list[int], labels: list[str | None]) -> None:
+        """Pause: a person looks through the places ``group``'s cards went to and makes each hold the
+        card the record says (swapping cards between them), then resumes; or voids the hand. The record
+        then agrees with the table because a person made it so; a guess is never recorded as known."""
+        from controller.announce import card_zh
+
+        places = sorted({state.dealt[k] for k in group}, key=lambda s: (s == BOTTOM, s))
+        hold = {s: sorted((str(labels[k]) for k in group if state.dealt[k] == s), key=LABELS.index)
+                for s in places}
+        unseen = [k for k in group if state.reads.get(k, {}).get("ghost")]
+        seen = [k for k in group if k not in unseen]
+        cards = sorted({str(labels[k]) for k in group}, key=LABELS.index)
+        who = _and([str(k + 1) for k in unseen])
+        what = f"card{'s' if len(unseen) > 1 else ''} {who} went past the camera unseen"
+        if seen:
+            what += (f", and card{'s' if len(seen) > 1 else ''} {_and([str(k + 1) for k in seen])} "
+                     "could not be read for sure")
+        must = "; ".join(f"{_where(s)} must hold {_and(hold[s])}" for s in places)
+        message = (f"Double feeds: {what}, so the camera cannot tell which of {_and(cards)} went where. "
+                   f"Look through the cards of {_and([_where(s) for s in places])}: {must} (swap cards between "
+                   "them until it is so), then resume. Void the hand if they are not all there.")
+
+        def zh_place(s: int) -> str:
+            return "底牌" if s == BOTTOM else f"{s + 1}号位"
+
+        def zh_cards(labels_: list[str]) -> str:
+            return "、".join(_safe_zh(c, card_zh) for c in labels_)
+
+        message_zh = (f"双张：第{'、'.join(str(k + 1) for k in group)}张牌没有被看清，无法确定{zh_cards(cards)}各在哪家。"
+                      f"请查看{'、'.join(zh_place(s) for s in places)}的牌，使"
+                      + "，".join(f"{zh_place(s)}有{zh_cards(hold[s])}" for s in places)
+                      + "（不对就互换），然后继续；如果牌不全，请作废本局。")
+        place = {("bottom" if s == BOTTOM else str(s)): hold[s] for s in places}
+        self._pause(state, "double_feed", message, message_zh,
+                    public=("Double feeds: cards went by unseen. The operator checks some hands, then resumes.",
+                            "双张：有牌没有被看到，操作员核对几家的牌后继续。"),
+                    cards=list(group), place=place)
+        checked = {k: str(labels[k]) for k in group}
+        flag = (f"double feed: {what}; the operator made sure that " + "; ".join(
+            f"{_where(s)} holds {_and(hold[s])}" for s in places))
+        self.journal.append(state.round, "placed", {"by": "operator", "cards": {str(k): v for k, v in checked.items()},
+                                                    "place": place, "flag": flag})
+        state.placed.update(checked)
+        state.flags.append(flag)
 
     # ------------------------------------------------------------------ helpers
     def _status(self) -> dict[str, Any]:
@@ -776,6 +970,26 @@ class Dealer:
 
 
 # ---------------------------------------------------------------------------------------- small helpers
+SWAP_MARGIN = float(np.log(20.0))   # two cards whose labels could swap at less than this log cost: a guess
+
+
+def _ghost(j: int) -> dict[str, Any]:
+    """The read of card ``j``, which a double feed carried past the camera: no evidence at all."""
+    return {"index": j, "label": None, "confidence": 0.0, "unsure": True, "probs": None, "ghost": True}
+
+
+def _probs(state: DealState) -> np.ndarray:
+    """The reader's probabilities of every card read so far (uniform for an unseen card)."""
+    n_read = max(state.reads) + 1 if state.reads else 0
+    uniform = [1.0 / len(LABELS)] * len(LABELS)
+    return np.array([state.reads[i].get("probs") or uniform if i in state.reads else uniform
+                     for i in range(n_read)], dtype=float).reshape(n_read, len(LABELS))
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def _pulse_ms(evidence: Any) -> float | None:
     if evidence is None:
         return None
@@ -851,6 +1065,10 @@ _ZH_PATTERNS = (
     (r"^a double feed put (\S+) at the bottom but it belongs to seat (\d+)$", "双张：{c1}被发到底牌，应属{2}号位"),
     (r"^a double feed put (\S+) at seat (\d+) but it belongs to the bottom$", "双张：{c1}被发到{2}号位，应属底牌"),
     (r"^(\d+) card\(s\) too many in the hopper$", "牌仓多出{1}张牌"),
+    (r"^a card too many went to seat (\d+) with card (\d+) \(.*\)$",
+     "多了一张牌：双张时随第{2}张牌被带到{1}号位，未被看到（请从{1}号位的牌中取出）"),
+    (r"^a card too many went to the bottom with card (\d+) \(.*\)$",
+     "多了一张牌：双张时随第{1}张牌被带到底牌，未被看到（请从底牌中取出）"),
     (r"^the deck has (\d+) cards, not (\d+)$", "整副牌有{1}张，应为{2}张"),
     (r"^the hopper held (\d+) cards, but this deal needs (\d+), (.+): load that deck$",
      "牌仓里有{1}张牌，本局需要{2}张，即{d3}：请放入这副牌"),

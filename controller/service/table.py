@@ -55,6 +55,8 @@ PAUSE_TEXT = {
     "unreadable": ("A card could not be read. The operator checks it, then resumes.", "有牌无法识别。操作员检查后继续。"),
     "mismatch": ("The cards in the dealer were moved. The operator puts them back, then resumes.",
                  "发牌机里的牌被动过。操作员复原后继续。"),
+    "double_feed": ("Cards went past the camera unseen. The operator checks the hands the operator page names, "
+                    "then resumes.", "有牌未经相机识别。操作员按操作页提示核对手牌后继续。"),
 }
 PAUSE_DEFAULT = ("The deal is paused for the operator.", "发牌暂停，等待操作员。")
 STOPPED_TEXT = ("The deal stopped: the operator checks the rig, then resumes or voids it.",

@@ -247,3 +247,20 @@ def test_operator_page_preselects_the_next_deals_first_seat(browser, live):  # n
         assert sorted(shown) == sorted(str(c) for c in rnd.hands[s])
         assert [order.index(c[1:]) for c in shown] == sorted(order.index(c[1:]) for c in shown), shown
     page.close()
+
+
+def test_operator_page_shows_what_a_paused_deal_needs(browser, live):  # noqa: F811
+    """A deal paused for the operator (here: cards that passed the camera unseen) tells the table only that
+    the operator must act; the operator page shows the journal's whole instruction, which names cards."""
+    svc = live.svc
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(live.url + f"/operator#t={svc.tokens.operator_token()}")
+    page.wait_for_function("document.getElementById('health').textContent.length > 0", timeout=5000)
+    rid = svc.journal.new_round({"game": "hongsi", "first_seat": 0, "fair_deal": False, "source": "test"})
+    said = "Look through the cards of seat 2 and seat 3: seat 2 must hold H6; seat 3 must hold D6"
+    svc.journal.append(rid, "pause", {"reason": "double_feed", "message": said, "message_zh": "核对二号位和三号位"})
+    svc.hub.publish({"type": "deal_status", "stage": "paused", "round": rid, "message": "public words"})
+    page.wait_for_function("document.getElementById('msg').textContent.includes('seat 2 must hold H6')",
+                           timeout=5000)
+    assert "核对二号位和三号位" in page.inner_text("#msg")
+    page.close()

@@ -163,9 +163,18 @@ $("btn-replay").onclick = async () => {
   $("crops").innerHTML = crops.join("") || '<span class="en">no camera reads for this round (software deal)</span>';
 };
 
+// A paused deal: the table hears only that the operator must act; what to do (which cards, which seats)
+// is in the journal's pause row, which only the operator reads. Show it, whole.
+async function pauseDetail(round) {
+  const j = await call(`/api/journal?round=${round}&limit=50`);
+  const row = j.rows.reverse().find((r) => r.kind === "pause");
+  if (row) showMsg(`⚠ ${esc(row.data.message_zh || "")} <span class="en">${esc(row.data.message || "")}</span>`, "refused");
+}
+
 subscribe((ev) => {
   if (ev.type !== "deal" && ev.type !== "voice") health();
   if (ev.type === "finished") nextFirstSeat().catch(console.warn);
+  if (ev.type === "deal_status" && ev.stage === "paused" && token) pauseDetail(ev.round).catch(console.warn);
 }, () => Promise.all([health(), nextFirstSeat()]));  // and on (re)connect
 health();
 nextFirstSeat().catch(console.warn);
