@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +37,52 @@ def journal_path(journal: Path | None, config: Path | None = None) -> Path:
     return Path(cfg.data_dir).expanduser() / "journal.db"
 
 
-def open_journal(path: Path, must_exist: bool = False) -> Any:
-    from controller.journal import Journal, JournalError
+def open_journal(path: Path, must_exist: bool = False, readonly: bool = False, then: str = "hongsi deal") -> Any:
+    """Open the journal, or one clear line. ``readonly`` (log verify / export) changes nothing on disk,
+    so a journal on a read-only medium or a write-protected copy can still be checked."""
+    from controller.journal import Journal, JournalError, JournalWriteError
 
     if must_exist and not path.exists():
         raise CommandError(f"no journal at {path} (give --journal PATH)")
     try:
-        return Journal(path)
+        return Journal(path, readonly=readonly)
+    except JournalWriteError as exc:
+        if exc.full:
+            raise CommandError(write_failure(exc, then)) from None
+        raise CommandError(f"{exc}: hongsi deal writes every step there before the rig moves; give a writable "
+                           "--journal PATH (日志无法写入)") from None
     except JournalError as exc:
         raise CommandError(str(exc)) from None
+
+
+def write_failure(exc: Any, then: str) -> str:
+    """The one line for a journal that stopped taking writes (a full disk, a medium gone read-only)."""
+    if exc.full:
+        return f"the journal's disk is full ({exc.path}): free space, then run {then} (日志磁盘已满：清理空间后继续)"
+    return f"cannot write the journal {exc.path}: {exc.reason}; fix it, then run {then} (日志无法写入)"
+
+
+@contextmanager
+def _journal_writes(jr: Any, then: str | None = None) -> Iterator[None]:
+    """Turn a journal that stops taking writes into one clear line and exit status 3. The row that
+    failed was not written, so the motion it announced never started: ``--resume`` finishes the hand.
+    ``then`` None: resume if the journal holds an open round by now, else deal again."""
+    from controller.journal import JournalWriteError
+
+    try:
+        yield
+    except JournalWriteError as exc:
+        step = then or ("hongsi deal --resume" if jr.last_open_round() is not None else "hongsi deal")
+        raise CommandError(write_failure(exc, step), code=3) from None
+
+
+def _refuse_if_dealing(jr: Any, round_: int | None) -> None:
+    """Another live process owns the round (it is dealing it now): never drive it a second time."""
+    if round_ is None or jr.status(round_) != "dealing":
+        return
+    pid, host = jr.owner(round_)
+    raise CommandError(f"hand {round_} is being dealt by pid {pid} on {host}; wait for it or stop it "
+                       f"(第{round_}局正在发牌)")
 
 
 # ---------------------------------------------------------------------------------------- hongsi deal
@@ -72,20 +111,24 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
             raise CommandError(str(exc)) from None
         if not 0 <= first_seat < seats:
             raise CommandError(f"--first-seat {first_seat}: {game} has seats 0..{seats - 1}")
-    jr = open_journal(journal_path(journal, config))
+    jr = open_journal(journal_path(journal, config),
+                      then="hongsi deal --void" if void else "hongsi deal --resume" if resume else "hongsi deal")
     out = Console(stderr=True)
     open_round = jr.last_open_round()
+    _refuse_if_dealing(jr, open_round)
     if void:
         if open_round is None:
             raise CommandError(f"no interrupted hand to void in {jr.path}")
-        result = Dealer(None, None, None, jr).void(open_round, "voided with hongsi deal --void")  # type: ignore[arg-type]
+        with _journal_writes(jr, "hongsi deal --void"):
+            result = Dealer(None, None, None, jr).void(open_round, "voided with hongsi deal --void")  # type: ignore[arg-type]
         out.print(f"{result.message}\n{result.message_zh}")
         return 0
     if resume and open_round is None:
         raise CommandError(f"no interrupted hand to resume in {jr.path}")
     if resume and open_round is not None and not any(r.kind == "deal_plan" for r in jr.rows(open_round)):
         # stopped before its plan was written: nothing moved yet, so deal it afresh
-        jr.append(open_round, "round_end", {"status": "void", "reason": "interrupted before the deal began"})
+        with _journal_writes(jr, "hongsi deal --resume"):
+            jr.append(open_round, "round_end", {"status": "void", "reason": "interrupted before the deal began"})
         resume, open_round = False, None
     if not resume and open_round is not None and jr.status(open_round) == "interrupted":
         raise CommandError(f"hand {open_round} was interrupted: run 'hongsi deal --resume' to finish it "
@@ -101,8 +144,8 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
     operator = AutoOperator(delay=0.2) if unattended or not sys.stdin.isatty() else ConsoleOperator()
     dealer = Dealer(rig, cam, reader, jr, config=cfg, voice=voice, panel=_open_panel(cfg), operator=operator,
                     frames_per_read=frames)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=out, transient=False) as progress:
+    with _journal_writes(jr), Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                       TimeElapsedColumn(), console=out, transient=False) as progress:
         task = progress.add_task("shuffling 洗牌", total=None)
 
         def on_event(ev: dict[str, Any]) -> None:
@@ -138,7 +181,13 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
         sys.stderr.write(f"hongsi: {result.message}\nhongsi: {result.message_zh}\n")
         return 3
     assert result.record is not None and result.first_player is not None
-    proof = dealer.reveal(result.round)   # the hands are printed here, so the seed is no secret any more
+    from controller.journal import JournalWriteError
+
+    try:
+        proof = dealer.reveal(result.round)   # the hands are printed here, so the seed is no secret any more
+    except JournalWriteError as exc:          # the hand is dealt and journalled: announce it all the same
+        proof = None
+        out.print(f"[yellow]check: the fair-deal proof was not journalled: {exc}[/yellow]")
     record = {k: v for k, v in result.record.items() if k != "events"}
     if proof is not None:
         record["deal"] = {**record["deal"], "proof": proof}
@@ -201,7 +250,7 @@ def _previous_winner(journal: Any, game: str) -> int | None:
 
 # ---------------------------------------------------------------------------------------- hongsi log
 def log_verify(journal: Path | None, config: Path | None) -> int:
-    jr = open_journal(journal_path(journal, config), must_exist=True)
+    jr = open_journal(journal_path(journal, config), must_exist=True, readonly=True)
     report = jr.verify()
     if report.ok:
         sys.stdout.write(f"ok: {report.rows} rows, {report.images} images; the chain and every image check out\n")
@@ -215,12 +264,14 @@ def log_verify(journal: Path | None, config: Path | None) -> int:
 def log_export(round_: int, out: Path | None, journal: Path | None, config: Path | None) -> int:
     from controller.journal import JournalError
 
-    jr = open_journal(journal_path(journal, config), must_exist=True)
+    jr = open_journal(journal_path(journal, config), must_exist=True, readonly=True)
     target = out or Path(f"round-{round_}")
     try:
         jr.export(round_, target)
     except JournalError as exc:
         raise CommandError(str(exc)) from None
+    except OSError as exc:
+        raise CommandError(f"cannot write the export to {target}: {exc.strerror or exc}") from None
     has_record = (target / "record.json").exists()
     sys.stdout.write(f"{target}: journal.jsonl, {len(list((target / 'images').iterdir()))} images"
                      + (", record.json\n" if has_record else " (the round has no record: it did not finish)\n"))

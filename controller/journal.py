@@ -17,12 +17,16 @@ True
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +72,35 @@ def _owner_only(path: Path, mode: int) -> None:
 
 class JournalError(RuntimeError):
     """The journal cannot be used (unreadable file, unknown round, ...)."""
+
+
+class JournalWriteError(JournalError):
+    """The journal cannot be written: its disk is full (``full``), or the medium or the permissions
+    refuse writes. Nothing journalled before is lost; the row that failed was not written (so the
+    motion it announced did not start)."""
+
+    def __init__(self, path: Path, reason: str, full: bool = False):
+        self.path, self.reason, self.full = path, reason, full
+        super().__init__(f"the journal's disk is full ({path})" if full
+                         else f"cannot write the journal {path}: {reason}")
+
+
+_FULL_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+_NOT_A_DB = {"SQLITE_NOTADB", "SQLITE_CORRUPT"}
+
+
+def _write_error(path: Path, exc: BaseException) -> JournalWriteError:
+    """A failed write (an OSError or SQLite's error) as the one clear JournalWriteError."""
+    if isinstance(exc, OSError):
+        return JournalWriteError(path, exc.strerror or str(exc), full=exc.errno in _FULL_ERRNOS)
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    full = name == "SQLITE_FULL" or "disk is full" in str(exc)
+    return JournalWriteError(path, str(exc), full=full)
+
+
+def _sqlite_uri(path: Path, **params: str) -> str:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    return f"file:{urllib.parse.quote(str(path.resolve()))}?{query}"
 
 
 @dataclass(frozen=True)
@@ -116,24 +149,109 @@ class Journal:
     it a crashed process still loses nothing, an OS crash may lose the last rows.
     """
 
-    def __init__(self, path: Path | str, images: Path | str | None = None, *, durable: bool = True):
+    def __init__(self, path: Path | str, images: Path | str | None = None, *, durable: bool = True,
+                 readonly: bool = False):
+        """Open (or create) the journal. ``readonly`` opens an existing one for reading only
+        (``hongsi log verify`` / ``export``): nothing is created or changed, so it works on a read-only
+        medium or a write-protected copy."""
         self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.images = private_dir(Path(images) if images is not None else self.path.parent / "images")
-        self._lock = threading.Lock()
+        self.readonly = readonly
         self.durable = durable
+        self._lock = threading.Lock()
+        self._tmpdir: str | None = None
+        if readonly:
+            self.images = Path(images).expanduser() if images is not None else self.path.parent / "images"
+            self._db = self._open_readonly()
+            return
         try:
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-            self._db.executescript(_SCHEMA)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.images = private_dir(Path(images) if images is not None else self.path.parent / "images")
+        except OSError as exc:
+            raise _write_error(self.path, exc) from None
+        if self.path.exists() and not os.access(self.path, os.W_OK):
+            raise JournalWriteError(self.path, "the file is read-only")
+        if not os.access(self.path.parent, os.W_OK):
+            raise JournalWriteError(self.path, f"its folder {self.path.parent} is read-only")
+        db = None
+        try:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            _check_tables(db, self.path)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+            db.executescript(_SCHEMA)
             _owner_only(self.path, 0o600)  # the hands as dealt are in it (SQLite gives its -wal the same mode)
         except sqlite3.DatabaseError as exc:
-            raise JournalError(f"{self.path}: not a journal ({exc})") from None
+            if db is not None:
+                db.close()
+            if isinstance(exc, JournalError):
+                raise
+            if getattr(exc, "sqlite_errorname", None) in _NOT_A_DB or type(exc) is sqlite3.DatabaseError:
+                raise JournalError(f"{self.path}: not a journal ({exc})") from None
+            raise _write_error(self.path, exc) from None
+        except JournalError:
+            if db is not None:
+                db.close()
+            raise
+        self._db = db
+
+    def _open_readonly(self) -> sqlite3.Connection:
+        """Connect without writing anything. SQLite's ``mode=ro`` still needs the ``-shm`` file of a
+        WAL journal (it creates it when the folder is writable); in a folder nobody can write, no
+        writer can be at work, so without a ``-wal`` the file is opened ``immutable``. A ``-wal`` with
+        rows in it but no usable ``-shm`` on a read-only medium: the two files are read from a private
+        temporary copy."""
+        path = self.path
+        if not path.is_file():
+            raise JournalError(f"no journal at {path}")
+        if not os.access(path, os.R_OK):
+            raise JournalError(f"{path}: cannot read the journal (permission denied)")
+        wal = path.with_name(path.name + "-wal")
+        has_wal = wal.exists()
+        # a folder with no write bits is a write-protected copy even for root (whom access() lets write)
+        folder_writable = os.access(path.parent, os.W_OK) and bool(path.parent.stat().st_mode & 0o222)
+        attempts = [_sqlite_uri(path, mode="ro")] if folder_writable or has_wal else []
+        if not has_wal or wal.stat().st_size == 0:
+            attempts.append(_sqlite_uri(path, mode="ro", immutable="1"))
+        last: sqlite3.Error | None = None
+        for uri in attempts:
+            try:
+                return self._connect_ro(uri)
+            except JournalError:
+                raise
+            except sqlite3.DatabaseError as exc:
+                if getattr(exc, "sqlite_errorname", None) in _NOT_A_DB or type(exc) is sqlite3.DatabaseError:
+                    raise JournalError(f"{path}: not a journal ({exc})") from None
+                last = exc
+        if has_wal:
+            self._tmpdir = tempfile.mkdtemp(prefix="hongsi-journal-")
+            copy = Path(self._tmpdir) / path.name
+            try:
+                shutil.copyfile(path, copy)
+                shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+                return self._connect_ro(_sqlite_uri(copy, mode="ro"))
+            except (OSError, sqlite3.DatabaseError) as exc:
+                self._cleanup()
+                last = exc  # type: ignore[assignment]
+        raise JournalError(f"{path}: cannot read the journal ({last})")
+
+    def _connect_ro(self, uri: str) -> sqlite3.Connection:
+        db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None, check_same_thread=False)
+        try:
+            _check_tables(db, self.path, need_journal=True)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _cleanup(self) -> None:
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            self._cleanup()
 
     def __enter__(self) -> Journal:
         return self
@@ -147,14 +265,21 @@ class Journal:
         digest = hashlib.sha256(jpeg).hexdigest()
         target = self.image_path(digest)
         if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_suffix(f".tmp{os.getpid()}")
-            with open(tmp, "wb") as fh:
-                fh.write(jpeg)
-                fh.flush()
-                if self.durable:
-                    os.fsync(fh.fileno())
-            os.replace(tmp, target)
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(tmp, "wb") as fh:
+                    fh.write(jpeg)
+                    fh.flush()
+                    if self.durable:
+                        os.fsync(fh.fileno())
+                os.replace(tmp, target)
+            except OSError as exc:
+                try:
+                    tmp.unlink(missing_ok=True)     # no half-written image left behind
+                except OSError:
+                    pass
+                raise _write_error(self.path, exc) from None
         return digest
 
     def image_path(self, digest: str) -> Path:
@@ -164,24 +289,38 @@ class Journal:
                image: bytes | None = None) -> Row:
         """Append one row (and its image, written first); return it once it is on disk.
         ``round_`` None opens a new round (the next number, taken in the same transaction)."""
+        if self.readonly:
+            raise JournalWriteError(self.path, "it was opened read-only")
         digest = self.store_image(image) if image is not None else None
         text = canonical(data or {})
         with self._lock:
-            cur = self._db.cursor()
-            cur.execute("BEGIN IMMEDIATE")
             try:
-                if round_ is None:
-                    round_ = (cur.execute("SELECT MAX(round) FROM journal").fetchone()[0] or 0) + 1
-                last = cur.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
-                seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
-                t = time.time()
-                h = row_hash(seq, round_, kind, t, text, digest, prev)
-                cur.execute("INSERT INTO journal VALUES (?,?,?,?,?,?,?,?)",
-                            (seq, round_, kind, t, text, digest, prev, h))
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
+                return self._append_locked(round_, kind, text, digest)
+            except sqlite3.OperationalError as exc:
+                if getattr(exc, "sqlite_errorname", None) in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+                    raise
+                raise _write_error(self.path, exc) from None
+
+    def _append_locked(self, round_: int | None, kind: str, text: str, digest: str | None) -> Row:
+        cur = self._db.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            if round_ is None:
+                round_ = (cur.execute("SELECT MAX(round) FROM journal").fetchone()[0] or 0) + 1
+            last = cur.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+            seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
+            t = time.time()
+            h = row_hash(seq, round_, kind, t, text, digest, prev)
+            cur.execute("INSERT INTO journal VALUES (?,?,?,?,?,?,?,?)",
+                        (seq, round_, kind, t, text, digest, prev, h))
+            cur.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:   # SQLite may have rolled back already (a full disk)
+                try:
+                    cur.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            raise
         return Row(seq, round_, kind, t, json.loads(text), digest, prev, h)
 
     def new_round(self, data: dict[str, Any]) -> int:
@@ -216,11 +355,14 @@ class Journal:
                 return str(row.data.get("status", "done"))
         if any(row.kind == "deal_end" for row in rows):
             return "dealt"              # dealt and announced; the hand is being played
-        owner = next((r for r in reversed(rows) if r.kind in ("round_start", "resumed")), rows[0])
-        pid, host = owner.data.get("pid"), owner.data.get("host")
+        pid, host = _owner(rows)
         if pid and host == os.uname().nodename and _alive(int(pid)):
             return "dealing"
         return "interrupted"
+
+    def owner(self, round_: int) -> tuple[int | None, str | None]:
+        """The pid and host of the process that last took the round on (it opened or resumed it)."""
+        return _owner(self.rows(round_))
 
     def last_open_round(self) -> int | None:
         """The latest round that has not ended (interrupted or still dealing), or None."""
@@ -282,6 +424,23 @@ class Journal:
             (out / "record.json").write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n",
                                              encoding="utf-8")
         return out
+
+
+def _check_tables(db: sqlite3.Connection, path: Path, need_journal: bool = False) -> None:
+    """Refuse a file that is not a journal: not SQLite (DatabaseError), or an SQLite database holding
+    other tables and no ``journal`` (or, reading, no ``journal`` table at all)."""
+    names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "journal" not in names and (names or need_journal):
+        raise JournalError(f"{path}: not a journal (no journal table"
+                           + (f"; it holds {', '.join(sorted(names))})" if names else ")"))
+
+
+def _owner(rows: list[Row]) -> tuple[int | None, str | None]:
+    owner = next((r for r in reversed(rows) if r.kind in ("round_start", "resumed")), rows[0] if rows else None)
+    if owner is None:
+        return None, None
+    pid, host = owner.data.get("pid"), owner.data.get("host")
+    return (int(pid) if pid else None), (str(host) if host else None)
 
 
 def _alive(pid: int) -> bool:

@@ -13,6 +13,7 @@ are acked at once, duplicates dropped, and handed to ``on_event(name, fields, se
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
@@ -30,9 +31,14 @@ EventHandler = Callable[[str, dict[str, Any], int], None]
 class Link:
     def __init__(self, port: str, baud: int = 115200, *, timeout: float = 2.0, rto: float = 0.03,
                  rto_max: float = 0.25, on_event: EventHandler | None = None):
+        # exclusive: a second controller (another `hongsi deal`, `hongsi serve`) cannot share the port
+        extra = {"exclusive": True} if os.name == "posix" else {}
         try:
-            self.ser = serial.serial_for_url(port, baud, timeout=0.004, write_timeout=timeout)
+            self.ser = serial.serial_for_url(port, baud, timeout=0.004, write_timeout=timeout, **extra)
         except (serial.SerialException, ValueError) as exc:
+            if "exclusively lock" in str(exc):
+                raise LinkLost(f"serial port {port} is in use by another program (another hongsi deal or "
+                               f"hongsi serve?) / 串口被占用") from None
             raise LinkLost(f"cannot open serial port {port!r}: {exc} / 无法打开串口") from None
         self.port = port
         self.timeout = timeout
