@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -100,18 +100,42 @@ def vision_classify(
     reader = CardReader(threads=1)
     failed = 0
     for path in images:
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        image, why, warning = _load_image(path, cv2)
         if image is None:
             failed += 1
-            why = "no such file" if not path.exists() else "not a readable image"
             print(json.dumps({"file": str(path), "label": None, "confidence": 0.0, "error": why}), flush=True)
             sys.stderr.write(f"hongsi: {path}: {why}\n")
             continue
         reading = reader.read(image, kind=kind)
-        print(json.dumps({"file": str(path), "label": reading.label,
-                          "confidence": round(float(reading.confidence), 4)}), flush=True)
+        line = {"file": str(path), "label": reading.label, "confidence": round(float(reading.confidence), 4)}
+        if warning:
+            line["warning"] = warning
+            sys.stderr.write(f"hongsi: {path}: {warning}\n")
+        print(json.dumps(line), flush=True)
     if failed:
         raise typer.Exit(1)
+
+
+def _load_image(path: Path, cv2: Any) -> tuple[Any, str | None, str | None]:
+    """(image or None, why not, a warning) for one file. The bytes are read by Python and decoded by
+    OpenCV (which turns a phone photo by its EXIF orientation): ``cv2.imread`` itself crashes the process
+    on a file name that is not UTF-8."""
+    import numpy as np
+
+    if not path.exists():
+        return None, "no such file", None
+    if not path.is_file():
+        return None, "not a file (a folder?)", None
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, f"cannot read it ({exc.strerror})", None
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    cut_short = data[:2] == b"\xff\xd8" and data.rstrip(b"\x00\r\n ")[-2:] != b"\xff\xd9"
+    if image is None:
+        why = "the JPEG file is cut short (a partial copy?)" if cut_short else "not a readable image"
+        return None, f"{why}: give a whole JPEG, PNG, BMP, TIFF or WebP file", None
+    return image, None, "the JPEG file is cut short: part of the picture is missing" if cut_short else None
 
 
 # ---------------------------------------------------------------- the rig

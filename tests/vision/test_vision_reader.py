@@ -188,3 +188,35 @@ def test_a_far_too_dark_or_flat_picture_is_declined_but_not_called_empty(reader,
     assert r.label is None and r.found
     # a dim but readable frame is still read
     assert reader.read(np.clip(render_window_frame("H4", rng) * 0.35, 0, 255).astype(np.uint8)).label == "H4"
+
+
+def _card_back(rng: np.random.Generator):
+    """A card's back: a lattice edge to edge inside a thin white margin, no index anywhere."""
+    from vision.render import Face, _rounded_mask
+
+    fh, fw = 280, 200
+    img = np.full((fh, fw, 3), 245, np.uint8)
+    cv2.rectangle(img, (10, 10), (fw - 11, fh - 11), (40, 30, 180) if rng.random() < 0.5 else (150, 60, 20), -1)
+    for k in range(-fh, fw + fh, int(rng.integers(10, 18))):
+        cv2.line(img, (k, 10), (k + fh, fh), (245, 245, 245), 2)
+        cv2.line(img, (k, fh), (k + fh, 10), (245, 245, 245), 2)
+    return Face(img, _rounded_mask(fw, fh, 12), (0, 0, 1, 1))
+
+
+def test_a_face_down_card_or_a_busy_photo_is_not_called_a_joker(reader):
+    """The word JOKER, letters with no pip, is what a card's back or a busy picture most resembles read as
+    an index: a photo answers a joker only from a card outline with a corner that shows it clearly
+    (an audit's face-down cards were called BJ at 0.95). Real jokers on a table are still read."""
+    from vision.render import _composite, _photometric, _texture, card_transform, table_scene
+
+    rng = np.random.default_rng(16)
+    for _ in range(16):
+        bg = _texture(rng, 640, 480)
+        back = _card_back(rng)
+        M, _ = card_transform(back, (320, 240), rng.uniform(0.6, 0.9) * 480, rng.uniform(0, 360), 0.01, rng)
+        photo = _photometric(_composite(bg, back, M, shadow=0.2), rng, 0.7)
+        assert reader.read(photo, kind="frame").label not in ("BJ", "RJ")
+    jokers = [table_scene(label, rng, design=d)[0] for label in ("BJ", "RJ") for d in ("poker", "guandan", "bridge")]
+    read = [reader.read(p, kind="frame").label for p in jokers]
+    truth = ["BJ"] * 3 + ["RJ"] * 3
+    assert set(read) <= {"BJ", "RJ", None} and sum(r == t for r, t in zip(read, truth, strict=True)) >= 4, read
