@@ -109,6 +109,7 @@ class Round:
         self.verdict: dict[str, Any] | None = None
         self.announced_low: dict[int, int] = {}
         self.ready: set[int] = set()  # people who said they will not declare (more) this hand
+        self.pa_asked: set[int] = set()  # 红桃四 seats that asked for a 趴, applied or refused (one ask a hand)
         self.play_since: float | None = None  # time.monotonic() when play began
         self.talk_since: float | None = None  # when the last declaration before the first play was applied
         self.declare_window: float | None = None  # seconds the bots wait for people to declare (the service's)
@@ -215,6 +216,9 @@ class Round:
             for k, v in ev.items():
                 if k not in ("seat", "action"):
                     out[k] = v if face_up else _mask(v, visible, secret)
+        elif ev.get("action") == "pa" and isinstance(ev.get("target"), int):
+            # a refused 趴 request says the two are not a side: the whole table learns it, as the asker did
+            out["target"] = ev["target"]
         out["violations"] = [public_violation(v) for v in self.violations[index]["list"]]
         return out
 
@@ -344,7 +348,8 @@ class Round:
             out["hand"] = order.sort(cards) if order else [str(c) for c in cards]
         if self.phase == "playing" and not self.paused and self.state is not None:
             try:
-                out["legal"] = self.state.offered_actions(seat)
+                out["legal"] = [a for a in self.state.offered_actions(seat)
+                                if not (a.get("action") == "pa" and seat in self.pa_asked)]
             except Exception:
                 out["legal"] = []
         out["view"] = view

@@ -302,10 +302,15 @@ class TableService:
                 raise ServiceError(409, "the round is paused (emergency stop)", "本局暂停（急停）")
             if not isinstance(seat, int) or not 0 <= seat < rnd.plan.seats:
                 raise ServiceError(422, f"seat {seat!r}: not a seat 0..{rnd.plan.seats - 1}", "座位有误")
+            if rnd.game.name == "hongsi" and action.get("action") == "pa":
+                if seat in rnd.pa_asked:  # a refused ask would otherwise let a seat try every seat in turn
+                    raise ServiceError(409, "this seat has already asked for a 趴 this hand", "本局已经喊过趴")
             before = rnd.counts() or []
             # the public facts before: what this action makes known is announced (in games that have such news)
             facts = rnd.facts() if may_make_news(rnd.game.name, action.get("action")) else None
             index, violations, applied = rnd.judge(action)
+            if action.get("action") == "pa" and (applied or any(v.rule == "pa" for v in violations)):
+                rnd.pa_asked.add(seat)  # one ask a hand, right or wrong (wrong: the table is told whom)
             news = table_news(facts, rnd.facts()) if applied and facts is not None else None
             published = [rnd.public_action(index)]
             self.journal.append(rid, "action", {"index": index, "event": action, "applied": applied, "bot": by_bot,

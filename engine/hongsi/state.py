@@ -491,7 +491,7 @@ class HongsiState(State):
         if self.exposed:
             return _v("pa", "暗叫 is exposed: nobody lies down", "暗叫已被戳穿，不能趴")
         if not self.teammates(seat, target):
-            return _v("pa", f"seat {target} is not seat {seat}'s teammate", f"座位{target}不是座位{seat}的对家")
+            return _v("pa", f"seat {target} is not seat {seat}'s teammate", f"座位{target}不是座位{seat}的队友")
         if target in self.lying:
             return _v("pa", f"seat {target} already lies down", f"座位{target}已经趴下")
         if seat in self.asked:

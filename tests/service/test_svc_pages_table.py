@@ -264,3 +264,24 @@ def test_operator_page_shows_what_a_paused_deal_needs(browser, live):  # noqa: F
                            timeout=5000)
     assert "核对二号位和三号位" in page.inner_text("#msg")
     page.close()
+
+
+def test_operator_page_opened_during_a_pause_shows_what_it_needs(browser, live):  # noqa: F811
+    """The QA's second pass: opened (or reloaded) after the deal paused, the page showed only that a
+    person was awaited, while the display sent the table to it."""
+    svc = live.svc
+    rnd = _deal(live.url, svc)
+    said = "Look through the cards of seat 1 and seat 4: seat 1 must hold C9; seat 4 must hold S8"
+    svc.journal.append(rnd.id, "pause", {"reason": "double_feed", "message": said, "message_zh": "核对一号位和四号位"})
+    with rnd.lock:
+        rnd.phase = "interrupted"  # as a deal waiting for the operator stands
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(live.url + f"/operator#t={svc.tokens.operator_token()}")
+    page.wait_for_function("document.getElementById('msg').textContent.includes('seat 1 must hold C9')",
+                           timeout=5000)
+    svc.journal.append(rnd.id, "resume_after_pause", {"reason": "double_feed"})
+    page.reload()
+    page.wait_for_function("document.getElementById('health').textContent.length > 0", timeout=5000)
+    page.wait_for_timeout(500)
+    assert "must hold" not in page.inner_text("#msg")  # once resumed, the old instruction is not shown
+    page.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from svc_helpers import wait_for
 
 CALLABLE_RANKS = ("4", "5", "6", "7", "8", "9", "10")
@@ -141,5 +142,37 @@ def test_nobody_is_waited_for_once_nothing_more_may_be_declared(tmp_path):
         assert rnd.public()["undecided"] == [0, 1, 2, 3]
         assert svc.act(rnd.id, {"seat": 3, "action": "tiao"})["applied"]
         assert rnd.public()["undecided"] == [] and rnd.public()["table"]["talk_open"] is False
+    finally:
+        svc.close()
+
+
+def test_a_pa_asked_of_the_other_side_is_told_to_the_whole_table_and_is_the_seats_one_ask(tmp_path):
+    """The digest makes a 趴 asked of a non-teammate a violation, so its refusal says the two are not a
+    side. The whole table then learns it with the asker (the refused request names its target in
+    public), and a seat asks once a hand, right or wrong: it cannot try seat after seat to find the
+    partner (the QA's second pass did just that)."""
+    from controller.service.table import ServiceError
+
+    hands = _hands(tmp_path)
+    h4 = next(s for s, h in enumerate(hands) if "H4" in h)
+    card = next(c for s, h in enumerate(hands) if s != h4 for c in h if c[1:] in CALLABLE_RANKS)
+    partner = next(s for s, h in enumerate(hands) if card in h)
+    asker = next(s for s in range(4) if s not in (h4, partner))
+    svc = _service(tmp_path, "table", bot_delay=0.01, declare_window=60.0)
+    try:
+        rnd = svc.start_round(game="hongsi", fair_deal=False, bots=[])
+        wait_for(lambda: rnd.phase == "playing")
+        assert svc.act(rnd.id, {"seat": h4, "action": "call", "card": card})["applied"]
+        assert partner in [a["target"] for a in rnd.seat_view(asker)["legal"] if a["action"] == "pa"]
+        out = svc.act(rnd.id, {"seat": asker, "action": "pa", "target": partner})  # the other side
+        assert not out["applied"] and out["violations"][0]["rule"] == "pa"
+        assert "队友" in out["violations"][0]["message_zh"]
+        public = rnd.public()["actions"][-1]
+        assert public["action"] == "pa" and public["target"] == partner and not public["applied"]
+        assert [a for a in rnd.seat_view(asker)["legal"] if a["action"] == "pa"] == []
+        with pytest.raises(ServiceError) as err:
+            svc.act(rnd.id, {"seat": asker, "action": "pa", "target": [s for s in range(4)
+                                                                       if s not in (asker, h4, partner)][0]})
+        assert err.value.status == 409
     finally:
         svc.close()

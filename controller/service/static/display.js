@@ -82,7 +82,7 @@ function render() {
     if (!a.applied && !refereeCalls.some((c) => c.round === pub.id && c.index === a.index)) {
       const v = a.violations[0] || {};
       refereeCalls.unshift({ round: pub.id, index: a.index, seat: a.seat, action: a.action, rule: v.rule,
-        message: v.message, message_zh: v.message_zh });
+        message: v.message, message_zh: v.message_zh, target: a.target });
     }
   }
   renderCalls();
@@ -195,11 +195,17 @@ function resultHtml(r) {
 
 // The referee's calls of the current hand, newest first; only whole entries are shown (the panel keeps
 // its height), with a line saying how many older ones did not fit.
+// A refused 趴 request names whom it asked: the table learns what the asker learnt (not one side).
+function paAsk(c) {
+  return c.action === "pa" && typeof c.target === "number"
+    ? ` → ${seatName(c.target)} (请趴 <span class="en">asked to lie down</span>)` : "";
+}
+
 function renderCalls() {
   const box = $("calls");
   const calls = refereeCalls.filter((c) => pub && c.round === pub.id);
   box.innerHTML = calls.length
-    ? calls.slice(0, 12).map((c) => `<div class="call">${seatName(c.seat)} · <b>${esc(c.rule)}</b><br>${esc(c.message_zh)}<br><span class="en">${esc(c.message)}</span></div>`).join("")
+    ? calls.slice(0, 12).map((c) => `<div class="call">${seatName(c.seat)}${paAsk(c)} · <b>${esc(c.rule)}</b><br>${esc(c.message_zh)}<br><span class="en">${esc(c.message)}</span></div>`).join("")
     : '<span class="en">—</span>';
   const entries = [...box.querySelectorAll(".call")];
   let shown = entries.length;

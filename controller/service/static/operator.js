@@ -167,15 +167,23 @@ $("btn-replay").onclick = async () => {
 // is in the journal's pause row, which only the operator reads. Show it, whole.
 async function pauseDetail(round) {
   const j = await call(`/api/journal?round=${round}&limit=50`);
-  const row = j.rows.reverse().find((r) => r.kind === "pause");
-  if (row) showMsg(`⚠ ${esc(row.data.message_zh || "")} <span class="en">${esc(row.data.message || "")}</span>`, "refused");
+  const row = j.rows.reverse().find((r) => r.kind === "pause" || r.kind === "resume_after_pause");
+  if (row && row.kind === "pause") showMsg(`⚠ ${esc(row.data.message_zh || "")} <span class="en">${esc(row.data.message || "")}</span>`, "refused");
+}
+
+// Opened (or reloaded) while the current deal waits for the operator: show what it waits for.
+async function currentPause() {
+  if (!token) return;
+  const list = await (await fetch("/api/rounds")).json();
+  const cur = list.rounds.find((r) => r.id === list.current);
+  if (cur && cur.phase === "interrupted") await pauseDetail(cur.id);
 }
 
 subscribe((ev) => {
   if (ev.type !== "deal" && ev.type !== "voice") health();
   if (ev.type === "finished") nextFirstSeat().catch(console.warn);
   if (ev.type === "deal_status" && ev.stage === "paused" && token) pauseDetail(ev.round).catch(console.warn);
-}, () => Promise.all([health(), nextFirstSeat()]));  // and on (re)connect
+}, () => Promise.all([health(), nextFirstSeat(), currentPause()]));  // and on (re)connect
 health();
 nextFirstSeat().catch(console.warn);
 if (token) { journal(); tokens(); }
