@@ -68,6 +68,10 @@ _SEAT_PATTERNS = (  # the engines' messages number seats from 0, as records do
 )
 
 
+_QUOTED_CARD = re.compile(r"'([SHDC])(10|[2-9JQKA])'")
+_SUIT_SIGNS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
 def people_text(text: str) -> str:
     """A referee message with its seats named as people at the table name them (from 1, 一号位).
 
@@ -79,10 +83,12 @@ def people_text(text: str) -> str:
     '现在轮到三号位出牌，不是一号位'
     >>> people_text("1号位没有红A，剩3张")
     '二号位没有红A，剩3张'
+    >>> people_text("cannot call 'SA': a card of rank 4..10")   # a quoted card code, as a card
+    'cannot call ♠A: a card of rank 4..10'
     """
     for pattern, name in _SEAT_PATTERNS:
         text = pattern.sub(lambda m, name=name: name(int(m.group(1))), text)
-    return text
+    return _QUOTED_CARD.sub(lambda m: _SUIT_SIGNS[m.group(1)] + m.group(2), text)
 
 
 def result_words(verdict: dict[str, Any]) -> tuple[str, str]:

@@ -176,3 +176,18 @@ def test_a_pa_asked_of_the_other_side_is_told_to_the_whole_table_and_is_the_seat
         assert err.value.status == 409
     finally:
         svc.close()
+
+
+def test_a_refused_call_names_the_card_as_a_card(tmp_path):
+    """The engine quotes the card code ('SA'); the seat reads ♠A (the QA's second pass)."""
+    hands = _hands(tmp_path)
+    h4 = next(s for s, h in enumerate(hands) if "H4" in h)
+    svc = _service(tmp_path, "table", bot_delay=0.01, declare_window=60.0)
+    try:
+        rnd = svc.start_round(game="hongsi", fair_deal=False, bots=[])
+        wait_for(lambda: rnd.phase == "playing")
+        out = svc.act(rnd.id, {"seat": h4, "action": "call", "card": "SA"})
+        assert not out["applied"] and "♠A" in out["violations"][0]["message"], out
+        assert "'SA'" in rnd.violations[-1]["list"][0]["message"]  # the record keeps the engine's words
+    finally:
+        svc.close()
