@@ -250,8 +250,8 @@ def _previous_winner(journal: Any, game: str) -> int | None:
 
 # ---------------------------------------------------------------------------------------- hongsi log
 def log_verify(journal: Path | None, config: Path | None) -> int:
-    jr = open_journal(journal_path(journal, config), must_exist=True, readonly=True)
-    report = jr.verify()
+    with open_journal(journal_path(journal, config), must_exist=True, readonly=True) as jr:  # closed: a
+        report = jr.verify()  # read-only open may have copied the journal to a temporary folder
     if report.ok:
         sys.stdout.write(f"ok: {report.rows} rows, {report.images} images; the chain and every image check out\n")
         return 0
@@ -264,10 +264,10 @@ def log_verify(journal: Path | None, config: Path | None) -> int:
 def log_export(round_: int, out: Path | None, journal: Path | None, config: Path | None) -> int:
     from controller.journal import JournalError
 
-    jr = open_journal(journal_path(journal, config), must_exist=True, readonly=True)
     target = out or Path(f"round-{round_}")
     try:
-        jr.export(round_, target)
+        with open_journal(journal_path(journal, config), must_exist=True, readonly=True) as jr:
+            jr.export(round_, target)
     except JournalError as exc:
         raise CommandError(str(exc)) from None
     except OSError as exc:

@@ -69,7 +69,7 @@ import numpy as np
 from controller import fair_deal
 from controller.announce import FirstPlayer, Voice, first_player
 from controller.camera import Camera, CameraError
-from controller.journal import Journal
+from controller.journal import Journal, owner_fields
 from controller.plan import BOTTOM, Plan, deck_text, make_plan, rebalance_after_double_feed
 from vision.labels import LABELS
 
@@ -321,10 +321,7 @@ class Dealer:
         """Continue an interrupted round from the journal: reconnect, home, re-read the card at the
         window, check it against the journal, and deal the rest."""
         state = DealState.from_journal(self.journal, round_)
-        import os
-
-        self.journal.append(round_, "resumed", {"pid": os.getpid(), "host": os.uname().nodename,
-                                                "dealt": state.next_index})
+        self.journal.append(round_, "resumed", {**owner_fields(), "dealt": state.next_index})
         self._begin(state, on_event)
         self._emit("resumed", dealt=state.next_index, total=state.plan.total)
         return self._guarded(state, fresh=False)

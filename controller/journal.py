@@ -325,7 +325,7 @@ class Journal:
 
     def new_round(self, data: dict[str, Any]) -> int:
         """Open a round: append its ``round_start`` row and return the new round number."""
-        return self.append(None, "round_start", {**data, "pid": os.getpid(), "host": os.uname().nodename}).round
+        return self.append(None, "round_start", {**data, **owner_fields()}).round
 
     # ------------------------------------------------------------------ reading
     def _rows(self, sql: str, args: tuple[Any, ...] = ()) -> Iterator[Row]:
@@ -356,7 +356,7 @@ class Journal:
         if any(row.kind == "deal_end" for row in rows):
             return "dealt"              # dealt and announced; the hand is being played
         pid, host = _owner(rows)
-        if pid and host == os.uname().nodename and _alive(int(pid)):
+        if pid and host == os.uname().nodename and _alive(int(pid), _owner_process(rows)):
             return "dealing"
         return "interrupted"
 
@@ -435,19 +435,47 @@ def _check_tables(db: sqlite3.Connection, path: Path, need_journal: bool = False
                            + (f"; it holds {', '.join(sorted(names))})" if names else ")"))
 
 
+def owner_fields() -> dict[str, Any]:
+    """Who takes a round on: this process's pid and host, and what tells this process from a later one
+    given the same pid (after a reboot, say)."""
+    return {"pid": os.getpid(), "host": os.uname().nodename, "process": process_identity(os.getpid())}
+
+
+def process_identity(pid: int) -> str | None:
+    """The boot and the start time of process ``pid`` (Linux's /proc), which a recycled pid does not
+    share; None where /proc does not tell."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return f"{boot}:{stat.rsplit(')', 1)[1].split()[19]}"  # field 22, after the command's name
+    except (OSError, IndexError):
+        return None
+
+
+def _owner_row(rows: list[Row]) -> Row | None:
+    return next((r for r in reversed(rows) if r.kind in ("round_start", "resumed")), rows[0] if rows else None)
+
+
 def _owner(rows: list[Row]) -> tuple[int | None, str | None]:
-    owner = next((r for r in reversed(rows) if r.kind in ("round_start", "resumed")), rows[0] if rows else None)
+    owner = _owner_row(rows)
     if owner is None:
         return None, None
     pid, host = owner.data.get("pid"), owner.data.get("host")
     return (int(pid) if pid else None), (str(host) if host else None)
 
 
-def _alive(pid: int) -> bool:
+def _owner_process(rows: list[Row]) -> str | None:
+    owner = _owner_row(rows)
+    return None if owner is None else owner.data.get("process")
+
+
+def _alive(pid: int, process: str | None = None) -> bool:
+    """Whether ``pid`` still runs the process that took the round on (``process``: its identity, when the
+    journal has it: a pid given to another process after a reboot or a crash is not the owner)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return process is None or process_identity(pid) in (process, None)

@@ -110,6 +110,7 @@ class Round:
         self.announced_low: dict[int, int] = {}
         self.ready: set[int] = set()  # people who said they will not declare (more) this hand
         self.pa_asked: set[int] = set()  # 红桃四 seats that asked for a 趴, applied or refused (one ask a hand)
+        self.pa_misasked: set[int] = set()  # events: a 趴 asked of the other side (its target is public)
         self.play_since: float | None = None  # time.monotonic() when play began
         self.talk_since: float | None = None  # when the last declaration before the first play was applied
         self.declare_window: float | None = None  # seconds the bots wait for people to declare (the service's)
@@ -137,13 +138,14 @@ class Round:
         self.phase = "playing"
         self.play_since = time.monotonic()
 
-    def undecided(self) -> list[int]:
+    def undecided(self, view: dict[str, Any] | None = None) -> list[int]:
         """The people (not bots) who may still declare before the first play and have not said they are
-        ready. It depends on nobody's cards: who holds a card one could declare is no one's business."""
+        ready. It depends on nobody's cards: who holds a card one could declare is no one's business.
+        ``view``: the engine's public view, if the caller has built it already."""
         if (self.game.name not in DECLARING_GAMES or self.phase != "playing"
                 or any(ok and ev.get("action") == "play" for ev, ok in zip(self.events, self.applied, strict=True))):
             return []
-        view = self._view(None)
+        view = self._view(None) if view is None else view
         if view.get("talk_open") is False:  # 红桃四 after 爆闷 or a 对挑: nothing more to declare
             return []
         asked = {r.get("target") for r in view.get("pa_requests") or []}  # public requests
@@ -151,11 +153,11 @@ class Round:
         return [s for s in range(self.plan.seats)
                 if s not in self.bots and s not in lying and (s not in self.ready or s in asked)]
 
-    def declare_left(self, window: float | None = None) -> float | None:
+    def declare_left(self, window: float | None = None, undecided: list[int] | None = None) -> float | None:
         """Seconds the bots still wait for :meth:`undecided` people (None: nobody is waited for). Each
         declaration opens the window again, so a call or a 趴 request leaves time to answer it."""
         window = self.declare_window if window is None else window
-        if window is None or self.play_since is None or not self.undecided():
+        if window is None or self.play_since is None or not (self.undecided() if undecided is None else undecided):
             return None
         since = max(self.play_since, self.talk_since or 0.0)
         return max(0.0, since + window - time.monotonic())
@@ -189,6 +191,19 @@ class Round:
             self.phase = "finished"
         return index, violations, applied
 
+    def count_pa_ask(self, index: int, seat: int, target: Any, violations: list[Violation]) -> None:
+        """红桃四: a seat asks for a 趴 once a hand. A request applied, or refused because the target is on
+        the other side (the digest's violation, which tells who holds the called card), is that ask;
+        one refused for another reason (before the call, a target lying down) is not."""
+        errors = [v.rule for v in violations if v.severity == "error"]
+        applied = not errors
+        misasked = (errors == ["pa"] and isinstance(target, int) and 0 <= target < self.plan.seats
+                    and target != seat and self.state is not None and not self.state.teammates(seat, target))
+        if misasked:
+            self.pa_misasked.add(index)
+        if applied or misasked:
+            self.pa_asked.add(seat)
+
     def _track_trick(self, action: dict[str, Any]) -> None:
         entry = {"seat": action["seat"], "action": action["action"]}
         if action["action"] == "play":
@@ -216,8 +231,9 @@ class Round:
             for k, v in ev.items():
                 if k not in ("seat", "action"):
                     out[k] = v if face_up else _mask(v, visible, secret)
-        elif ev.get("action") == "pa" and isinstance(ev.get("target"), int):
-            # a refused 趴 request says the two are not a side: the whole table learns it, as the asker did
+        elif index in self.pa_misasked:
+            # a 趴 refused as asked of the other side says the two are not a side: the whole table learns
+            # it, as the asker did
             out["target"] = ev["target"]
         out["violations"] = [public_violation(v) for v in self.violations[index]["list"]]
         return out
@@ -297,8 +313,8 @@ class Round:
             "first_player": self.first_player, "counts": counts,
             "low": [s for s, n in enumerate(counts or []) if 0 < n <= low_at],
             "turn": self.turn(), "called": self.called(), "trick": self.public_trick(visible),
-            "undecided": self.undecided(),
-            "declare_left": None if (left := self.declare_left()) is None else round(left, 1),
+            "undecided": (waiting := self.undecided(view)),
+            "declare_left": None if (left := self.declare_left(undecided=waiting)) is None else round(left, 1),
             "actions": [self.public_action(i, visible) for i in range(len(self.events))],
             "result": None,
         }
@@ -323,9 +339,9 @@ class Round:
         """``seat``'s own hand (as dealt so far: the engine's view once play starts) and legal actions."""
         out: dict[str, Any] = {"id": self.id, "game": self.game.name, "seat": seat, "phase": self.phase,
                                "paused": self.paused, "hand": [], "legal": [], "turn": self.turn(),
-                               "undecided": seat in self.undecided()}
+                               "undecided": seat in (waiting := self.undecided())}
         if out["undecided"]:
-            out["declare_left"] = round(self.declare_left() or 0.0, 1)  # how long the bots still wait
+            out["declare_left"] = round(self.declare_left(undecided=waiting) or 0.0, 1)  # how long the bots wait
         if self.hands is None:
             return out
         order = RANK_ORDERS.get(self.game.name)

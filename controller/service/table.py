@@ -309,8 +309,8 @@ class TableService:
             # the public facts before: what this action makes known is announced (in games that have such news)
             facts = rnd.facts() if may_make_news(rnd.game.name, action.get("action")) else None
             index, violations, applied = rnd.judge(action)
-            if action.get("action") == "pa" and (applied or any(v.rule == "pa" for v in violations)):
-                rnd.pa_asked.add(seat)  # one ask a hand, right or wrong (wrong: the table is told whom)
+            if action.get("action") == "pa":
+                rnd.count_pa_ask(index, seat, action.get("target"), violations)
             news = table_news(facts, rnd.facts()) if applied and facts is not None else None
             published = [rnd.public_action(index)]
             self.journal.append(rid, "action", {"index": index, "event": action, "applied": applied, "bot": by_bot,

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from controller.cli import app
-from controller.journal import Journal, JournalError
+from controller.journal import Journal, JournalError, process_identity
 
 runner = CliRunner()
 
@@ -141,6 +141,14 @@ def test_status_of_a_round(tmp_path):
     assert j.status(r2) == "dealing"                # this process opened it and is alive
     j.append(r2, "resumed", {"pid": 2 ** 22 + 12345, "host": "elsewhere"})
     assert j.status(r2) == "interrupted" and j.last_open_round() == r2
+    # a pid that runs again after a reboot or a crash belongs to another process: not the owner
+    import os
+
+    here = {"pid": os.getpid(), "host": os.uname().nodename}
+    j.append(r2, "resumed", {**here, "process": "an-earlier-boot:12345"})
+    assert j.status(r2) == "interrupted"
+    j.append(r2, "resumed", {**here, "process": process_identity(os.getpid())})
+    assert j.status(r2) == "dealing"
     with pytest.raises(JournalError):
         j.status(42)
 

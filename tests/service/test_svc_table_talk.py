@@ -191,3 +191,23 @@ def test_a_refused_call_names_the_card_as_a_card(tmp_path):
         assert "'SA'" in rnd.violations[-1]["list"][0]["message"]  # the record keeps the engine's words
     finally:
         svc.close()
+
+
+def test_a_pa_refused_for_another_reason_is_not_the_seats_ask(tmp_path):
+    """Asked before the call (a phase error), the request names no side: the seat may still ask later,
+    and the table is not told whom it asked."""
+    hands = _hands(tmp_path)
+    h4 = next(s for s, h in enumerate(hands) if "H4" in h)
+    card = next(c for s, h in enumerate(hands) if s != h4 for c in h if c[1:] in CALLABLE_RANKS)
+    partner = next(s for s, h in enumerate(hands) if card in h)
+    svc = _service(tmp_path, "table", bot_delay=0.01, declare_window=60.0)
+    try:
+        rnd = svc.start_round(game="hongsi", fair_deal=False, bots=[])
+        wait_for(lambda: rnd.phase == "playing")
+        early = svc.act(rnd.id, {"seat": partner, "action": "pa", "target": h4})
+        assert not early["applied"] and early["violations"][0]["rule"] == "phase"
+        assert "target" not in rnd.public()["actions"][-1]
+        assert svc.act(rnd.id, {"seat": h4, "action": "call", "card": card})["applied"]
+        assert svc.act(rnd.id, {"seat": partner, "action": "pa", "target": h4})["applied"]
+    finally:
+        svc.close()
