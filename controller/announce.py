@@ -91,6 +91,11 @@ def people_text(text: str) -> str:
     return _QUOTED_CARD.sub(lambda m: _SUIT_SIGNS[m.group(1)] + m.group(2), text)
 
 
+def and_list(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def result_words(verdict: dict[str, Any]) -> tuple[str, str]:
     """What the table hears when a hand ends (Chinese, English).
 
@@ -105,9 +110,8 @@ def result_words(verdict: dict[str, Any]) -> tuple[str, str]:
         zh, en = "爆闷失败。" + zh, "The 爆闷 failed. " + en
     if not winners:
         return zh, en + "."
-    names = [f"Seat {w + 1}" for w in winners]
-    who = names[0] + " wins" if len(names) == 1 else (
-        "Seats " + ", ".join(n[5:] for n in names[:-1]) + " and " + names[-1][5:] + " win")
+    numbers = and_list([str(w + 1) for w in winners])
+    who = f"Seat {numbers} wins" if len(winners) == 1 else f"Seats {numbers} win"
     return zh + "，" + "、".join(f"{seat_zh(w)}位" for w in winners) + "获胜", f"{en}: {who}."
 
 

@@ -67,7 +67,7 @@ import cv2
 import numpy as np
 
 from controller import fair_deal
-from controller.announce import FirstPlayer, Voice, first_player
+from controller.announce import FirstPlayer, Voice, and_list, first_player
 from controller.camera import Camera, CameraError
 from controller.journal import Journal, owner_fields
 from controller.plan import BOTTOM, Plan, deck_text, make_plan, rebalance_after_double_feed
@@ -916,14 +916,14 @@ class Dealer:
         unseen = [k for k in group if state.reads.get(k, {}).get("ghost")]
         seen = [k for k in group if k not in unseen]
         cards = sorted({str(labels[k]) for k in group}, key=LABELS.index)
-        who = _and([str(k + 1) for k in unseen])
+        who = and_list([str(k + 1) for k in unseen])
         what = f"card{'s' if len(unseen) > 1 else ''} {who} went past the camera unseen"
         if seen:
-            what += (f", and card{'s' if len(seen) > 1 else ''} {_and([str(k + 1) for k in seen])} "
+            what += (f", and card{'s' if len(seen) > 1 else ''} {and_list([str(k + 1) for k in seen])} "
                      "could not be read for sure")
-        must = "; ".join(f"{_where(s)} must hold {_and(hold[s])}" for s in places)
-        message = (f"Double feeds: {what}, so the camera cannot tell which of {_and(cards)} went where. "
-                   f"Look through the cards of {_and([_where(s) for s in places])}: {must} (swap cards between "
+        must = "; ".join(f"{_where(s)} must hold {and_list(hold[s])}" for s in places)
+        message = (f"Double feeds: {what}, so the camera cannot tell which of {and_list(cards)} went where. "
+                   f"Look through the cards of {and_list([_where(s) for s in places])}: {must} (swap cards between "
                    "them until it is so), then resume. Void the hand if they are not all there.")
 
         def zh_place(s: int) -> str:
@@ -943,7 +943,7 @@ class Dealer:
                     cards=list(group), place=place)
         checked = {k: str(labels[k]) for k in group}
         flag = (f"double feed: {what}; the operator made sure that " + "; ".join(
-            f"{_where(s)} holds {_and(hold[s])}" for s in places))
+            f"{_where(s)} holds {and_list(hold[s])}" for s in places))
         self.journal.append(state.round, "placed", {"by": "operator", "cards": {str(k): v for k, v in checked.items()},
                                                     "place": place, "flag": flag})
         state.placed.update(checked)
@@ -981,10 +981,6 @@ def _probs(state: DealState) -> np.ndarray:
     uniform = [1.0 / len(LABELS)] * len(LABELS)
     return np.array([state.reads[i].get("probs") or uniform if i in state.reads else uniform
                      for i in range(n_read)], dtype=float).reshape(n_read, len(LABELS))
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _pulse_ms(evidence: Any) -> float | None:

@@ -183,8 +183,6 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             if db is not None:
                 db.close()
-            if isinstance(exc, JournalError):
-                raise
             if getattr(exc, "sqlite_errorname", None) in _NOT_A_DB or type(exc) is sqlite3.DatabaseError:
                 raise JournalError(f"{self.path}: not a journal ({exc})") from None
             raise _write_error(self.path, exc) from None
@@ -216,8 +214,6 @@ class Journal:
         for uri in attempts:
             try:
                 return self._connect_ro(uri)
-            except JournalError:
-                raise
             except sqlite3.DatabaseError as exc:
                 if getattr(exc, "sqlite_errorname", None) in _NOT_A_DB or type(exc) is sqlite3.DatabaseError:
                     raise JournalError(f"{path}: not a journal ({exc})") from None

@@ -189,11 +189,11 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     async def _invalid(req: Request, exc: RequestValidationError) -> JSONResponse:
         if req.method not in ("GET", "HEAD") and req.url.path.startswith("/api/"):
             # every change needs a token: who may not act at all hears that first, not what was wrong
-            scheme, _, token = req.headers.get("authorization", "").partition(" ")
-            if scheme.lower() != "bearer" or not token.strip():
-                return JSONResponse(status_code=401, headers={"WWW-Authenticate": "Bearer"},
-                                    content={"detail": "this needs a token: send 'Authorization: Bearer <token>'"})
-            if svc.tokens.identify(token.strip()) is None:
+            creds = await bearer(req)
+            if creds is None or not creds.credentials:
+                exc401 = _unauthorized("this needs a token")
+                return JSONResponse(status_code=401, headers=exc401.headers, content={"detail": exc401.detail})
+            if svc.tokens.identify(creds.credentials) is None:
                 return JSONResponse(status_code=403, content={"detail": "this token may not do that"})
         return JSONResponse(status_code=422, content={"detail": describe_errors(exc.errors()),
                                                       "detail_zh": "请求有误：" + describe_errors(exc.errors()),
@@ -253,7 +253,7 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     @app.get("/api/ledger", summary="the chip ledger: each seat's running total across hands")
     def ledger() -> dict[str, Any]:
-        return {"ledger": svc.ledger_list(), "next_first_seat": svc.next_first_seat(known=True)}
+        return {"ledger": svc.ledger_list(), "next_first_seat": svc.next_first_seat()}
 
     @app.get("/api/events", summary="live public events (server-sent events)",
              response_class=StreamingResponse)
@@ -334,7 +334,7 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     @app.post("/api/rounds", summary="shuffle and deal a new hand (operator)")
     def new_round(body: NewRound, creds: Creds) -> dict[str, Any]:
         _check(svc, creds, what="start a deal")
-        first = body.first_seat if body.first_seat is not None else svc.next_first_seat()
+        first = body.first_seat if body.first_seat is not None else (svc.next_first_seat() or 0)
         rnd = svc.start_round(game=body.game, first_seat=first, fair_deal=body.fair_deal,
                               bots=body.bots, preset=body.preset, rules=body.rules)
         return {"id": rnd.id, "phase": rnd.phase, "bots": sorted(rnd.bots)}

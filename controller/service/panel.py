@@ -35,7 +35,7 @@ class PanelLink:
     def deal(self) -> None:
         """The deal button: start the next deal; a refusal (e.g. the e-stop is on) beeps twice."""
         try:
-            self.service.start_round(game=self.game, first_seat=self.service.next_first_seat(),
+            self.service.start_round(game=self.game, first_seat=self.service.next_first_seat() or 0,
                                      fair_deal=self.fair_deal)
         except ServiceError as exc:
             self.refusals.append(exc.message)

@@ -398,16 +398,16 @@ class TableService:
         self.rounds[rid] = rnd
         self.current = rnd
 
-    def next_first_seat(self, *, known: bool = False) -> int | None:
+    def next_first_seat(self) -> int | None:
         """Who receives first in the next deal: the last hand's ``next_first_seat`` (the first player
-        out, by the rules), else seat 0 (``None`` with ``known``: no hand has told)."""
+        out, by the rules); None when no hand has told."""
         with self._lock:
             done = [r for r in self.rounds.values() if r.phase == "finished"]
         if done:
             nxt = (max(done, key=lambda r: r.id).result() or {}).get("next_first_seat")
             if isinstance(nxt, int):
                 return nxt
-        return None if known else 0
+        return None
 
     def _load_ledger(self) -> dict[int, int]:
         ledger: dict[int, int] = {}

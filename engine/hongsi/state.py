@@ -230,7 +230,7 @@ class HongsiState(State):
             return out
         if self.declared or self.exposed or seat in self.lying:
             return out
-        if self._may_ask(seat):
+        if seat not in self.asked:
             for target in range(SEATS):
                 if target not in self.lying and self.teammates(seat, target):
                     out.append({"seat": seat, "action": "pa", "target": target})

@@ -174,7 +174,7 @@ async function pauseDetail(round) {
 // Opened (or reloaded) while the current deal waits for the operator: show what it waits for.
 async function currentPause() {
   if (!token) return;
-  const list = await (await fetch("/api/rounds")).json();
+  const list = await api("/api/rounds");
   const cur = list.rounds.find((r) => r.id === list.current);
   if (cur && cur.phase === "interrupted") await pauseDetail(cur.id);
 }
