@@ -1,7 +1,7 @@
 """What ``hongsi deal``, ``hongsi log`` and ``hongsi verify-deal`` do (the CLI stays a thin wrapper).
 
 ``hongsi deal`` builds the real parts — the serial rig, the camera, the card reader, the journal, the
-voice — hands them to :class:`controller.dealer.Dealer`, and shows a progress bar per card.
+voice — hands them to :class:`controller.deal.Dealer`, and shows a progress bar per card.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
     from controller.announce import Voice
     from controller.camera import CameraError, open_camera
     from controller.config import ConfigError, load_config
-    from controller.dealer import AutoOperator, ConsoleOperator, Dealer
+    from controller.deal import AutoOperator, ConsoleOperator, Dealer
     from engine.cards import DECKS
 
     try:
