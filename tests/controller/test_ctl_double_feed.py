@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.deal import AutoOperator, Dealer, DealState
-from controller.journal import Journal
+from controller.journal import ROW_KINDS, Journal
 from controller.plan import BOTTOM, make_plan
 from vision.labels import LABELS
 
@@ -217,6 +217,7 @@ def test_a_crash_after_any_row_of_a_double_feed_resumes_with_the_true_hands(tmp_
         assert sorted(r.data["index"] for r in rows if r.kind == "eject_done") == list(range(52))
         assert not any(p["reason"] != "double_feed" for p in problems), problems
         assert table.journal.verify().ok
+        assert {r.kind for r in rows} - set(ROW_KINDS) == set()    # the one list of row kinds is whole
 
 
 def test_resume_after_a_crash_during_the_shuffle_does_not_ask_the_operator(tmp_path, reader):
