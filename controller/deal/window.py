@@ -70,7 +70,7 @@ class WindowReads:
             frames = self._frames(state, self.frames_per_read, skip=0, newer_than=newer)
         else:
             frames = self._frames(state, self.frames_per_read, skip=0 if self._tagged else self.skip)
-        tags = [f.tag for f in frames if getattr(f, "tag", None) is not None]
+        tags = [f.tag for f in frames if f.tag is not None]
         self._tagged = bool(tags)
         self._last_tag = max(tags) if tags else None
         return frames
