@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from controller.deal.double_feed import pulse_ms
 from controller.deal.problems import Problem
 from controller.deal.seams import Rig
 from controller.deal.state import DealState
@@ -40,8 +41,6 @@ class Recovery:
         """Sort out a rig error. After it, the journal again knows where every card is."""
         fault: dict[str, Any] = {"kind": type(exc).__name__, "during": during, "message": str(exc)}
         if isinstance(exc, DoubleFeed) and state.pending is not None:
-            from controller.deal.double_feed import pulse_ms
-
             # the row alone says where both cards went (index, seat), should nothing follow it
             fault.update(index=state.pending["index"], seat=state.pending["seat"], pulse_ms=pulse_ms(exc.evidence))
             self.journal.append(state.round, "fault", fault)

@@ -23,11 +23,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.deal.operators import EventOperator
 from controller.plan import BOTTOM, game_counts, make_plan
 from engine.cards import Card, parse_card
+
+if TYPE_CHECKING:
+    from controller.deal.seams import Camera, CardReader, Rig
 
 OnEvent = Callable[[dict[str, Any]], None]
 STATUS_MAX_AGE_S = 1.0
@@ -164,7 +167,7 @@ class RigDealSource:
     ...                          journal=journal, config=cfg)                           # doctest: +SKIP
     """
 
-    def __init__(self, rig: Any, camera: Any, reader: Any, journal: Any, *, config: Any = None,
+    def __init__(self, rig: Rig, camera: Camera, reader: CardReader, journal: Any, *, config: Any = None,
                  panel: Any = None, frames_per_read: int | None = None, owned: tuple[Any, ...] = (),
                  load_deck: Callable[[int, bool], Any] | None = None):
         from controller.deal import Dealer
