@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "hardware" / "firmware"))
 
 from controller.camera import open_camera  # noqa: E402
 from controller.config import load_config  # noqa: E402
-from controller.dealer import AutoOperator, Dealer  # noqa: E402
+from controller.deal import AutoOperator, Dealer  # noqa: E402
 from controller.journal import Journal  # noqa: E402
 from controller.plan import BOTTOM  # noqa: E402
 

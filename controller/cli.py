@@ -33,10 +33,6 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def not_built(command: str) -> typer.Exit:
-    return fail(f"'{command}' is not built yet", 2)
-
-
 # ---------------------------------------------------------------- referee / selfplay (engine)
 @app.command()
 def referee(record: Annotated[Path, typer.Argument(help="a game record (JSON)")]) -> None:

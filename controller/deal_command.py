@@ -1,7 +1,7 @@
 """What ``hongsi deal``, ``hongsi log`` and ``hongsi verify-deal`` do (the CLI stays a thin wrapper).
 
 ``hongsi deal`` builds the real parts — the serial rig, the camera, the card reader, the journal, the
-voice — hands them to :class:`controller.dealer.Dealer`, and shows a progress bar per card.
+voice — hands them to :class:`controller.deal.Dealer`, and shows a progress bar per card.
 """
 
 from __future__ import annotations
@@ -90,10 +90,39 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
              void: bool, fair: bool | None, journal: Path | None, config: Path | None, unattended: bool,
              frames: int) -> int:
     """The whole ``hongsi deal``; return the exit status (0 a good deal, 3 a stopped or voided one)."""
-    from controller.announce import Voice
-    from controller.camera import CameraError, open_camera
+    cfg = _checked_config(config, game, first_seat)
+    jr = open_journal(journal_path(journal, config),
+                      then="hongsi deal --void" if void else "hongsi deal --resume" if resume else "hongsi deal")
+    out = Console(stderr=True)
+    open_round = jr.last_open_round()
+    _refuse_if_dealing(jr, open_round)
+    if void:
+        return _void(jr, open_round, out)
+    if resume:
+        open_round = _resumable(jr, open_round)
+        resume = open_round is not None
+    elif open_round is not None and jr.status(open_round) == "interrupted":
+        raise CommandError(f"hand {open_round} was interrupted: run 'hongsi deal --resume' to finish it "
+                           "or 'hongsi deal --void' to end it (上一局发牌中断：请继续或作废)")
+    deal = _Deal(serial, camera, cfg, jr, out, unattended=unattended, frames=frames)
+    with _journal_writes(jr):
+        if resume:
+            result = deal.go(lambda d, on_event: d.resume(open_round, on_event=on_event))
+        else:
+            use_fair = cfg.fair_deal if fair is None else fair
+            result = deal.go(lambda d, on_event: d.run(game, first_seat=first_seat, fair=use_fair, on_event=on_event,
+                                                       previous_winner=_previous_winner(jr, game)))
+    if result.status != "done":
+        sys.stderr.write(f"hongsi: {result.message}\nhongsi: {result.message_zh}\n")
+        return 3
+    _report(deal.dealer, result, out, as_json)
+    return 0
+
+
+def _checked_config(config: Path | None, game: str, first_seat: int | None) -> Any:
+    """The configuration, once the game and the first seat are known good."""
     from controller.config import ConfigError, load_config
-    from controller.dealer import AutoOperator, ConsoleOperator, Dealer
+    from controller.plan import PlanError, game_counts
     from engine.cards import DECKS
 
     try:
@@ -103,86 +132,97 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
     if game not in DECKS:
         raise CommandError(f"unknown game {game!r}; known: {', '.join(DECKS)}")
     if first_seat is not None:
-        from controller.plan import PlanError, game_counts
-
         try:
             seats = game_counts(game)[0].seats
         except PlanError as exc:
             raise CommandError(str(exc)) from None
         if not 0 <= first_seat < seats:
             raise CommandError(f"--first-seat {first_seat}: {game} has seats 0..{seats - 1}")
-    jr = open_journal(journal_path(journal, config),
-                      then="hongsi deal --void" if void else "hongsi deal --resume" if resume else "hongsi deal")
-    out = Console(stderr=True)
-    open_round = jr.last_open_round()
-    _refuse_if_dealing(jr, open_round)
-    if void:
-        if open_round is None:
-            raise CommandError(f"no interrupted hand to void in {jr.path}")
-        with _journal_writes(jr, "hongsi deal --void"):
-            result = Dealer(None, None, None, jr).void(open_round, "voided with hongsi deal --void")  # type: ignore[arg-type]
-        out.print(f"{result.message}\n{result.message_zh}")
-        return 0
-    if resume and open_round is None:
+    return cfg
+
+
+def _void(jr: Any, open_round: int | None, out: Console) -> int:
+    """``hongsi deal --void``: end the interrupted hand; no rig needed."""
+    from controller.deal import void_round
+
+    if open_round is None:
+        raise CommandError(f"no interrupted hand to void in {jr.path}")
+    with _journal_writes(jr, "hongsi deal --void"):
+        result = void_round(jr, open_round, "voided with hongsi deal --void")
+    out.print(f"{result.message}\n{result.message_zh}")
+    return 0
+
+
+def _resumable(jr: Any, open_round: int | None) -> int | None:
+    """The round ``--resume`` continues; None when it stopped before its plan was written (nothing
+    moved yet, so it is voided and the hand dealt afresh)."""
+    if open_round is None:
         raise CommandError(f"no interrupted hand to resume in {jr.path}")
-    if resume and open_round is not None and not any(r.kind == "deal_plan" for r in jr.rows(open_round)):
-        # stopped before its plan was written: nothing moved yet, so deal it afresh
-        with _journal_writes(jr, "hongsi deal --resume"):
-            jr.append(open_round, "round_end", {"status": "void", "reason": "interrupted before the deal began"})
-        resume, open_round = False, None
-    if not resume and open_round is not None and jr.status(open_round) == "interrupted":
-        raise CommandError(f"hand {open_round} was interrupted: run 'hongsi deal --resume' to finish it "
-                           "or 'hongsi deal --void' to end it (上一局发牌中断：请继续或作废)")
-    rig = _open_rig(serial, cfg)
-    try:
-        cam = open_camera(camera, exposure_us=cfg.camera_exposure_us)
-    except CameraError as exc:
-        rig.close()
-        raise CommandError(str(exc)) from None
-    reader = _open_reader()
-    voice = Voice(enabled=cfg.voice, fallback=lambda text: out.print(text))
-    operator = AutoOperator(delay=0.2) if unattended or not sys.stdin.isatty() else ConsoleOperator()
-    dealer = Dealer(rig, cam, reader, jr, config=cfg, voice=voice, panel=_open_panel(cfg), operator=operator,
-                    frames_per_read=frames)
-    with _journal_writes(jr), Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                       TimeElapsedColumn(), console=out, transient=False) as progress:
-        task = progress.add_task("shuffling 洗牌", total=None)
+    if any(r.kind == "deal_plan" for r in jr.rows(open_round)):
+        return open_round
+    with _journal_writes(jr, "hongsi deal --resume"):
+        jr.append(open_round, "round_end", {"status": "void", "reason": "interrupted before the deal began"})
+    return None
 
-        def on_event(ev: dict[str, Any]) -> None:
-            kind = ev["type"]
-            if kind == "deal_started":
-                progress.update(task, total=ev["total"])
-                if ev.get("commitment"):
-                    progress.console.print(f"fair deal: commitment {ev['commitment']} (公平发牌承诺)")
-            elif kind == "resumed" and "total" in ev:
-                progress.update(task, total=ev["total"], completed=ev["dealt"])
-            elif kind == "card_dealt":
-                where = "bottom 底牌" if ev["seat"] is None else f"seat {ev['seat'] + 1} {ev['seat'] + 1}号"
-                progress.update(task, completed=ev["index"] + 1, description=f"dealing 发牌 → {where}")
-            elif kind in ("paused", "fault", "double_feed"):
-                msg = ev.get("message") or f"double feed at card {ev['index'] + 1} (双张)"
-                progress.console.print(f"[yellow]{msg}[/yellow]" + (f"\n{ev['message_zh']}" if ev.get("message_zh")
-                                                                    else ""))
 
+class _Deal:
+    """The real parts of one ``hongsi deal`` (rig, camera, reader, voice, operator) and its progress bar."""
+
+    def __init__(self, serial: str, camera: str, cfg: Any, jr: Any, out: Console, *, unattended: bool,
+                 frames: int):
+        from controller.announce import Voice
+        from controller.camera import CameraError, open_camera
+        from controller.deal import AutoOperator, ConsoleOperator, Dealer
+
+        self.rig = _open_rig(serial, cfg)
         try:
-            if resume:
-                assert open_round is not None
-                result = dealer.resume(open_round, on_event=on_event)
-            else:
-                use_fair = cfg.fair_deal if fair is None else fair
-                result = dealer.run(game, first_seat=first_seat, fair=use_fair, on_event=on_event,
-                                    previous_winner=_previous_winner(jr, game))
+            self.camera = open_camera(camera, exposure_us=cfg.camera_exposure_us)
+        except CameraError as exc:
+            self.rig.close()
+            raise CommandError(str(exc)) from None
+        reader = _open_reader()
+        self.out = out
+        self.voice = Voice(enabled=cfg.voice, fallback=lambda text: out.print(text))
+        operator = AutoOperator(delay=0.2) if unattended or not sys.stdin.isatty() else ConsoleOperator()
+        self.dealer = Dealer(self.rig, self.camera, reader, jr, config=cfg, voice=self.voice,
+                             panel=_open_panel(cfg), operator=operator, frames_per_read=frames)
+
+    def go(self, deal: Any) -> Any:
+        """``deal(dealer, on_event)`` under a progress bar; every part closed after."""
+        try:
+            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                          console=self.out, transient=False) as progress:
+                task = progress.add_task("shuffling 洗牌", total=None)
+                return deal(self.dealer, lambda ev: _show(progress, task, ev))
         finally:
-            dealer.close()
-            cam.close()
-            rig.close()
-    voice.close()
-    if result.status != "done":
-        sys.stderr.write(f"hongsi: {result.message}\nhongsi: {result.message_zh}\n")
-        return 3
-    assert result.record is not None and result.first_player is not None
+            self.dealer.close()
+            self.camera.close()
+            self.rig.close()
+            self.voice.close()
+
+
+def _show(progress: Progress, task: Any, ev: dict[str, Any]) -> None:
+    """One deal event on the progress bar (public facts only, as the dealer sends them)."""
+    kind = ev["type"]
+    if kind == "deal_started":
+        progress.update(task, total=ev["total"])
+        if ev.get("commitment"):
+            progress.console.print(f"fair deal: commitment {ev['commitment']} (公平发牌承诺)")
+    elif kind == "resumed" and "total" in ev:
+        progress.update(task, total=ev["total"], completed=ev["dealt"])
+    elif kind == "card_dealt":
+        where = "bottom 底牌" if ev["seat"] is None else f"seat {ev['seat'] + 1} {ev['seat'] + 1}号"
+        progress.update(task, completed=ev["index"] + 1, description=f"dealing 发牌 → {where}")
+    elif kind in ("paused", "fault", "double_feed"):
+        msg = ev.get("message") or f"double feed at card {ev['index'] + 1} (双张)"
+        progress.console.print(f"[yellow]{msg}[/yellow]" + (f"\n{ev['message_zh']}" if ev.get("message_zh") else ""))
+
+
+def _report(dealer: Any, result: Any, out: Console, as_json: bool) -> None:
+    """A good deal: reveal the fair-deal seed (the hands are printed here), announce, print the record."""
     from controller.journal import JournalWriteError
 
+    assert result.record is not None and result.first_player is not None
     try:
         proof = dealer.reveal(result.round)   # the hands are printed here, so the seed is no secret any more
     except JournalWriteError as exc:          # the hand is dealt and journalled: announce it all the same
@@ -199,7 +239,6 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
         sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
     else:
         sys.stdout.write(f"first player: seat {fp.seat} ({fp.text_en} {fp.text_zh}); round {result.round}\n")
-    return 0
 
 
 def _open_rig(serial: str, cfg: Any) -> Any:

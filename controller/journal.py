@@ -34,6 +34,19 @@ from typing import Any
 
 GENESIS = "0" * 64
 
+# Every kind of row, the one list (docs quote it). The deal writes each motion's intent before it and its
+# result after; a good deal ends with deal_end, the hand with round_end (done, stopped or void).
+ROW_KINDS = (
+    "round_start", "resumed",                                          # a round opened, or taken up again
+    "deal_plan", "shuffle_intent", "shuffle_done", "home_intent", "home_done",
+    "card_read", "rotate_intent", "rotate_done", "eject_intent", "eject_done",
+    "double_feed", "placed", "fault", "reconnected", "pause", "resume_after_pause", "resync", "mcu_baseline",
+    "decoded", "first_player", "deal_end", "reveal",                   # the deal
+    "service_dealt", "service_fault", "action", "estop", "ready",      # the table service and the play
+    "round_end",
+    "order",                                                           # older journals only (a double feed's order)
+)
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
     seq   INTEGER PRIMARY KEY,

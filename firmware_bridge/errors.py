@@ -45,6 +45,23 @@ class Jam(Fault):
         self.attempts = attempts
 
 
+class EStop(Fault):
+    """Motion refused or stopped by the e-stop (latched until ``clear_fault()``; clearing is refused
+    while the button is still pressed)."""
+
+    def __init__(self, message: str):
+        super().__init__(message, "e-stop")
+
+
+class HopperEmpty(RigError):
+    """The hopper has no card to eject / 发牌盒已空."""
+
+
+def fault_error(message: str, code: str) -> Fault:
+    """The typed error of a latched fault, by the firmware's fault name."""
+    return EStop(message) if code == "e-stop" else Fault(message, code)
+
+
 class DoubleFeed(RigError):
     """The exit pulse was that of two cards: both went to the same place. ``.evidence`` is the
     :class:`~firmware_bridge.rig.EjectEvidence` of that eject."""

@@ -18,10 +18,20 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from firmware_bridge import protocol as P
-from firmware_bridge.errors import DoubleFeed, Fault, Jam, LinkLost, McuRebooted, RigError
+from firmware_bridge.errors import (
+    DoubleFeed,
+    EStop,
+    Fault,
+    HopperEmpty,
+    Jam,
+    LinkLost,
+    McuRebooted,
+    RigError,
+    fault_error,
+)
 from firmware_bridge.link import Link
 
 DEFAULT_ANGLES = (0.0, 90.0, 180.0, 270.0)  # as controller.config's servo_angles default
@@ -63,8 +73,29 @@ class Event:
     t: float = 0.0
 
 
-class HopperEmpty(RigError):
-    """The hopper has no card to eject / 发牌盒已空."""
+__all__ = ["BootInfo", "EjectEvidence", "Event", "HopperEmpty", "Rig", "RigStatus"]
+
+
+class RigStatus(TypedDict, total=False):
+    """:meth:`Rig.status`: the firmware's state and both ends' link counters."""
+
+    homed: bool
+    busy: bool
+    hopper: bool                 # the card-present sensor: a card waits in the hopper
+    shuffler_on: bool
+    ejector_on: bool
+    estop_input: bool
+    connected: bool
+    fault: str                   # "none" | "jam" | "e-stop" | "homing failed" | "host silent" | "shuffler stuck"
+    angle: float
+    ejects: int                  # the MCU's eject counter since its boot
+    uptime_ms: int
+    mcu_crc_errors: int
+    mcu_retransmits: int
+    crc_errors: int
+    retransmits: int
+    link: dict[str, Any]
+    boot_id: int | None
 
 
 class Rig:
@@ -189,7 +220,7 @@ class Rig:
             code = st["fault"]
         except RigError:
             pass
-        return Fault(f"{what} refused: fault latched ({code}); clear_fault() first / 故障锁定，请先清除", code)
+        return fault_error(f"{what} refused: fault latched ({code}); clear_fault() first / 故障锁定，请先清除", code)
 
     def _motion(self, name: str, *args: int) -> dict[str, Any]:
         link = self._link()
@@ -312,7 +343,7 @@ class Rig:
         if status == P.NOT_CONNECTED:
             raise self._rebooted("clear")
         if status == P.FAULTED:
-            raise Fault("cannot clear: the e-stop is still pressed / 急停按钮仍被按下", "e-stop")
+            raise EStop("cannot clear: the e-stop is still pressed / 急停按钮仍被按下")
         return P.FAULT_NAMES.get(r["was"], str(r["was"]))
 
     def ping(self) -> int:
@@ -322,7 +353,7 @@ class Rig:
         """A harmless counting command (exactly-once link tests): the firmware's count after this one."""
         return self._simple("count")["count"]
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> RigStatus:
         """The firmware's state and both ends' link counters."""
         r = self._simple("status")
         f = r["flags"]

@@ -2,7 +2,7 @@
 
 A :class:`DealSource` deals one hand (blocking, in the service's deal thread) and reports progress
 through ``on_event`` — the service passes on only whitelisted, card-free fields. It answers a
-:class:`DealResult` (who holds what, as the camera read it) or raises :class:`DealInterrupted`.
+:class:`DealtHand` (who holds what, as the camera read it) or raises :class:`DealInterrupted`.
 
 A fault that needs a person (an e-stop, a jam) *pauses* the deal inside ``deal()``: the source emits a
 ``paused`` event and waits until the service calls :meth:`resolve` with ``"resume"`` or ``"void"``
@@ -10,7 +10,7 @@ A fault that needs a person (an e-stop, a jam) *pauses* the deal inside ``deal()
 
 Two sources:
 
-- :class:`RigDealSource` — the real thing: :class:`controller.dealer.Dealer` driving a rig (a real one,
+- :class:`RigDealSource` — the real thing: :class:`controller.deal.Dealer` driving a rig (a real one,
   or the virtual rig of ``firmware_bridge.sim``) over serial, the camera reading every card, the journal.
 - :class:`SoftwareDealSource` — a software shuffle dealt in the game's deal order, for running the
   service with no rig at all (``hongsi serve --no-rig``) and for testing the service on its own.
@@ -23,18 +23,22 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from controller.deal.operators import EventOperator
 from controller.plan import BOTTOM, game_counts, make_plan
 from engine.cards import Card, parse_card
+
+if TYPE_CHECKING:
+    from controller.deal.seams import Camera, CardReader, Rig
 
 OnEvent = Callable[[dict[str, Any]], None]
 STATUS_MAX_AGE_S = 1.0
 
 
 @dataclass
-class DealResult:
-    """A dealt hand as the camera read it."""
+class DealtHand:
+    """A dealt hand as the camera read it (the deal source's answer to the service)."""
 
     hands: list[list[Card]]
     bottom: list[Card]
@@ -53,7 +57,7 @@ class DealInterrupted(Exception):
 
 class DealSource(Protocol):
     def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
-             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealResult: ...
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealtHand: ...
 
     @property
     def waiting(self) -> bool: ...
@@ -71,36 +75,6 @@ class DealSource(Protocol):
     def close(self) -> None: ...
 
 
-class _Pause:
-    """A deal waiting for the operator: ``expect()`` before the ``paused`` event goes out (so an answer
-    given the moment it is seen is kept), then ``attend()`` blocks until ``resolve("resume" | "void")``."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._answer: str | None = None
-        self.waiting = False
-
-    def expect(self) -> None:
-        with self._cond:
-            self.waiting, self._answer = True, None
-
-    def attend(self) -> str:
-        with self._cond:
-            if not self.waiting:
-                self.waiting, self._answer = True, None
-            while self._answer is None:
-                self._cond.wait()
-            self.waiting = False
-            return self._answer
-
-    def resolve(self, answer: str) -> None:
-        if answer not in ("resume", "void"):
-            raise ValueError(f"answer {answer!r}: resume or void")
-        with self._cond:
-            self._answer = answer
-            self._cond.notify_all()
-
-
 class SoftwareDealSource:
     """Deal a software-shuffled deck (no rig): the plan of :func:`controller.plan.make_plan` (fair deal
     or round robin), ``card_delay`` seconds between cards so the display can show the deal.
@@ -116,7 +90,7 @@ class SoftwareDealSource:
         self.card_delay = card_delay
         self._rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self._stop = threading.Event()
-        self._pause = _Pause()
+        self._pause = EventOperator()
         self._pending: dict[str, Any] | None = None  # a deal whose thread ended early, to resume
         self.state = "ready"
 
@@ -128,7 +102,7 @@ class SoftwareDealSource:
         self._pause.resolve(answer)
 
     def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
-             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealResult:
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealtHand:
         if resume and self._pending is not None and self._pending["round"] == round_id:
             p = self._pending
         else:
@@ -163,7 +137,7 @@ class SoftwareDealSource:
                 time.sleep(self.card_delay)
         self._pending = None
         self.state = "ready"
-        return DealResult(hands=p["hands"], bottom=p["bottom"],
+        return DealtHand(hands=p["hands"], bottom=p["bottom"],
                           extra={"deal": {"source": "software", "fair": fair, "first_seat": first_seat}})
 
     def estop(self) -> None:
@@ -186,17 +160,17 @@ class SoftwareDealSource:
 
 
 class RigDealSource:
-    """:class:`controller.dealer.Dealer` on a rig: every card shuffled, read by the camera, dealt, and
-    journaled. ``rig``, ``camera``, ``reader`` are the dealer's parts (see ``controller.dealer``).
+    """:class:`controller.deal.Dealer` on a rig: every card shuffled, read by the camera, dealt, and
+    journaled. ``rig``, ``camera``, ``reader`` are the dealer's parts (see ``controller.deal``).
 
     >>> src = RigDealSource.open(serial="/dev/pts/5", camera_url="http://127.0.0.1:8081/stream.mjpg",
     ...                          journal=journal, config=cfg)                           # doctest: +SKIP
     """
 
-    def __init__(self, rig: Any, camera: Any, reader: Any, journal: Any, *, config: Any = None,
+    def __init__(self, rig: Rig, camera: Camera, reader: CardReader, journal: Any, *, config: Any = None,
                  panel: Any = None, frames_per_read: int | None = None, owned: tuple[Any, ...] = (),
                  load_deck: Callable[[int, bool], Any] | None = None):
-        from controller.dealer import Dealer, EventOperator
+        from controller.deal import Dealer
 
         self.rig, self.camera, self.reader, self.journal = rig, camera, reader, journal
         self.operator = EventOperator()
@@ -239,7 +213,7 @@ class RigDealSource:
         self.operator.resolve(answer)
 
     def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
-             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealResult:
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealtHand:
         self.state = "dealing"
         try:
             if resume:
@@ -259,7 +233,7 @@ class RigDealSource:
                                   result.message_zh or "发牌未完成", resumable=False)
         rec = result.record
         extra = {k: v for k, v in rec.items() if k not in ("game", "hands", "bottom", "events", "preset", "rules")}
-        return DealResult(hands=[[parse_card(c) for c in h] for h in rec["hands"]],
+        return DealtHand(hands=[[parse_card(c) for c in h] for h in rec["hands"]],
                           bottom=[parse_card(c) for c in rec.get("bottom", [])],
                           first_player=result.first_player.seat if result.first_player else None, extra=extra)
 
@@ -288,8 +262,7 @@ class RigDealSource:
             t, mcu = self._status_cache
             if time.monotonic() - t > STATUS_MAX_AGE_S:
                 try:
-                    rig = self.rig.status()
-                    rig = rig if isinstance(rig, dict) else dict(getattr(rig, "__dict__", {}))
+                    rig = dict(self.rig.status())
                 except Exception as exc:
                     rig = {"error": str(exc)}
                 mcu = {k: v for k, v in rig.items() if isinstance(v, (int, float, str, bool, type(None)))}

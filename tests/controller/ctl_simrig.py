@@ -105,7 +105,7 @@ class Table:
         self.frames = frames
 
     def dealer(self, **kw: Any) -> Any:
-        from controller.dealer import AutoOperator, Dealer
+        from controller.deal import AutoOperator, Dealer
 
         return Dealer(self.rig, self.camera, self.reader, self.journal, config=self.cfg,
                       operator=kw.pop("operator", AutoOperator()), frames_per_read=self.frames, **kw)

@@ -72,7 +72,7 @@ def test_estop_pauses_for_the_operator_then_resumes_or_voids(tmp_path, reader, a
     import threading
     import time
 
-    from controller.dealer import EventOperator
+    from controller.deal import EventOperator
 
     with simulator(tmp_path, seed=9) as (ends, truth_path):
         table = Table(ends, tmp_path / "journal.db", reader)
@@ -115,7 +115,7 @@ def test_an_answer_given_the_moment_the_pause_is_announced_is_kept(tmp_path, rea
     kept (it used to be wiped, and the deal then waited for ever)."""
     import threading
 
-    from controller.dealer import EventOperator
+    from controller.deal import EventOperator
 
     with simulator(tmp_path, seed=9) as (ends, truth_path):
         table = Table(ends, tmp_path / "journal.db", reader)

@@ -23,8 +23,8 @@ from ctl_simrig import SPEED, Table, assert_equals_truth, start_deal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.dealer import AutoOperator, Dealer, DealState
-from controller.journal import Journal
+from controller.deal import AutoOperator, Dealer, DealState
+from controller.journal import ROW_KINDS, Journal
 from controller.plan import BOTTOM, make_plan
 from vision.labels import LABELS
 
@@ -160,7 +160,7 @@ DOUBLE_FEED_ROWS = [
     ("fault", lambda d: d.get("kind") == "DoubleFeed"),
     ("eject_done", lambda d: d.get("double")),
     ("double_feed", lambda d: True),
-    ("card_read", lambda d: d.get("ghost")),
+    ("card_read", lambda d: d.get("unseen")),
     ("eject_done", lambda d: d.get("inferred") and not d.get("double")),
     ("mcu_baseline", lambda d: True),
 ]
@@ -217,6 +217,7 @@ def test_a_crash_after_any_row_of_a_double_feed_resumes_with_the_true_hands(tmp_
         assert sorted(r.data["index"] for r in rows if r.kind == "eject_done") == list(range(52))
         assert not any(p["reason"] != "double_feed" for p in problems), problems
         assert table.journal.verify().ok
+        assert {r.kind for r in rows} - set(ROW_KINDS) == set()    # the one list of row kinds is whole
 
 
 def test_resume_after_a_crash_during_the_shuffle_does_not_ask_the_operator(tmp_path, reader):
@@ -279,12 +280,12 @@ def _probs(label: str) -> list[float]:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 2**32 - 1), ghosts=st.sets(st.integers(1, 51), min_size=1, max_size=5),
+@given(seed=st.integers(0, 2**32 - 1), unseen=st.sets(st.integers(1, 51), min_size=1, max_size=5),
        first=st.integers(0, 3), hands=st.booleans())
-def test_decoding_never_records_a_guessed_seat_as_known(tmp_path_factory, seed, ghosts, first, hands):
+def test_decoding_never_records_a_guessed_seat_as_known(tmp_path_factory, seed, unseen, first, hands):
     """Any cards the camera never saw, at any seats: the deal ends "done" only with the true hands (after
     the person, if there is one, made the seats hold what the pause asked); else it is declined."""
-    from controller.dealer import DealVoided
+    from controller.deal import DealVoided
 
     rng = np.random.default_rng(seed)
     plan = make_plan("hongsi", first_seat=first, fair=False)
@@ -295,8 +296,8 @@ def test_decoding_never_records_a_guessed_seat_as_known(tmp_path_factory, seed, 
     r = j.new_round({"game": "hongsi"})
     j.append(r, "deal_plan", {"plan": plan.to_json(), "commitment": None})
     for i, card in enumerate(deck):
-        read = ({"index": i, "label": None, "confidence": 0.0, "unsure": True, "probs": None, "ghost": True}
-                if i in ghosts else {"index": i, "label": card, "confidence": 0.99, "unsure": False,
+        read = ({"index": i, "label": None, "confidence": 0.0, "unsure": True, "probs": None, "unseen": True}
+                if i in unseen else {"index": i, "label": card, "confidence": 0.99, "unsure": False,
                                      "probs": _probs(card)})
         j.append(r, "card_read", read)
         j.append(r, "eject_done", {"index": i, "seat": plan.order[i], "pulse_ms": 70.0})
@@ -317,7 +318,7 @@ def test_decoding_never_records_a_guessed_seat_as_known(tmp_path_factory, seed, 
     except DealVoided:
         result = None
     truth = [sorted(c for s, c in table if s == seat) for seat in range(4)]
-    spread = len({plan.order[g] for g in ghosts}) > 1
+    spread = len({plan.order[g] for g in unseen}) > 1
     if result is None:
         assert spread and not hands            # declined only when a guess was the alternative
     else:
@@ -376,7 +377,7 @@ def test_every_prefix_of_a_double_feeds_rows_resumes_to_the_same_deal(tmp_path, 
     first = next(n for n, row in enumerate(Journal(tmp_path / "whole.db").rows()) if
                  row.kind == "eject_intent" and row.data["index"] == k)
     n_rows = len(Journal(tmp_path / "whole.db").rows())
-    assert whole.dealt[k] == whole.dealt[k + 1] and whole.reads[k + 1]["ghost"]
+    assert whole.dealt[k] == whole.dealt[k + 1] and whole.reads[k + 1]["unseen"]
     for cut in range(first, n_rows):
         journal = CrashingJournal(tmp_path / f"cut{cut}.db", durable=False)
         journal.crash_at = lambda row, seen=[], cut=cut: (seen.append(row), len(seen) == cut + 1)[1]
@@ -388,9 +389,9 @@ def test_every_prefix_of_a_double_feeds_rows_resumes_to_the_same_deal(tmp_path, 
             assert state.pending is not None and k not in state.dealt
             continue
         assert state.dealt == whole.dealt and state.plan.order == whole.plan.order, cut
-        assert state.flags == whole.flags and state.reads[k + 1]["ghost"], cut
+        assert state.flags == whole.flags and state.reads[k + 1]["unseen"], cut
         again = DealState.from_journal(journal, 1)    # the journal alone now says it all
-        assert again.dealt == whole.dealt and not again.doubles_open and not again.ghost_rows, cut
+        assert again.dealt == whole.dealt and not again.doubles_open and not again.unseen_rows, cut
         done = sorted(row.data["index"] for row in journal.rows(1) if row.kind == "eject_done")
         assert done == list(range(k + 2)), cut        # each card journaled as gone exactly once
         journal.close()

@@ -3,7 +3,7 @@ from the journal alone gives the same hands: what `--resume` and a dispute rely 
 
 import numpy as np
 
-from controller.dealer import Dealer, DealState
+from controller.deal import Dealer, DealState
 from controller.journal import Journal
 from controller.plan import make_plan
 from vision.labels import LABELS
@@ -22,7 +22,7 @@ def _probs(label, second=None, p=0.99):
     return v.tolist()
 
 
-def _journal_a_deal(tmp_path, unsure_at: dict[int, str], ghost_at: int | None = None):
+def _journal_a_deal(tmp_path, unsure_at: dict[int, str], unseen_at: int | None = None):
     """Write a whole 红桃四 deal into a journal the way the dealer does (reads, ejects)."""
     rng = np.random.default_rng(3)
     deck = [str(c) for c in make_plan("hongsi", fair=False).deck.cards()]
@@ -33,8 +33,8 @@ def _journal_a_deal(tmp_path, unsure_at: dict[int, str], ghost_at: int | None = 
     j.append(r, "deal_plan", {"plan": plan.to_json(), "commitment": plan.commitment})
     j.append(r, "shuffle_done", {})
     for i, card in enumerate(deck):
-        if i == ghost_at:
-            data = {"index": i, "label": None, "confidence": 0.0, "unsure": True, "probs": None, "ghost": True}
+        if i == unseen_at:
+            data = {"index": i, "label": None, "confidence": 0.0, "unsure": True, "probs": None, "ghost": True}  # an older journal's word
         elif i in unsure_at:
             data = {"index": i, "label": None, "confidence": 0.45, "unsure": True,
                     "probs": _probs(card, second=unsure_at[i])}   # the truth only second best
@@ -61,7 +61,7 @@ def test_unsure_reads_are_corrected_by_decoding(tmp_path):
 
 
 def test_an_unread_card_from_a_double_feed_is_named_by_decoding(tmp_path):
-    j, r, hands = _journal_a_deal(tmp_path, unsure_at={}, ghost_at=17)
+    j, r, hands = _journal_a_deal(tmp_path, unsure_at={}, unseen_at=17)
     result = Dealer(None, None, None, j)._finish(DealState.from_journal(j, r))
     assert result.status == "done"
     assert [sorted(h) for h in result.record["hands"]] == [sorted(h) for h in hands]

@@ -179,7 +179,7 @@ def check_no_hidden_cards(snapshots: list, events: list, record: dict, rid: int)
 
 
 def rig_parts_missing() -> str | None:
-    for module in ("firmware_bridge.sim", "vision.reader", "controller.dealer"):
+    for module in ("firmware_bridge.sim", "vision.reader", "controller.deal"):
         if importlib.util.find_spec(module) is None:
             return f"{module} is not installed"
     from firmware_bridge import sim
