@@ -258,8 +258,11 @@ def log_export(round_: Annotated[int, typer.Argument(metavar="ROUND", help="the 
 @app.command()
 def serve(
     sim: Annotated[bool, typer.Option("--sim", help="run on a virtual rig in the same process")] = False,
-    host: Annotated[str, typer.Option()] = "127.0.0.1",
-    port: Annotated[int, typer.Option()] = 8000,
+    host: Annotated[str | None, typer.Option(
+        help="the address to listen on: 0.0.0.0 for the phones at the table (default: the config's host, "
+             "127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="the port (default: the config's, 8000)")
+                    ] = None,
     no_rig: Annotated[bool, typer.Option("--no-rig", help="deal in software, without a rig")] = False,
     bot_delay: Annotated[float, typer.Option(min=0.0, help="seconds a bot thinks before acting")] = 0.8,
 ) -> None:
