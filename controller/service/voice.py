@@ -34,6 +34,8 @@ def output_problem(espeak: str) -> str | None:
         proc = subprocess.run([espeak, "-a", "0", "-v", "cmn", " "], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"espeak-ng does not run ({type(exc).__name__})"
+    if re.search(r"busy", proc.stderr, re.I):  # the card is there, playing an announcement right now
+        return None
     if proc.returncode != 0 or _DEVICE_TROUBLE.search(proc.stderr):
         return NO_DEVICE
     return None
