@@ -148,7 +148,9 @@ def check_port(host: str, port: int) -> None:
                 raise PortInUse(f"port {port} is already in use on {host} (another hongsi serve?); "
                                 f"stop that program or choose another port: PORT={port + 1} make run, "
                                 f"or hongsi serve --port {port + 1}") from None
-            raise PortInUse(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+            why = {errno.EADDRNOTAVAIL: f"{host} is not an address of this machine (0.0.0.0: every one)",
+                   errno.EACCES: f"port {port} needs root; use a port from 1024 up"}.get(exc.errno, exc.strerror)
+            raise PortInUse(f"cannot listen on {host}:{port}: {why}") from None
 
 
 def table_address(host: str, port: int) -> str:
