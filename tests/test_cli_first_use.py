@@ -106,7 +106,7 @@ def test_selfplay_says_where_the_records_went(tmp_path):
                           text=True, env=_env(tmp_path), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""  # standard output stays as the spec has it: nothing
-    assert proc.stderr.strip() == f"hongsi: 2 hongsi records in {out}/ (0000.json … 0001.json)"
+    assert proc.stderr.strip() == f"hongsi: 2 hongsi records in {out.resolve()}/ (0000.json … 0001.json)"
     assert sorted(p.name for p in out.iterdir()) == ["0000.json", "0001.json"]
 
 
