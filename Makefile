@@ -15,8 +15,13 @@ $(STAMP): pyproject.toml
 system:
 	bash scripts/install-system.sh
 
+# HOST=0.0.0.0 (the default) lets the phones at the table open their seat links; the seat and operator
+# tokens guard everything private. HOST=127.0.0.1 keeps the service to this machine.
+HOST ?= 0.0.0.0
+PORT ?= 8000
+
 run: $(STAMP) system
-	$(BIN)/hongsi serve --sim --host $${HOST:-127.0.0.1} --port $${PORT:-8000}
+	$(BIN)/hongsi serve --sim --host $(HOST) --port $(PORT)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

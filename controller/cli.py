@@ -35,8 +35,14 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 # ---------------------------------------------------------------- referee / selfplay (engine)
 @app.command()
-def referee(record: Annotated[Path, typer.Argument(help="a game record (JSON)")]) -> None:
-    """Judge a game record and print the verdict JSON."""
+def referee(record: Annotated[Path, typer.Argument(metavar="RECORD", help="a game record (JSON)")],
+            strict: Annotated[bool, typer.Option("--strict", help="exit 1 when the verdict has a violation of "
+                                                 "severity error (a warning keeps exit 0)")] = False) -> None:
+    """Judge a game record and print the verdict JSON.
+
+    Exit 0 once judged, whatever the verdict says (with --strict: 1 on any error-severity violation);
+    exit 2 for a file that is not a game record.
+    """
     from engine.record import RecordError
     from engine.referee import referee as judge
 
@@ -57,6 +63,11 @@ def referee(record: Annotated[Path, typer.Argument(help="a game record (JSON)")]
     except RecordError as exc:
         raise fail(f"{record}: not a game record: {exc}") from None
     sys.stdout.write(json.dumps(verdict, ensure_ascii=False, indent=2) + "\n")
+    errors = [v for v in verdict.get("violations") or [] if v.get("severity") == "error"]
+    if strict and errors:
+        sys.stderr.write(f"hongsi: {record}: {len(errors)} violation{'s' if len(errors) != 1 else ''} "
+                         f"of severity error (--strict)\n")
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -67,13 +78,22 @@ def selfplay(
     out: Annotated[Path, typer.Option(help="folder for the records NNNN.json")] = Path("selfplay"),
     bot: Annotated[str, typer.Option(help="greedy or random")] = "greedy",
 ) -> None:
-    """Play N hands with the built-in bots and write each as a game record DIR/NNNN.json."""
+    """Play N hands with the built-in bots and write each as a game record DIR/NNNN.json.
+
+    Standard error says where the records went.
+    """
     from controller.selfplay import run_selfplay
 
     try:
-        run_selfplay(game=game, n=n, seed=seed, out=out, bot=bot)
+        paths = run_selfplay(game=game, n=n, seed=seed, out=out, bot=bot)
     except ValueError as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:  # a folder that cannot be made or written: one line, not a traceback
+        where = exc.filename or out
+        raise fail(f"--out {out}: cannot write the records ({where}: {exc.strerror or exc})") from None
+    span = paths[0].name if len(paths) == 1 else f"{paths[0].name} … {paths[-1].name}"
+    sys.stderr.write(f"hongsi: {len(paths)} {game} record{'s' if len(paths) != 1 else ''} in "
+                     f"{out.resolve()}/ ({span})\n")
 
 
 # ---------------------------------------------------------------- vision
@@ -254,8 +274,11 @@ def log_export(round_: Annotated[int, typer.Argument(metavar="ROUND", help="the 
 @app.command()
 def serve(
     sim: Annotated[bool, typer.Option("--sim", help="run on a virtual rig in the same process")] = False,
-    host: Annotated[str, typer.Option()] = "127.0.0.1",
-    port: Annotated[int, typer.Option()] = 8000,
+    host: Annotated[str | None, typer.Option(
+        help="the address to listen on: 0.0.0.0 for the phones at the table (default: the config's host, "
+             "127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(min=1, max=65535, help="the port (default: the config's, 8000)")
+                    ] = None,
     no_rig: Annotated[bool, typer.Option("--no-rig", help="deal in software, without a rig")] = False,
     bot_delay: Annotated[float, typer.Option(min=0.0, help="seconds a bot thinks before acting")] = 0.8,
 ) -> None:
@@ -377,7 +400,9 @@ def selftest(
 
 
 def main() -> None:
-    app()
+    from controller.cli_help import tidy
+
+    tidy(typer.main.get_command(app))()  # what app() runs, its help made to read cleanly
 
 
 if __name__ == "__main__":

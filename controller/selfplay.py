@@ -6,6 +6,7 @@ import json
 import random
 from pathlib import Path
 
+from rich.console import Console
 from rich.progress import Progress
 
 from engine.registry import get_game
@@ -19,7 +20,7 @@ def run_selfplay(*, game: str, n: int, seed: int | None, out: Path, bot: str = "
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     first_seat = 0
-    with Progress(transient=True) as progress:
+    with Progress(transient=True, console=Console(stderr=True)) as progress:  # stdout stays empty
         task = progress.add_task(f"{game} self-play", total=n)
         for i in range(n):
             record = impl.bot_hand(rng, bot=bot, first_seat=first_seat)

@@ -374,6 +374,12 @@ def check_voice(run: _Run, espeak: str | None, aloud: bool) -> None:
                     "run espeak-ng -v cmn 你好 by hand; reinstall espeak-ng (espeak-ng-data)")
             return
         if aloud:
+            from controller.service.voice import output_problem  # espeak-ng exits 0 without a sound card
+
+            if (problem := output_problem(voice.espeak)) is not None:
+                run.add("voice", "fail", f"espeak-ng wrote {seconds:.1f} s of Mandarin, but: {problem} / 没有音频输出设备",
+                        "plug in the speaker (or a USB sound card); aplay -l lists the cards")
+                return
             voice.say(text_zh, text_en, wait=True)
         run.add("voice", "pass", f"espeak-ng spoke {seconds:.1f} s of Mandarin"
                 + (" and sent it to the speaker" if aloud else ""))
@@ -451,7 +457,7 @@ def selftest_command(*, serial: str | None, camera: str | None, config: Path | N
 
     from controller.config import load_config
 
-    console = console or Console()
+    console = console or Console(stderr=as_json)  # --json: standard output holds the JSON alone
     cfg = load_config(config)
     serial = serial or cfg.serial_port
     camera = camera or cfg.camera_url

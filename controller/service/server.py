@@ -48,8 +48,10 @@ def build_deal_source(cfg: Any, journal: Any, *, sim: bool, no_rig: bool = False
         return SoftwareDealSource(card_delay=card_delay), None
 
 
-def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path | None = None,
-          bot_delay: float = 0.8) -> None:
+def serve(*, sim: bool, host: str | None = None, port: int | None = None, no_rig: bool = False,
+          config: Path | None = None, bot_delay: float = 0.8) -> None:
+    """Run the table service on ``host``:``port`` (default: the config's) until SIGINT or SIGTERM.
+    Raise ``PortInUse`` (a ValueError) before anything starts when that address cannot be listened on."""
     import uvicorn
 
     from controller.config import load_config
@@ -59,6 +61,9 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
     from controller.service.voice import Announcer
 
     cfg = load_config(config)
+    host = cfg.host if host is None else host
+    port = cfg.port if port is None else port
+    check_port(host, port)  # before the rig starts and the links are printed
     data_dir = Path(cfg.data_dir).expanduser()
     private_dir(data_dir)
     journal = Journal(data_dir / "journal.db")
@@ -66,11 +71,13 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
                                         say=lambda t: sys.stderr.write(t + "\n"))
     svc = TableService(data_dir, source, voice=Announcer(speak=cfg.voice), bot_delay=bot_delay,
                        seats=cfg.seats, journal=journal)
-    app = create_app(svc)
+    base = table_address(host, port)
+    # listening on every interface: the seat links and QR codes name this machine's LAN address, not
+    # the address the operator's own browser happened to use (often 127.0.0.1)
+    app = create_app(svc, base_url=base if host in ANY_HOST else None)
     from controller.service.panel import open_panel
 
     panel = open_panel(svc, cfg)  # the seat LEDs, deal button, e-stop and buzzer on a Pi
-    base = table_address(host, port)
     running = data_dir / RUNNING_FILE  # where `hongsi token --seat N` finds the links' address and port
     running.write_text(json.dumps({"url": base, "pid": os.getpid()}))
     # the operator's link carries the token: shown on a terminal, never written to a service log
@@ -113,12 +120,43 @@ def token(seat: int | None, *, config: Path | None = None) -> str:
 
 
 RUNNING_FILE = "service.json"
+ANY_HOST = ("0.0.0.0", "::", "")
+
+
+class PortInUse(ValueError):
+    """The service cannot listen on its address (taken by another program, or not this machine's)."""
+
+
+def check_port(host: str, port: int) -> None:
+    """Listen on ``host``:``port`` for a moment, as uvicorn will (SO_REUSEADDR), then let go."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise PortInUse(f"cannot listen on {host}:{port}: {host!r} is not an address of this machine "
+                        f"({exc.strerror})") from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+            sock.listen(1)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise PortInUse(f"port {port} is already in use on {host} (another hongsi serve?); "
+                                f"stop that program or choose another port: PORT={port + 1} make run, "
+                                f"or hongsi serve --port {port + 1}") from None
+            why = {errno.EADDRNOTAVAIL: f"{host} is not an address of this machine (0.0.0.0: every one)",
+                   errno.EACCES: f"port {port} needs root; use a port from 1024 up"}.get(exc.errno, exc.strerror)
+            raise PortInUse(f"cannot listen on {host}:{port}: {why}") from None
 
 
 def table_address(host: str, port: int) -> str:
     """The service's address as a phone at the table reaches it: for a service listening on every
     interface (``0.0.0.0``), this machine's address on its local network."""
-    if host in ("0.0.0.0", "::", ""):
+    if host in ANY_HOST:
         import socket
 
         try:  # no packet is sent: connecting a UDP socket only picks the interface of the default route

@@ -31,7 +31,8 @@ const HEALTH_ROWS = [
   ["estop", "急停", "E-stop", (v) => (v ? "⛔ 已按下 pressed" : "—")],
   ["fault", "故障", "Fault", (v) => v || "—"],
   ["round", "当前局", "Round", (v, h) => (v ? `#${v} · ${h.phase || ""}` : "—")],
-  ["voice", "语音", "Voice", (v) => `${v.speaks ? "播报 speaks" : "静音 silent"} · ${v.engine || ""}`],
+  ["voice", "语音", "Voice", (v) => (v.device === "no output device" ? "⚠ 没有音频输出设备 no output device · 只在屏幕显示 shown on the display only"
+    : `${v.speaks ? "播报 speaks" : "静音 silent"} · ${v.engine || ""}${v.device ? ` · ⚠ ${v.device}` : ""}`)],
   ["clients", "连接", "Clients", (v) => String(v)],
 ];
 
