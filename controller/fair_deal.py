@@ -128,3 +128,138 @@ def verify_proof(proof: Any) -> ProofCheck:
             went = "the bottom" if got == BOTTOM else f"seat {got}"
             problems.append(f"card {i + 1} went to {went} but the seed says {where}")
     return ProofCheck(not problems, problems)
+
+
+# ---------------------------------------------------------------------------------------- the whole deal
+MAX_PROBLEMS = 12  # the first disagreements are what a person reads; the rest say nothing new
+
+
+@dataclass(frozen=True)
+class ExportedRow:
+    """One line of an export's ``journal.jsonl`` (see ``Journal.export``)."""
+
+    seq: int
+    round: int
+    kind: str
+    t: float
+    data: dict[str, Any]
+    image: str | None
+    prev: str
+    hash: str
+
+
+def exported_rows(path: Any) -> list[ExportedRow] | None:
+    """The rows of an export's ``journal.jsonl``; None if there is no such file. ValueError if a line
+    is not a journal row."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        return None
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            o = json.loads(line)
+            out.append(ExportedRow(int(o["seq"]), int(o["round"]), str(o["kind"]), float(o["t"]), dict(o["data"]),
+                                   o.get("image"), str(o["prev"]), str(o["hash"])))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"line {n} is not a journal row ({exc!r})") from None
+    return out
+
+
+def check_deal(record: dict[str, Any] | None, proof: dict[str, Any], rows: list[Any] | None) -> ProofCheck:
+    """Everything ``hongsi verify-deal`` checks, first disagreement first: the proof against its
+    commitment; the record's commitment; and, with the round's journal rows, that those rows are the
+    journal's (every hash), that the commitment is the one journalled before the deal, that every card
+    went to the seat the seed names, and that each seat's hand in the record is, card by card and in
+    the order dealt, what the camera read at the positions the seed gave that seat."""
+    check = verify_proof(proof)
+    problems = list(check.problems)
+    if record is not None:
+        deal = record.get("deal") if isinstance(record.get("deal"), dict) else {}
+        if "commitment" in deal and deal["commitment"] != proof.get("commitment"):
+            problems.insert(0, "the proof's commitment is not the one the record says was published before the "
+                               "deal (a fresh seed and commitment?)")
+    if rows is not None:
+        problems += _journal_problems(proof, rows)
+        if record is not None:
+            problems += _hand_problems(record, proof, rows)
+    return ProofCheck(not problems, problems[:MAX_PROBLEMS])
+
+
+def _journal_problems(proof: dict[str, Any], rows: list[Any]) -> list[str]:
+    from controller.journal import canonical, row_hash
+
+    problems = []
+    for before, row in zip([None, *rows], rows, strict=False):
+        if row_hash(row.seq, row.round, row.kind, row.t, canonical(row.data), row.image, row.prev) != row.hash:
+            problems.append(f"journal row {row.seq} ({row.kind}) does not match its hash (it was changed)")
+        elif before is not None and before.seq + 1 == row.seq and row.prev != before.hash:
+            problems.append(f"journal row {row.seq} does not link to row {before.seq} (the chain was changed)")
+    plan = next((r for r in rows if r.kind == "deal_plan"), None)
+    if plan is None:
+        return problems + ["the exported rows have no deal plan (the commitment made before the deal)"]
+    if plan.data.get("commitment") != proof.get("commitment"):
+        problems.append("the proof's commitment is not the one journalled before the deal "
+                        f"({str(plan.data.get('commitment'))[:16]}…)")
+    seats = _journalled_seats(rows)
+    for i, seat in enumerate(int(s) for s in proof.get("seats", [])):
+        if i in seats and seats[i] != seat:
+            problems.append(f"card {i + 1}: the rig journalled it going to {_place(seats[i])}, but the proof says "
+                            f"{_place(seat)}")
+    return problems
+
+
+def _journalled_seats(rows: list[Any]) -> dict[int, int]:
+    seats: dict[int, int] = {}
+    for r in rows:
+        if r.kind == "eject_done":
+            seats[int(r.data["index"])] = int(r.data["seat"])
+        elif r.kind == "double_feed":   # the unseen card a double feed carried along went with it
+            seats[int(r.data.get("ghost", int(r.data["index"]) + 1))] = int(r.data["seat"])
+    return seats
+
+
+def camera_labels(rows: list[Any]) -> dict[int, str | None]:
+    """What the camera read at each deck position (a person's check where one was made); None where
+    deck-consistency decoding chose the label (the read was unsure or a double feed hid the card)."""
+    labels: dict[int, str | None] = {}
+    decoded: set[int] = set()
+    for r in rows:
+        d = r.data
+        if r.kind == "card_read":
+            labels[int(d["index"])] = None if d.get("ghost") else d.get("label")
+        elif r.kind == "decoded":
+            decoded |= {int(i) for i in d.get("corrected") or []}
+        elif r.kind == "placed":
+            decoded -= {int(k) for k in d.get("cards", {})}
+    for i in decoded:
+        labels[i] = None
+    for r in rows:
+        if r.kind == "placed":
+            labels.update({int(k): str(v) for k, v in r.data.get("cards", {}).items()})
+    return labels
+
+
+def _hand_problems(record: dict[str, Any], proof: dict[str, Any], rows: list[Any]) -> list[str]:
+    seats = [int(s) for s in proof["seats"]]
+    labels = camera_labels(rows)
+    hands = list(record.get("hands") or [])
+    problems = []
+    for seat in [*range(len(hands)), BOTTOM]:
+        held = list(record.get("bottom") or []) if seat == BOTTOM else list(hands[seat])
+        positions = [i for i, s in enumerate(seats) if s == seat]
+        if len(held) != len(positions):
+            problems.append(f"{_place(seat)} holds {len(held)} cards in the record, but the seed gives it "
+                            f"{len(positions)}")
+        for k, (card, i) in enumerate(zip(held, positions, strict=False)):
+            read = labels.get(i)
+            if read is not None and str(card) != read:
+                problems.append(f"{_place(seat)}'s card {k + 1} is {card} in the record, but card {i + 1} dealt, "
+                                f"which the seed sends there, was read by the camera as {read}")
+    return problems
+
+
+def _place(seat: int) -> str:
+    return "the bottom" if seat == BOTTOM else f"seat {seat}"
