@@ -173,6 +173,7 @@ class Journal:
         self.durable = durable
         self._lock = threading.Lock()
         self._tmpdir: str | None = None
+        self._receipt_listeners: list[Any] = []
         if readonly:
             self.images = Path(images).expanduser() if images is not None else self.path.parent / "images"
             self._db = self._open_readonly()
@@ -350,7 +351,26 @@ class Journal:
                 raise JournalError(f"{self.path}: the journal is empty: nothing to give a receipt for")
         data = receipts.row_data(row.seq, row.hash, row.kind, self.rig_key())
         self._write(row.round, receipts.KIND, canonical(data), None)
-        return receipts.from_row(row.round, data)
+        receipt = receipts.from_row(row.round, data)
+        for listener in list(self._receipt_listeners):
+            try:
+                listener(receipt)
+            except Exception:  # noqa: BLE001 - a display that fails must not undo a journalled receipt
+                log.exception("a receipt listener failed")
+        return receipt
+
+    def on_receipt(self, fn: Any) -> None:
+        """Call ``fn(receipt)`` after every receipt this journal signs (the service publishes it)."""
+        self._receipt_listeners.append(fn)
+
+    def receipts(self, round_: int | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        """The receipts of ``round_`` (else of the whole journal), the latest ``limit``, oldest first."""
+        from controller import receipts
+
+        where, args = ("WHERE kind=? AND round=?", (receipts.KIND, round_)) if round_ is not None else (
+            "WHERE kind=?", (receipts.KIND,))
+        rows = list(self._rows(f"SELECT * FROM journal {where} ORDER BY seq DESC LIMIT ?", (*args, int(limit))))
+        return receipts.of_rows(reversed(rows))
 
     def receipt(self, round_: int) -> dict[str, Any] | None:
         """The latest receipt issued in ``round_`` (what ``hongsi deal --json`` prints), or None."""
