@@ -114,12 +114,13 @@ def verify_proof(proof: Any) -> ProofCheck:
         per_seat = [int(n) for n in proof["cards_per_seat"]]
         bottom = int(proof["bottom"])
         seats = [int(s) for s in proof["seats"]]
+        contributions = proof_contributions(proof)
     except (KeyError, TypeError, ValueError) as exc:
         return ProofCheck(False, [f"not a deal proof: {exc!r} (needs commitment, seed, cards_per_seat, "
                                   "bottom, seats)"])
     if commitment(seed) != committed:
         problems.append("the revealed seed does not match the commitment published before the deal")
-    expected = assignment(seed, slots(per_seat, bottom))
+    expected = assignment(combined_seed(seed, contributions), slots(per_seat, bottom))
     if len(seats) != len(expected):
         problems.append(f"{len(seats)} cards were dealt but the plan has {len(expected)}")
     for i, (got, want) in enumerate(zip(seats, expected, strict=False)):
@@ -182,6 +183,7 @@ def check_deal(record: dict[str, Any] | None, proof: dict[str, Any], rows: list[
             problems.insert(0, "the proof's commitment is not the one the record says was published before the "
                                "deal (a fresh seed and commitment?)")
     if rows is not None:
+        problems += _contribution_problems(proof, rows)
         problems += _journal_problems(proof, rows)
         if record is not None:
             problems += _hand_problems(record, proof, rows)
@@ -208,6 +210,23 @@ def _journal_problems(proof: dict[str, Any], rows: list[Any]) -> list[str]:
         if i in seats and seats[i] != seat:
             problems.append(f"card {i + 1}: the rig journalled it going to {_place(seats[i])}, but the proof says "
                             f"{_place(seat)}")
+    return problems
+
+
+def _contribution_problems(proof: dict[str, Any], rows: list[Any]) -> list[str]:
+    """Every contribution the journal took (``contribution`` rows: seat, value) is in the proof, and
+    the proof has no other: a contribution left out or made up after the fact changes the seats."""
+    journalled = {int(r.data["seat"]): str(r.data["value"]) for r in rows if r.kind == "contribution"}
+    try:
+        claimed = proof_contributions(proof) or {}
+    except ValueError as exc:
+        return [f"the proof's contributions: {exc}"]
+    problems = []
+    for seat in sorted(set(journalled) | set(claimed)):
+        if journalled.get(seat) != claimed.get(seat):
+            what = ("is not in the proof" if seat not in claimed else
+                    "was never journalled" if seat not in journalled else "differs from the one journalled")
+            problems.append(f"seat {seat}'s contribution {what}")
     return problems
 
 
@@ -263,3 +282,57 @@ def _hand_problems(record: dict[str, Any], proof: dict[str, Any], rows: list[Any
 
 def _place(seat: int) -> str:
     return "the bottom" if seat == BOTTOM else f"seat {seat}"
+
+
+# ---------------------------------------------------------------------------------------- the table's share
+# Nobody steers the deal (as provably fair online games do with a server seed and client seeds): the rig
+# commits to its seed first; then each seat page may add a random contribution, in the open; the seats
+# follow from all of them. A seat cannot aim its contribution (it does not know the rig's seed), and the
+# rig cannot pick its seed after the fact (it committed before any contribution came).
+CONTRIBUTION_DOMAIN = b"hongsi fair deal v2 contributions"
+MIN_CONTRIBUTION, MAX_CONTRIBUTION = 16, 64   # bytes: enough to be unguessable; short enough to journal
+
+
+def check_contribution(text: Any) -> str:
+    """A seat's contribution as kept: lower-case hex of 16 to 64 random bytes. ValueError otherwise."""
+    value = str(text).strip().lower()
+    try:
+        raw = bytes.fromhex(value)
+    except ValueError:
+        raise ValueError("a contribution is hex digits (16 to 64 random bytes)") from None
+    if not MIN_CONTRIBUTION <= len(raw) <= MAX_CONTRIBUTION:
+        raise ValueError(f"a contribution is {MIN_CONTRIBUTION} to {MAX_CONTRIBUTION} bytes, not {len(raw)}")
+    return raw.hex()
+
+
+def combined_seed(rig_seed: bytes, contributions: dict[int, str] | None) -> bytes:
+    """The seed the seats follow: the rig's seed keyed over every seat's contribution (in seat order).
+    Without contributions it is the rig's seed itself (a v1 deal)."""
+    if not contributions:
+        return rig_seed
+    text = "|".join(f"{int(seat)}:{check_contribution(c)}" for seat, c in sorted(contributions.items()))
+    return hmac.new(rig_seed, CONTRIBUTION_DOMAIN + b"|" + text.encode(), hashlib.sha256).digest()
+
+
+def make_shared_proof(rig_seed: bytes, contributions: dict[int, str], cards_per_seat: Sequence[int], bottom: int,
+                      seats: Sequence[int]) -> dict[str, Any]:
+    """A proof for a deal the table took part in: :func:`make_proof` plus every seat's contribution."""
+    proof = make_proof(rig_seed, cards_per_seat, bottom, seats)
+    proof["contributions"] = {str(int(s)): check_contribution(c) for s, c in sorted(contributions.items())}
+    return proof
+
+
+def shared_assignment(rig_seed: bytes, contributions: dict[int, str] | None, cards_per_seat: Sequence[int],
+                      bottom: int) -> list[int]:
+    """The seat of each card position when the table took part (what the dealer follows)."""
+    return assignment(combined_seed(rig_seed, contributions), slots(cards_per_seat, bottom))
+
+
+def proof_contributions(proof: dict[str, Any]) -> dict[int, str] | None:
+    """The contributions a proof names (ValueError if one is malformed); None for a v1 proof."""
+    raw = proof.get("contributions")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ValueError("contributions must map seats to hex")
+    return {int(seat): check_contribution(c) for seat, c in raw.items()}
