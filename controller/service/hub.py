@@ -4,7 +4,7 @@ Anything in the service (the dealer's thread, a request, a bot) calls :meth:`Eve
 *public* event dict; every connected client gets it, in order, with a sequence number as the SSE id.
 A client that reconnects with ``Last-Event-ID`` first gets what it missed (from a bounded history).
 
-Each client's queue is bounded. While a client is behind, a newer state event (the deal's progress, a
+Each client's queue is bounded. While a client is well behind, a newer state event (the deal's progress, a
 seat's count) replaces the older one still waiting for it; a client that falls ``max_queue`` events
 behind all the same is dropped (its stream ends), and its browser reconnects with ``Last-Event-ID`` and
 catches up from the history (or, if it was gone too long, gets a ``resync`` event: reload the state).
@@ -28,7 +28,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 HEARTBEAT_S = 15.0
-MAX_QUEUE = 256  # events waiting for one client before it is dropped (about 2 s at 120 writes/s)
+MAX_QUEUE = 1000  # events waiting for one client before it is dropped (about 3 s at 120 writes/s)
+COALESCE_AFTER = 100  # a client this far behind gets only the newest of each state event
 # state events: a newer one of the same key says all an older one said
 COALESCE = {"deal": ("round",), "deal_status": ("round",), "count": ("round", "seat")}
 
@@ -41,8 +42,8 @@ def coalesce_key(event: dict[str, Any]) -> tuple[Any, ...] | None:
 class _Client:
     """One SSE connection: its waiting events (``[key, text]`` entries; text None once superseded)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, max_queue: int):
-        self.loop, self.max_queue = loop, max_queue
+    def __init__(self, loop: asyncio.AbstractEventLoop, max_queue: int, coalesce_after: int):
+        self.loop, self.max_queue, self.coalesce_after = loop, max_queue, coalesce_after
         self.wake = asyncio.Event()
         self.pending: deque[list[Any]] = deque()
         self.by_key: dict[tuple[Any, ...], list[Any]] = {}
@@ -54,7 +55,7 @@ class _Client:
         """Queue one event (under the hub's lock); True if the client's loop must be woken."""
         if self.dropped:
             return False
-        if key is not None and key in self.by_key:
+        if key is not None and key in self.by_key and self.live >= self.coalesce_after:
             self.by_key[key][1] = None          # superseded: never sent
             self.live -= 1
         entry = [key, text]
@@ -85,14 +86,14 @@ class _Client:
 class EventHub:
     """Fan-out of public events to SSE clients; thread-safe ``publish``."""
 
-    def __init__(self, history: int = 2000, max_queue: int = MAX_QUEUE):
+    def __init__(self, history: int = 2000, max_queue: int = MAX_QUEUE, coalesce_after: int = COALESCE_AFTER):
         self._lock = threading.Lock()
         self._seq = 0
         self._history: deque[tuple[dict[str, Any], str]] = deque(maxlen=history)
         self._clients: set[_Client] = set()
         self._listeners: list[Any] = []
         self._relayed: set[int] = set()
-        self.max_queue = max_queue
+        self.max_queue, self.coalesce_after = max_queue, coalesce_after
         self.dropped = 0         # clients dropped for falling behind, since start
 
     def publish(self, event: dict[str, Any]) -> dict[str, Any]:
@@ -154,7 +155,7 @@ class EventHub:
     async def stream(self, last_id: int | None = None, max_events: int | None = None,
                      heartbeat: float = HEARTBEAT_S) -> AsyncIterator[str]:
         """SSE text for one client: missed events after ``last_id``, then live ones (batched)."""
-        client = _Client(asyncio.get_running_loop(), self.max_queue)
+        client = _Client(asyncio.get_running_loop(), self.max_queue, self.coalesce_after)
         with self._lock:
             backlog = self._backlog(last_id)
             self._clients.add(client)
