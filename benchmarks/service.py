@@ -6,8 +6,11 @@
 2. Requests per second for the public state (``GET /api/rounds/{id}``) under a bounded loopback load
    (a fixed number of requests and a time cap, 127.0.0.1 only), with ``GET /api/health`` as the peer
    in the same run: the ratio says what building the public view costs.
+3. SSE lag under writes: ``--sse-clients`` (12) clients read ``/api/events`` while writers POST actions
+   at ``--rate`` (120) a second for ``--seconds``; the lag of an event is the moment a client reads it
+   minus the moment the hub stamped it (``ts``). Clients and writers run in another process.
 
-Run: ``.venv/bin/python benchmarks/service.py [--deals 3] [--requests 3000] [--clients 4]``.
+Run: ``.venv/bin/python benchmarks/service.py [--deals 3] [--requests 3000] [--clients 4] [--only sse]``.
 """
 
 from __future__ import annotations
@@ -157,6 +160,98 @@ def bench_throughput(requests: int, clients: int, cap_s: float) -> None:
     print(f"  public state / peer = {pub / peer:.2f}")
 
 
+def sse_load(url: str, rid: int, token: str, clients: int, rate: float, seconds: float) -> dict[str, Any]:
+    """In the load process: ``clients`` SSE readers, and writers POSTing refused actions (each one a
+    journal row and an ``action``, a ``refused`` and a ``voice`` event) at ``rate`` a second."""
+    import json as _json
+
+    lags: list[list[float]] = [[] for _ in range(clients)]
+    reconnects = [0] * clients
+    stop = threading.Event()
+    ready = threading.Barrier(clients + 1)
+
+    def reader(i: int) -> None:
+        last: str | None = None
+        first = True
+        with httpx.Client(timeout=httpx.Timeout(5.0, read=30.0)) as client:
+            while not stop.is_set():
+                headers = {"Last-Event-ID": last} if last else {}
+                with client.stream("GET", url + "/api/events", headers=headers) as resp:
+                    if first:
+                        ready.wait()
+                        first = False
+                    for line in resp.iter_lines():
+                        if line.startswith("id: "):
+                            last = line[4:]
+                        elif line.startswith("data: "):
+                            ev = _json.loads(line[6:])
+                            if ev.get("type") != "bench_end":
+                                lags[i].append((time.time() - ev["ts"]) * 1000)
+                            elif stop.is_set():
+                                return
+                reconnects[i] += 1
+
+    threads = [threading.Thread(target=reader, args=(i,), daemon=True) for i in range(clients)]
+    for t in threads:
+        t.start()
+    ready.wait()
+    writers, sent, errors = 4, [0] * 4, [0] * 4
+    t0 = time.perf_counter()
+    n_total = int(rate * seconds)
+
+    def writer(w: int) -> None:
+        with httpx.Client(base_url=url, timeout=10, headers={"Authorization": f"Bearer {token}"}) as client:
+            for k in range(w, n_total, writers):
+                delay = t0 + k / rate - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+                r = client.post(f"/api/rounds/{rid}/events", json={"seat": 1 + k % 3, "action": "play",
+                                                                    "cards": ["H4"]})
+                sent[w] += 1
+                errors[w] += r.status_code != 200
+
+    ws = [threading.Thread(target=writer, args=(w,)) for w in range(writers)]
+    for t in ws:
+        t.start()
+    for t in ws:
+        t.join()
+    took = time.perf_counter() - t0
+    time.sleep(1.0)
+    stop.set()
+    for t in threads:   # the server's next bench_end event lets each reader see the stop
+        t.join(timeout=5)
+    return {"lags": [x for per in lags for x in per], "per_client": [len(x) for x in lags],
+            "reconnects": sum(reconnects), "writes": sum(sent), "errors": sum(errors), "took": took}
+
+
+def bench_sse(clients: int, rate: float, seconds: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        svc = TableService(Path(tmp), SoftwareDealSource(seed=2), bot_delay=0.0)
+        srv = LiveServer(create_app(svc), svc).start()
+        try:
+            rnd = svc.start_round(game="hongsi", first_seat=0, bots=[])
+            wait_for(lambda: rnd.phase == "playing")
+            with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+                fut = pool.submit(sse_load, srv.url, rnd.id, svc.tokens.operator_token(), clients, rate,
+                                  seconds)
+                while not fut.done():                # lets the readers see the end once the writers are through
+                    time.sleep(0.5)
+                    svc.hub.publish({"type": "bench_end"})
+                res = fut.result()
+        finally:
+            srv.stop()
+            dropped = svc.hub.dropped
+            svc.close()
+    lags = res["lags"]
+    print(f"SSE lag, {clients} clients, writes POSTed at {rate:.0f}/s for {seconds:.0f} s "
+          f"({res['writes']} writes in {res['took']:.1f} s = {res['writes'] / res['took']:.0f}/s, "
+          f"{res['errors']} not 200):")
+    print(f"  {len(lags)} events read ({min(res['per_client'])}..{max(res['per_client'])} a client); "
+          f"clients dropped {dropped}, reconnects {res['reconnects']}")
+    print(f"  lag median {statistics.median(lags):.1f} ms   p99 {percentile(lags, 0.99):.1f} ms   "
+          f"max {max(lags):.1f} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--deals", type=int, default=3)
@@ -165,9 +260,17 @@ def main() -> None:
     ap.add_argument("--cap", type=float, default=15.0, help="seconds at most per load run")
     ap.add_argument("--rig", action=argparse.BooleanOptionalAction, default=True,
                     help="deal on the virtual rig with the real dealer (default) or in software")
+    ap.add_argument("--sse-clients", type=int, default=12)
+    ap.add_argument("--rate", type=float, default=120.0, help="writes a second, for the SSE lag")
+    ap.add_argument("--seconds", type=float, default=10.0, help="how long the writes go on")
+    ap.add_argument("--only", choices=["latency", "throughput", "sse"], default=None)
     args = ap.parse_args()
-    bench_latency(args.deals, args.rig)
-    bench_throughput(args.requests, args.clients, args.cap)
+    if args.only in (None, "latency"):
+        bench_latency(args.deals, args.rig)
+    if args.only in (None, "throughput"):
+        bench_throughput(args.requests, args.clients, args.cap)
+    if args.only in (None, "sse"):
+        bench_sse(args.sse_clients, args.rate, args.seconds)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ vision_app = typer.Typer(help="Card recognition.", no_args_is_help=True)
 config_app = typer.Typer(help="The rig's configuration.", no_args_is_help=True)
 app.add_typer(vision_app, name="vision")
 app.add_typer(config_app, name="config")
-log_app = typer.Typer(help="The journal: verify the hash chain, export a round for a dispute.", no_args_is_help=True)
+log_app = typer.Typer(help="The journal: verify the hash chain and receipts, export a round, the rig's key.", no_args_is_help=True)
 app.add_typer(log_app, name="log")
 firmware_app = typer.Typer(help="The Pico's firmware: flash it, check what it runs.", no_args_is_help=True)
 app.add_typer(firmware_app, name="firmware")
@@ -226,15 +226,16 @@ def deal(
 
 
 @app.command("verify-deal")
-def verify_deal(file: Annotated[Path, typer.Argument(help="a record with deal.proof, a proof, or an export")]
-                ) -> None:
-    """Check that a fair deal's seats followed the seed it committed to before the deal."""
-    from controller.deal_command import CommandError
-    from controller.deal_command import verify_deal as check
+def verify_deal(file: Annotated[Path, typer.Argument(help="a record with deal.proof (an export's record.json), "
+                                                          "a proof, or an export folder")]) -> None:
+    """Check a fair deal: its seed against the commitment made before it and, in an export, every hand
+    against the seed, the seats and the camera's reads (exit 1 naming the first card that disagrees)."""
+    from controller.log_command import LogCommandError
+    from controller.log_command import verify_deal as check
 
     try:
         code = check(file)
-    except CommandError as exc:
+    except LogCommandError as exc:
         raise fail(str(exc), exc.code) from None
     raise typer.Exit(code)
 
@@ -242,14 +243,32 @@ def verify_deal(file: Annotated[Path, typer.Argument(help="a record with deal.pr
 @log_app.command("verify")
 def log_verify(journal: Annotated[Path | None, typer.Option(help="the journal (default: DATA_DIR/journal.db)")
                                   ] = None,
-               config: Annotated[Path | None, typer.Option(help="config file")] = None) -> None:
-    """Check the journal's hash chain and every evidence image."""
-    from controller.deal_command import CommandError
-    from controller.deal_command import log_verify as check
+               config: Annotated[Path | None, typer.Option(help="config file")] = None,
+               receipt: Annotated[list[str] | None, typer.Option(
+                   help="a receipt (the whole hash or its 16-digit short form): the chain must still hold it")
+                   ] = None) -> None:
+    """Check the journal's hash chain, every evidence image and every signed receipt."""
+    from controller.log_command import LogCommandError
+    from controller.log_command import log_verify as check
 
     try:
-        code = check(journal, config)
-    except CommandError as exc:
+        code = check(journal, config, receipt)
+    except LogCommandError as exc:
+        raise fail(str(exc), exc.code) from None
+    raise typer.Exit(code)
+
+
+@log_app.command("key")
+def log_key(journal: Annotated[Path | None, typer.Option(help="the journal (default: DATA_DIR/journal.db)")
+                               ] = None,
+            config: Annotated[Path | None, typer.Option(help="config file")] = None) -> None:
+    """Print the rig's public key, which signs every receipt (hex, Ed25519)."""
+    from controller.log_command import LogCommandError
+    from controller.log_command import log_key as show
+
+    try:
+        code = show(journal, config)
+    except LogCommandError as exc:
         raise fail(str(exc), exc.code) from None
     raise typer.Exit(code)
 
@@ -259,13 +278,13 @@ def log_export(round_: Annotated[int, typer.Argument(metavar="ROUND", help="the 
                out: Annotated[Path | None, typer.Option(help="folder to write (default: round-N)")] = None,
                journal: Annotated[Path | None, typer.Option(help="the journal")] = None,
                config: Annotated[Path | None, typer.Option(help="config file")] = None) -> None:
-    """Write a round's game record, its journal rows and its evidence images (for a dispute)."""
-    from controller.deal_command import CommandError
-    from controller.deal_command import log_export as export
+    """Write a round's game record (with its fair-deal proof), its journal rows, receipts and evidence images."""
+    from controller.log_command import LogCommandError
+    from controller.log_command import log_export as export
 
     try:
         code = export(round_, out, journal, config)
-    except CommandError as exc:
+    except LogCommandError as exc:
         raise fail(str(exc), exc.code) from None
     raise typer.Exit(code)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import logging
 import os
 import shutil
 import sqlite3
@@ -33,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 GENESIS = "0" * 64
+log = logging.getLogger("hongsi.journal")
+RECEIPT_KINDS = ("deal_end", "reveal", "service_dealt", "round_end")  # see controller.receipts
 
 # Every kind of row, the one list (docs quote it). The deal writes each motion's intent before it and its
 # result after; a good deal ends with deal_end, the hand with round_end (done, stopped or void).
@@ -73,6 +76,16 @@ def private_dir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     _owner_only(path, 0o700)
     return path
+
+
+def _private_files(db: Path) -> None:
+    """The journal and SQLite's ``-wal`` and ``-shm`` beside it: owner-only (0600). The file is made
+    0600 before SQLite opens it, and SQLite gives its companions the database's mode."""
+    if not db.exists():
+        os.close(os.open(db, os.O_WRONLY | os.O_CREAT, 0o600))
+    for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        if path.exists():
+            _owner_only(path, 0o600)
 
 
 def _owner_only(path: Path, mode: int) -> None:
@@ -163,15 +176,17 @@ class Journal:
     """
 
     def __init__(self, path: Path | str, images: Path | str | None = None, *, durable: bool = True,
-                 readonly: bool = False):
+                 readonly: bool = False, receipts: bool = True):
         """Open (or create) the journal. ``readonly`` opens an existing one for reading only
         (``hongsi log verify`` / ``export``): nothing is created or changed, so it works on a read-only
-        medium or a write-protected copy."""
+        medium or a write-protected copy. ``receipts``: sign a receipt after every row that ends a deal
+        or a hand (``controller.receipts``), with the rig's key kept next to the journal."""
         self.path = Path(path).expanduser()
         self.readonly = readonly
         self.durable = durable
         self._lock = threading.Lock()
         self._tmpdir: str | None = None
+        self._receipt_listeners: list[Any] = []
         if readonly:
             self.images = Path(images).expanduser() if images is not None else self.path.parent / "images"
             self._db = self._open_readonly()
@@ -185,14 +200,17 @@ class Journal:
             raise JournalWriteError(self.path, "the file is read-only")
         if not os.access(self.path.parent, os.W_OK):
             raise JournalWriteError(self.path, f"its folder {self.path.parent} is read-only")
+        self.sign_receipts = receipts
+        self._key: Any = None
         db = None
         try:
+            _private_files(self.path)  # before SQLite makes its -wal and -shm: they take the file's mode
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             _check_tables(db, self.path)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
             db.executescript(_SCHEMA)
-            _owner_only(self.path, 0o600)  # the hands as dealt are in it (SQLite gives its -wal the same mode)
+            _private_files(self.path)
         except sqlite3.DatabaseError as exc:
             if db is not None:
                 db.close()
@@ -203,6 +221,10 @@ class Journal:
             if db is not None:
                 db.close()
             raise
+        except OSError as exc:
+            if db is not None:
+                db.close()
+            raise _write_error(self.path, exc) from None
         self._db = db
 
     def _open_readonly(self) -> sqlite3.Connection:
@@ -302,6 +324,15 @@ class Journal:
             raise JournalWriteError(self.path, "it was opened read-only")
         digest = self.store_image(image) if image is not None else None
         text = canonical(data or {})
+        row = self._write(round_, kind, text, digest)
+        if self.sign_receipts and kind in RECEIPT_KINDS:
+            try:
+                self.issue_receipt(row)
+            except JournalWriteError as exc:  # the row itself is on disk; a receipt can be issued later
+                log.warning("no receipt for row %s: %s", row.seq, exc)
+        return row
+
+    def _write(self, round_: int | None, kind: str, text: str, digest: str | None) -> Row:
         with self._lock:
             try:
                 return self._append_locked(round_, kind, text, digest)
@@ -309,6 +340,61 @@ class Journal:
                 if getattr(exc, "sqlite_errorname", None) in ("SQLITE_BUSY", "SQLITE_LOCKED"):
                     raise
                 raise _write_error(self.path, exc) from None
+
+    # ------------------------------------------------------------------ receipts
+    def rig_key(self) -> Any:
+        """The rig's signing key (``controller.keys``), kept next to the journal; made the first time."""
+        from controller.keys import RigKey, RigKeyError
+
+        if self._key is None:
+            try:
+                self._key = RigKey.load_or_create(self.path.parent)
+            except RigKeyError as exc:
+                raise JournalWriteError(self.path, str(exc)) from None
+        return self._key
+
+    def issue_receipt(self, row: Row | None = None) -> dict[str, Any]:
+        """Sign ``row`` (default: the journal's head) as a receipt: journal the ``receipt`` row and
+        return the receipt (``{"receipt", "short", "signature", "public_key", ...}``)."""
+        from controller import receipts
+
+        if row is None:
+            row = self.head()
+            if row is None:
+                raise JournalError(f"{self.path}: the journal is empty: nothing to give a receipt for")
+        data = receipts.row_data(row.seq, row.hash, row.kind, self.rig_key())
+        self._write(row.round, receipts.KIND, canonical(data), None)
+        receipt = receipts.from_row(row.round, data)
+        for listener in list(self._receipt_listeners):
+            try:
+                listener(receipt)
+            except Exception:  # noqa: BLE001 - a display that fails must not undo a journalled receipt
+                log.exception("a receipt listener failed")
+        return receipt
+
+    def on_receipt(self, fn: Any) -> None:
+        """Call ``fn(receipt)`` after every receipt this journal signs (the service publishes it)."""
+        self._receipt_listeners.append(fn)
+
+    def receipts(self, round_: int | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        """The receipts of ``round_`` (else of the whole journal), the latest ``limit``, oldest first."""
+        from controller import receipts
+
+        where, args = ("WHERE kind=? AND round=?", (receipts.KIND, round_)) if round_ is not None else (
+            "WHERE kind=?", (receipts.KIND,))
+        rows = list(self._rows(f"SELECT * FROM journal {where} ORDER BY seq DESC LIMIT ?", (*args, int(limit))))
+        return receipts.of_rows(reversed(rows))
+
+    def receipt(self, round_: int) -> dict[str, Any] | None:
+        """The latest receipt issued in ``round_`` (what ``hongsi deal --json`` prints), or None."""
+        from controller import receipts
+
+        found = receipts.of_rows(self.rows(round_))
+        return found[-1] if found else None
+
+    def head(self) -> Row | None:
+        """The last row of the journal."""
+        return next(self._rows("SELECT * FROM journal ORDER BY seq DESC LIMIT 1"), None)
 
     def _append_locked(self, round_: int | None, kind: str, text: str, digest: str | None) -> Row:
         cur = self._db.cursor()
@@ -415,8 +501,7 @@ class Journal:
         rows = self.rows(round_)
         if not rows:
             raise JournalError(f"no round {round_} in {self.path} (rounds: {self.rounds() or 'none'})")
-        record = next((r.data.get("record") for r in reversed(rows) if r.kind in ("round_end", "deal_end")
-                       and r.data.get("record")), None)
+        record = export_record(rows)
         out = Path(out)
         (out / "images").mkdir(parents=True, exist_ok=True)
         with open(out / "journal.jsonl", "w", encoding="utf-8") as fh:
@@ -432,7 +517,21 @@ class Journal:
         if record is not None:
             (out / "record.json").write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n",
                                              encoding="utf-8")
+        from controller import receipts
+
+        (out / "receipts.json").write_text(json.dumps(receipts.of_rows(rows), indent=2) + "\n", encoding="utf-8")
         return out
+
+
+def export_record(rows: list[Row]) -> dict[str, Any] | None:
+    """A round's game record as exported: the last one journalled (the hand's end, else the deal's end),
+    with the fair deal's proof from the ``reveal`` row, which a CLI deal writes after ``deal_end``."""
+    record = next((r.data.get("record") for r in reversed(rows) if r.kind in ("round_end", "deal_end")
+                   and r.data.get("record")), None)
+    proof = next((r.data.get("proof") for r in reversed(rows) if r.kind == "reveal" and r.data.get("proof")), None)
+    if record is None or proof is None or not isinstance(record.get("deal"), dict):
+        return record
+    return {**record, "deal": {**record["deal"], "proof": record["deal"].get("proof") or proof}}
 
 
 def _check_tables(db: sqlite3.Connection, path: Path, need_journal: bool = False) -> None:

@@ -28,6 +28,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from controller.plan import catalogue
 from controller.service.dispute import replay
+from controller.service.hub import public_receipts
+from controller.service.limits import MAX_BODY, BodyLimit
 from controller.service.table import ServiceError, TableService
 from controller.service.tokens import Identity
 from engine.cards import CardError, parse_card
@@ -183,6 +185,8 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
                   lifespan=lifespan, responses=ERRORS,
                   docs_url=None, redoc_url=None)  # their pages load scripts from a CDN: the table is offline
     app.state.service = svc
+    app.add_middleware(BodyLimit, limit=MAX_BODY)  # before any body is read or parsed, even before the 401
+    svc.hub.relay_receipts(svc.journal)           # each receipt the journal signs becomes a public event
 
     # ---------------------------------------------------------------- errors: clear, never a 500
     @app.exception_handler(RequestValidationError)
@@ -265,6 +269,11 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         return StreamingResponse(svc.hub.stream(last_id=last_id, max_events=max_events),
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+    @app.get("/api/receipts", summary="the journal's signed receipts (of a round, else the latest) and the rig's key")
+    def list_receipts(round: Annotated[int | None, Query(ge=1, le=2**62)] = None,
+                      limit: Annotated[int, Query(ge=1, le=500)] = 20) -> dict[str, Any]:
+        return public_receipts(svc.journal, round, limit)
 
     # ---------------------------------------------------------------- seats
     @app.get("/api/whoami", summary="who a token belongs to")
@@ -379,7 +388,7 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         return {"seat": seat, "revoked": svc.tokens.revoke_seat(seat)}
 
     @app.get("/api/journal", summary="the journal's rows (operator)")
-    def journal(creds: Creds, round: Annotated[int | None, Query(ge=0)] = None,
+    def journal(creds: Creds, round: Annotated[int | None, Query(ge=0, le=2**62)] = None,
                 limit: Annotated[int, Query(ge=1, le=5000)] = 200) -> dict[str, Any]:
         _check(svc, creds, what="read the journal")
         rows = svc.journal.rows(round)[-limit:]

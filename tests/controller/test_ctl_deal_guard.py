@@ -230,7 +230,7 @@ def test_a_write_protected_journal_verifies_and_exports_without_a_write(tmp_path
     try:
         before = _snapshot(archive)
         verify = _hongsi("log", "verify", "--journal", str(archive / "journal.db"))
-        assert verify.returncode == 0 and "ok: 10 rows, 4 images" in verify.stdout, verify.stderr
+        assert verify.returncode == 0 and "ok: 11 rows, 4 images" in verify.stdout, verify.stderr
         out = tmp_path / "export"
         export = _hongsi("log", "export", "1", "--journal", str(archive / "journal.db"), "--out", str(out))
         assert export.returncode == 0, export.stderr
@@ -262,7 +262,7 @@ def test_a_journal_on_a_read_only_filesystem(tmp_path):
         try:
             before = _snapshot(folder)
             verify = _hongsi("log", "verify", "--journal", str(folder / "journal.db"), prefix=prefix)
-            assert verify.returncode == 0 and "ok: 10 rows, 4 images" in verify.stdout, (folder, verify.stderr)
+            assert verify.returncode == 0 and "ok: 11 rows, 4 images" in verify.stdout, (folder, verify.stderr)
             out = tmp_path / f"export-{folder.name}"
             export = _hongsi("log", "export", "1", "--journal", str(folder / "journal.db"), "--out", str(out),
                              prefix=prefix)

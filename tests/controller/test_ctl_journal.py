@@ -38,9 +38,9 @@ def _verify(j: Journal):
 def test_a_clean_journal_verifies(tmp_path):
     j, _ = _filled(tmp_path)
     report = j.verify()
-    assert report.ok and report.rows == 12 and report.images == 5
+    assert report.ok and report.rows == 13 and report.images == 5
     result = _verify(j)
-    assert result.exit_code == 0 and "12 rows" in result.output
+    assert result.exit_code == 0 and "13 rows" in result.output
 
 
 def test_updates_and_deletes_are_refused(tmp_path):
@@ -127,7 +127,7 @@ def test_export_writes_record_rows_and_images(tmp_path):
     assert result.exit_code == 0, result.output
     assert json.loads((out / "record.json").read_text())["game"] == "hongsi"
     lines = (out / "journal.jsonl").read_text().splitlines()
-    assert len(lines) == 12 and json.loads(lines[0])["kind"] == "round_start"
+    assert len(lines) == 13 and json.loads(lines[0])["kind"] == "round_start"
     names = sorted(p.name for p in (out / "images").iterdir())
     assert len(names) == 5 and names[0].startswith("000-S2-")
     bad = runner.invoke(app, ["log", "export", "99", "--journal", str(j.path), "--out", str(out)])

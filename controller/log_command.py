@@ -1,0 +1,156 @@
+"""What ``hongsi log verify|export|key`` and ``hongsi verify-deal`` do (the CLI stays a thin wrapper).
+
+Each returns the exit status, prints its result on standard output, and raises :class:`LogCommandError`
+(one clear line, exit 2) for bad input. A failed check is exit 1.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+class LogCommandError(Exception):
+    """One clear line for the user; ``code`` is the exit status."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+def journal_path(journal: Path | None, config: Path | None = None) -> Path:
+    if journal is not None:
+        return Path(journal).expanduser()
+    from controller.config import ConfigError, load_config
+
+    try:
+        cfg = load_config(config)
+    except ConfigError as exc:
+        raise LogCommandError(str(exc)) from None
+    return Path(cfg.data_dir).expanduser() / "journal.db"
+
+
+def _open(path: Path) -> Any:
+    """The journal, read-only (nothing on disk changes: an archived copy on read-only media verifies)."""
+    from controller.journal import Journal, JournalError
+
+    if not path.exists():
+        raise LogCommandError(f"no journal at {path} (give --journal PATH)")
+    try:
+        return Journal(path, readonly=True)
+    except JournalError as exc:
+        raise LogCommandError(str(exc)) from None
+
+
+# ---------------------------------------------------------------------------------------- log verify
+def log_verify(journal: Path | None, config: Path | None, receipts: list[str] | None = None) -> int:
+    """The chain, every image and every receipt row; with ``receipts``, also that the chain still holds
+    each of those heads (a rollback or a rewrite since the receipt was given fails)."""
+    from controller import keys
+    from controller import receipts as rc
+
+    try:
+        wanted = [rc.normalise(r) for r in receipts or []]
+    except ValueError as exc:
+        raise LogCommandError(f"--receipt: {exc}") from None
+    path = journal_path(journal, config)
+    with _open(path) as jr:  # closed: a read-only open may have copied the journal to a temporary folder
+        report = jr.verify()
+        rows = jr.rows()
+    problems = list(report.problems) + rc.check_rows(rows, keys.public_key_of(path.parent))
+    held = []
+    for hex_ in wanted:
+        row = rc.find(rows, hex_)
+        if row is None:
+            problems.append(f"receipt {rc.short(hex_)}: no row of the journal has that hash: rows were removed "
+                            "(a rollback) or the chain up to it was changed")
+        else:
+            held.append(f"receipt {rc.short(row.hash)} is row {row.seq} (round {row.round}, {row.kind})")
+    if not problems:
+        sys.stdout.write(f"ok: {report.rows} rows, {report.images} images; the chain and every image check out"
+                         + "".join(f"; {h}" for h in held) + "\n")
+        return 0
+    for problem in problems:
+        sys.stdout.write(f"FAIL: {problem}\n")
+    first = problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more problems)"
+    sys.stderr.write(f"hongsi: the journal {path} fails verification: {first}\n")
+    return 1
+
+
+def log_key(journal: Path | None, config: Path | None) -> int:
+    """Print the rig's public key (made the first time, next to the journal)."""
+    from controller.keys import RigKey, RigKeyError
+
+    folder = journal_path(journal, config).parent
+    try:
+        key = RigKey.load_or_create(folder)
+    except RigKeyError as exc:
+        raise LogCommandError(str(exc)) from None
+    sys.stdout.write(f"{key.public_hex}\n")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------- log export
+def log_export(round_: int, out: Path | None, journal: Path | None, config: Path | None) -> int:
+    from controller.journal import JournalError
+
+    target = out or Path(f"round-{round_}")
+    try:
+        with _open(journal_path(journal, config)) as jr:
+            jr.export(round_, target)
+    except JournalError as exc:
+        raise LogCommandError(str(exc)) from None
+    except OSError as exc:
+        raise LogCommandError(f"cannot write the export to {target}: {exc.strerror or exc}") from None
+    has_record = (target / "record.json").exists()
+    n_receipts = len(json.loads((target / "receipts.json").read_text()))
+    sys.stdout.write(f"{target}: journal.jsonl, {len(list((target / 'images').iterdir()))} images, "
+                     f"{n_receipts} receipts"
+                     + (", record.json\n" if has_record else " (the round has no record: it did not finish)\n"))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------- verify-deal
+def verify_deal(file: Path) -> int:
+    """Check a fair deal: the proof against its commitment, and, with the export's ``journal.jsonl``
+    beside the record, the record's hands against the seed, the seats the rig journalled and the
+    camera's reads (``controller.fair_deal.check_deal``)."""
+    from controller.fair_deal import check_deal, exported_rows
+
+    path = file / "record.json" if file.is_dir() else file
+    obj = _read_json(path)
+    if not isinstance(obj, dict):
+        raise LogCommandError(f"{path}: not a record or a deal proof (a JSON object)")
+    is_record = "hands" in obj
+    proof = (obj.get("deal") or {}).get("proof") if is_record and isinstance(obj.get("deal"), dict) else obj
+    if not isinstance(proof, dict) or "seed" not in proof:
+        raise LogCommandError(f"{path}: no fair-deal proof in it (a round dealt without fair deal, or the seed "
+                              "is not revealed yet)")
+    try:
+        rows = exported_rows(path.parent / "journal.jsonl") if is_record else None
+    except ValueError as exc:
+        raise LogCommandError(f"{path.parent / 'journal.jsonl'}: {exc}") from None
+    check = check_deal(obj if is_record else None, proof, rows)
+    if check.ok:
+        what = "the seed it committed to" + (", the seats the rig journalled and the camera's reads"
+                                              if rows is not None else "")
+        sys.stdout.write(f"ok: every one of the {len(proof['seats'])} cards agrees with {what} "
+                         f"(commitment {str(proof['commitment'])[:16]}…)\n")
+        return 0
+    for problem in check.problems:
+        sys.stdout.write(f"REJECTED: {problem}\n")
+    sys.stderr.write(f"hongsi: the deal does not hold: {check.problems[0]}\n")
+    return 1
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LogCommandError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LogCommandError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise LogCommandError(f"{path}: not a record: JSON nested too deeply") from None
