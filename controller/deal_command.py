@@ -231,6 +231,9 @@ def _report(dealer: Any, result: Any, out: Console, as_json: bool) -> None:
     record = {k: v for k, v in result.record.items() if k != "events"}
     if proof is not None:
         record["deal"] = {**record["deal"], "proof": proof}
+    receipt = dealer.journal.receipt(result.round)  # the signed head after the reveal: keep it to check the log
+    if receipt is not None:
+        record["receipt"] = receipt["receipt"]
     fp = result.first_player
     out.print(f"[bold]{fp.text_en}[/bold]  {fp.text_zh}")
     for flag in result.flags:
@@ -285,60 +288,3 @@ def _previous_winner(journal: Any, game: str) -> int | None:
                 if rec.get("game") == game and isinstance(verdict.get("next_first_seat"), int):
                     return int(verdict["next_first_seat"])
     return None
-
-
-# ---------------------------------------------------------------------------------------- hongsi log
-def log_verify(journal: Path | None, config: Path | None) -> int:
-    with open_journal(journal_path(journal, config), must_exist=True, readonly=True) as jr:  # closed: a
-        report = jr.verify()  # read-only open may have copied the journal to a temporary folder
-    if report.ok:
-        sys.stdout.write(f"ok: {report.rows} rows, {report.images} images; the chain and every image check out\n")
-        return 0
-    for problem in report.problems:
-        sys.stdout.write(f"FAIL: {problem}\n")
-    sys.stderr.write(f"hongsi: the journal {jr.path} fails verification ({len(report.problems)} problems)\n")
-    return 1
-
-
-def log_export(round_: int, out: Path | None, journal: Path | None, config: Path | None) -> int:
-    from controller.journal import JournalError
-
-    target = out or Path(f"round-{round_}")
-    try:
-        with open_journal(journal_path(journal, config), must_exist=True, readonly=True) as jr:
-            jr.export(round_, target)
-    except JournalError as exc:
-        raise CommandError(str(exc)) from None
-    except OSError as exc:
-        raise CommandError(f"cannot write the export to {target}: {exc.strerror or exc}") from None
-    has_record = (target / "record.json").exists()
-    sys.stdout.write(f"{target}: journal.jsonl, {len(list((target / 'images').iterdir()))} images"
-                     + (", record.json\n" if has_record else " (the round has no record: it did not finish)\n"))
-    return 0
-
-
-# ---------------------------------------------------------------------------------------- verify-deal
-def verify_deal(file: Path) -> int:
-    """Check a fair deal's proof (a proof, a record holding ``deal.proof``, or an export folder)."""
-    from controller.fair_deal import verify_proof
-
-    path = file / "record.json" if file.is_dir() else file
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CommandError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CommandError(f"{path}: not valid JSON ({exc})") from None
-    proof = obj.get("deal", {}).get("proof") if isinstance(obj, dict) and "deal" in obj else obj
-    if not isinstance(proof, dict) or "seed" not in proof:
-        raise CommandError(f"{path}: no fair-deal proof in it (a round dealt without fair deal, or the seed "
-                           "is not revealed yet)")
-    check = verify_proof(proof)
-    if check.ok:
-        sys.stdout.write(f"ok: every one of the {len(proof['seats'])} cards went where the committed seed "
-                         f"says (commitment {proof['commitment'][:16]}…)\n")
-        return 0
-    for problem in check.problems:
-        sys.stdout.write(f"REJECTED: {problem}\n")
-    sys.stderr.write("hongsi: the deal does not follow its committed seed\n")
-    return 1

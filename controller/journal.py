@@ -47,6 +47,7 @@ ROW_KINDS = (
     "decoded", "first_player", "deal_end", "reveal",                   # the deal
     "service_dealt", "service_fault", "action", "estop", "ready",      # the table service and the play
     "round_end",
+    "receipt", "contribution",                                         # signed heads; seats' seed shares
     "order",                                                           # older journals only (a double feed's order)
 )
 

@@ -55,8 +55,12 @@ def test_deal_json_then_verify_export_and_tamper(tmp_path):
     rec_file.write_text(json.dumps(record))
     bad = _hongsi("verify-deal", str(rec_file))
     assert bad.returncode == 1 and "REJECTED" in bad.stdout
-    # the journal verifies; the export has the record and one image per card
+    # the journal verifies, also against the receipt the deal printed; the export has the record and one
+    # image per card
     assert _hongsi("log", "verify", "--journal", str(journal)).returncode == 0
+    assert len(record["receipt"]) == 64
+    assert _hongsi("log", "verify", "--journal", str(journal), "--receipt", record["receipt"]).returncode == 0
+    assert _hongsi("log", "verify", "--journal", str(journal), "--receipt", "ab" * 32).returncode == 1
     out = tmp_path / "export"
     assert _hongsi("log", "export", "1", "--journal", str(journal), "--out", str(out)).returncode == 0
     assert json.loads((out / "record.json").read_text())["hands"] == record["hands"]
