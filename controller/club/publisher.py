@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -273,7 +274,8 @@ def attach_publisher(service: Any, config: Any, url: str | None = None) -> Publi
     url = url or (club.broker if club is not None else "")
     if not url:
         return None
-    link = ClubLink.parse(url, password=club.password if club is not None and club.password else None)
+    password = (club.password if club is not None else "") or os.environ.get("HONGSI_CLUB_PASSWORD")
+    link = ClubLink.parse(url, password=password or None)
     if link.ca_file is None and club is not None and club.ca_file:
         link = ClubLink(**{**link.__dict__, "ca_file": str(club.ca_file)})
     data_dir = Path(config.data_dir).expanduser()

@@ -1,0 +1,81 @@
+"""Helpers of the club tests: a software table (a real journal, outbox and publisher) and waits."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from controller.club.outbox import Outbox
+from controller.club.publisher import ClubLink, Publisher
+from controller.club.server import ClubServer
+from controller.journal import Journal
+
+ROOM = "room1"
+USERS = {"club": "club-secret", "t1": "secret-one", "t2": "secret-two", "t3": "secret-three"}
+
+
+def wait_for(pred: Callable[[], Any], timeout: float = 15.0, why: str = "") -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = pred()
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {why or pred}")
+
+
+def club_for(dsn: str, broker: Any) -> ClubServer:
+    return ClubServer(dsn, ClubLink.parse(broker.url("club"))).start()
+
+
+class SoftTable:
+    """One table without a rig: a real journal it writes hands into, and a real publisher."""
+
+    def __init__(self, folder: Path, broker: Any, name: str, **kw: Any):
+        self.name = name
+        self.journal = Journal(folder / name / "journal.db", durable=False)
+        self.outbox_path = folder / name / "outbox.db"
+        self.link = ClubLink.parse(broker.url(name))
+        self.kw = kw
+        self.pub = Publisher(self.link, Outbox(self.outbox_path), journal=self.journal.path, **kw)
+
+    def start(self) -> SoftTable:
+        self.pub.start()
+        return self
+
+    def restart(self) -> None:
+        """The table's service restarted: a new publisher on the same outbox."""
+        self.pub.close()
+        self.pub = Publisher(self.link, Outbox(self.outbox_path), journal=self.journal.path, **self.kw).start()
+
+    def hand(self, scores: tuple[int, ...] = (2, -1, -1, 0), cards: int = 4, image: bool = True) -> int:
+        """Play one hand into the journal and the event stream (what the service does, in small)."""
+        rnd = self.journal.new_round({"game": "hongsi"})
+        self.pub.event({"type": "round", "round": rnd, "game": "hongsi", "phase": "dealing"})
+        for i in range(cards):
+            self.journal.append(rnd, "card_read", {"index": i, "label": "H4" if i == 0 else "S5"},
+                                image=(f"jpeg-{self.name}-{rnd}-{i}".encode() if image else None))
+            self.pub.event({"type": "deal", "round": rnd, "dealt": i + 1, "total": cards})
+        self.journal.append(rnd, "deal_end", {"record": {"hands": "secret"}})
+        self.pub.event({"type": "dealt", "round": rnd, "first_player": 0, "phase": "playing"})
+        self.journal.append(rnd, "round_end", {"status": "done", "scores": list(scores)})
+        self.pub.event({"type": "finished", "round": rnd, "ledger": list(scores)})
+        return rnd
+
+    def close(self, drain: float = 0.0) -> None:
+        self.pub.close(drain)
+        self.journal.close()
+
+
+def count(dsn: str, sql: str, *args: Any) -> int:
+    with psycopg.connect(dsn) as db:
+        return int(db.execute(sql, args).fetchone()[0])
+
+
+def flags(dsn: str, table: str) -> list[str]:
+    with psycopg.connect(dsn) as db:
+        return [r[0] for r in db.execute("SELECT reason FROM flag WHERE tbl=%s ORDER BY id", (table,))]
