@@ -61,13 +61,17 @@ class ClubLink:
     ca_file: str | None = None
 
     @classmethod
-    def parse(cls, url: str, *, password: str | None = None) -> ClubLink:
+    def parse(cls, url: str, *, password: str | None = None, club: bool = False) -> ClubLink:
+        """``club``: the club server's own link, ``…/<room>`` (its table part is ``club``)."""
         u = urllib.parse.urlsplit(url)
         if u.scheme not in ("mqtt", "mqtts"):
-            raise MessageError(f"club {url!r}: use mqtt://… or mqtts://…")
+            raise MessageError(f"club address {u.scheme}://…: use mqtt://… or mqtts://…")
         parts = [p for p in u.path.split("/") if p]
+        if club and len(parts) == 1:
+            parts.append("club")
         if len(parts) != 2:
-            raise MessageError(f"club {u.scheme}://{u.hostname}:{u.port}{u.path}: the path is /<room>/<table>")
+            shape = "/<room>" if club else "/<room>/<table>"
+            raise MessageError(f"club address {u.scheme}://{u.hostname}{u.path}: the path must be {shape}")
         room, table = check_name("room", parts[0]), check_name("table", parts[1])
         query = urllib.parse.parse_qs(u.query)
         tls = u.scheme == "mqtts"

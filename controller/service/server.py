@@ -49,7 +49,7 @@ def build_deal_source(cfg: Any, journal: Any, *, sim: bool, no_rig: bool = False
 
 
 def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path | None = None,
-          bot_delay: float = 0.8) -> None:
+          bot_delay: float = 0.8, club: str | None = None) -> None:
     import uvicorn
 
     from controller.config import load_config
@@ -67,6 +67,9 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
     svc = TableService(data_dir, source, voice=Announcer(speak=cfg.voice), bot_delay=bot_delay,
                        seats=cfg.seats, journal=journal)
     app = create_app(svc)
+    from controller.club.publisher import attach_publisher
+
+    publisher = attach_publisher(svc, cfg, url=club)  # the card room of --club or [club], if any
     from controller.service.panel import open_panel
 
     panel = open_panel(svc, cfg)  # the seat LEDs, deal button, e-stop and buzzer on a Pi
@@ -88,6 +91,8 @@ def serve(*, sim: bool, host: str, port: int, no_rig: bool = False, config: Path
         uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
     finally:
         running.unlink(missing_ok=True)
+        if publisher is not None:
+            publisher.close()
         if panel is not None:
             panel.close()
         svc.close()
