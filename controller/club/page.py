@@ -22,6 +22,7 @@ from controller.club.store import read_ledger, read_round, read_tables
 
 STATIC = Path(__file__).with_name("static")
 COOKIE = "club_session"
+Session = Annotated[str | None, Cookie(alias=COOKIE)]
 
 
 class Login(BaseModel):
@@ -45,8 +46,6 @@ def create_app(club: Any) -> FastAPI:
             return psycopg.connect(club.dsn, connect_timeout=3)
         except psycopg.OperationalError:
             raise HTTPException(503, "the archive (PostgreSQL) is not reachable now 数据库暂时无法连接") from None
-
-    Session = Annotated[str | None, Cookie(alias=COOKIE)]
 
     @app.exception_handler(HTTPException)
     async def _http(_r: Request, exc: HTTPException) -> JSONResponse:

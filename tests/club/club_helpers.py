@@ -79,3 +79,30 @@ def count(dsn: str, sql: str, *args: Any) -> int:
 def flags(dsn: str, table: str) -> list[str]:
     with psycopg.connect(dsn) as db:
         return [r[0] for r in db.execute("SELECT reason FROM flag WHERE tbl=%s ORDER BY id", (table,))]
+
+
+def raw_client(broker: Any, user: str, password: str | None = None) -> Any:
+    """A bare paho client logged in as ``user`` (TLS, the broker's CA); None if the broker refused it."""
+    import threading
+
+    from controller.club.publisher import mqtt_client
+
+    link = ClubLink.parse(broker.url(user) if user in USERS else broker.url("t1"))
+    link = ClubLink(link.host, link.port, link.room, user, user, password or USERS.get(user), True, link.ca_file)
+    client = mqtt_client(f"raw-{user}-{time.monotonic_ns()}", link)
+    done, ok = threading.Event(), []
+    client.on_connect = lambda c, u, f, rc, p: (ok.append(not rc.is_failure), done.set())
+    client.connect(link.host, link.port)
+    client.loop_start()
+    done.wait(5)
+    if not (ok and ok[0]):
+        client.loop_stop()
+        return None
+    return client
+
+
+def send(client: Any, table: str, kind: str, seq: int, body: dict, room: str = ROOM) -> None:
+    from controller.club.messages import Envelope, topic
+
+    client.publish(topic(room, table, kind), Envelope(table, seq, kind, body, time.time()).to_bytes(),
+                   qos=1).wait_for_publish(5)
