@@ -23,7 +23,7 @@ KINDS = ("event", "health", "receipt", "rows", "crop")   # the kinds a table sen
 ONLINE = "online"     # retained 1/0 (the last will), outside the stream
 ACK = "ack"           # the club's answer: {"seq": n}
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
-RECEIPT_KINDS = ("deal_end", "reveal")
+RECEIPT_KINDS = ("deal_end", "reveal", "service_dealt")  # service_dealt: a software deal's deal_end
 MAX_PAYLOAD = 4 * 1024 * 1024
 
 

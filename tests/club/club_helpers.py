@@ -106,3 +106,46 @@ def send(client: Any, table: str, kind: str, seq: int, body: dict, room: str = R
 
     client.publish(topic(room, table, kind), Envelope(table, seq, kind, body, time.time()).to_bytes(),
                    qos=1).wait_for_publish(5)
+
+
+class LivePage:
+    """The club's room page on a free loopback port (uvicorn in a thread), logged in as a staff member."""
+
+    def __init__(self, club: Any, dsn: str):
+        import uvicorn
+
+        from controller.club.accounts import add_staff
+        from controller.club.page import create_app
+
+        add_staff(dsn, "staff", "staff password")
+        self.server = uvicorn.Server(uvicorn.Config(create_app(club), host="127.0.0.1", port=0, log_level="warning"))
+        import threading
+
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self) -> LivePage:
+        import httpx
+
+        self.thread.start()
+        wait_for(lambda: self.server.started, timeout=10, why="the room page")
+        self.url = f"http://127.0.0.1:{self.server.servers[0].sockets[0].getsockname()[1]}"
+        self.http = httpx.Client(base_url=self.url, timeout=httpx.Timeout(5.0, read=60.0))
+        self.http.post("/api/login", json={"name": "staff", "password": "staff password"}).raise_for_status()
+        return self
+
+    def events(self, stop: Callable[[dict], bool], out: list) -> None:
+        """Read the live stream into ``out`` ((arrival time, event)) until ``stop(event)``."""
+        import json as _json
+
+        with self.http.stream("GET", "/api/events") as resp:
+            for line in resp.iter_lines():
+                if line.startswith("data: "):
+                    ev = _json.loads(line[6:])
+                    out.append((time.time(), ev))
+                    if stop(ev):
+                        return
+
+    def stop(self) -> None:
+        self.http.close()
+        self.server.should_exit = True
+        self.thread.join(timeout=10)

@@ -7,8 +7,16 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.club.messages import (Envelope, MessageError, Receipt, check_link, check_row, parse_topic, sign,
-                                      verify_signature)
+from controller.club.messages import (
+    Envelope,
+    MessageError,
+    Receipt,
+    check_link,
+    check_row,
+    parse_topic,
+    sign,
+    verify_signature,
+)
 from controller.club.outbox import Outbox
 from controller.club.plot import ledger_svg, running_totals
 from controller.club.publisher import ClubLink, row_to_body
