@@ -273,6 +273,10 @@ def serve(
     from controller.service.server import serve as run_service
 
     try:
+        if club:  # a wrong card-room address is refused before the rig starts
+            from controller.club.publisher import ClubLink
+
+            ClubLink.parse(club)
         run_service(sim=sim, host=host, port=port, no_rig=no_rig, bot_delay=bot_delay, club=club)
     except (ConfigError, ValueError) as exc:
         raise fail(str(exc)) from None

@@ -37,6 +37,14 @@ def _club_errors() -> tuple[type[BaseException], ...]:
     return (MessageError, AccountError, ServiceMissing, psycopg.OperationalError, sqlalchemy.exc.OperationalError)
 
 
+def _say(exc: BaseException) -> str:
+    """One line for a club error; a database that cannot be reached says so."""
+    text = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+    if "OperationalError" in type(exc).__name__:
+        return f"cannot reach the club's PostgreSQL: {text}"
+    return text
+
+
 def _db_default(db: str) -> str:
     from controller.config import load_config
 
@@ -59,7 +67,7 @@ def serve(broker: Broker = "", db: Database = "",
         sys.stderr.write(f"room page  http://{host}:{port}/  (room {link.room})\n")
         run(db, link, host=host, port=port)
     except _club_errors() as exc:
-        raise _fail(str(exc).strip().splitlines()[0]) from None
+        raise _fail(_say(exc)) from None
 
 
 @staff_app.command("add")
@@ -77,7 +85,7 @@ def staff_add(name: str, db: Database = "") -> None:
         migrate(db)
         add_staff(db, name, password)
     except _club_errors() as exc:
-        raise _fail(str(exc).strip().splitlines()[0]) from None
+        raise _fail(_say(exc)) from None
     sys.stdout.write(f"staff {name}: saved\n")
 
 
@@ -101,7 +109,7 @@ def up(folder: Annotated[Path, typer.Argument(help="where the services keep thei
         pg = LocalPostgres(folder / "postgres", pg_port).start()
         broker = LocalBroker(folder / "mosquitto", room, users, mqtt_port).start()
     except _club_errors() as exc:
-        raise _fail(str(exc).strip().splitlines()[0]) from None
+        raise _fail(_say(exc)) from None
     try:
         migrate(pg.dsn)
         if not (folder / "staff.txt").exists():
