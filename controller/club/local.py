@@ -48,6 +48,11 @@ def _run(cmd: list[str], **kw: object) -> None:
 
 
 # ---------------------------------------------------------------------------------------- mosquitto
+def _which(name: str) -> str | None:
+    """A program on the PATH or in /usr/sbin (where Debian puts mosquitto, off a user's PATH)."""
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin")
+
+
 def make_certs(folder: Path) -> Path:
     """A CA and a server certificate for 127.0.0.1/localhost (EC keys: quick). Returns the CA file."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -75,7 +80,7 @@ def write_passwords(path: Path, users: dict[str, str]) -> None:
     """A mosquitto password file (hashed by ``mosquitto_passwd``) for ``users``."""
     path.write_text("")
     for name, password in users.items():
-        _run(["mosquitto_passwd", "-b", str(path), name, password])
+        _run([str(_which("mosquitto_passwd")), "-b", str(path), name, password])
     path.chmod(0o600)
 
 
@@ -84,7 +89,7 @@ class LocalBroker:
 
     def __init__(self, folder: Path, room: str, users: dict[str, str], port: int | None = None,
                  plain_port: int | None = None):
-        if shutil.which("mosquitto") is None or shutil.which("mosquitto_passwd") is None:
+        if _which("mosquitto") is None or _which("mosquitto_passwd") is None:
             raise ServiceMissing("mosquitto is not installed (apt-get install mosquitto)")
         if shutil.which("openssl") is None:
             raise ServiceMissing("openssl is not installed (apt-get install openssl)")
@@ -105,7 +110,7 @@ class LocalBroker:
 
     def start(self) -> LocalBroker:
         log = open(self.folder / "mosquitto.log", "ab")
-        self.proc = subprocess.Popen(["mosquitto", "-c", str(self.folder / "mosquitto.conf")],
+        self.proc = subprocess.Popen([str(_which("mosquitto")), "-c", str(self.folder / "mosquitto.conf")],
                                      stdout=log, stderr=log, start_new_session=True)
         log.close()
         wait_port(self.port)
