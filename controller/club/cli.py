@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -31,10 +32,10 @@ def _club_errors() -> tuple[type[BaseException], ...]:
     import sqlalchemy.exc
 
     from controller.club.accounts import AccountError
-    from controller.club.local import ServiceMissing
+    from controller.club.local import ServiceError
     from controller.club.messages import MessageError
 
-    return (MessageError, AccountError, ServiceMissing, psycopg.OperationalError, sqlalchemy.exc.OperationalError)
+    return (MessageError, AccountError, ServiceError, psycopg.OperationalError, sqlalchemy.exc.OperationalError)
 
 
 def _say(exc: BaseException) -> str:
@@ -107,9 +108,16 @@ def up(folder: Annotated[Path, typer.Argument(help="where the services keep thei
         folder.mkdir(parents=True, exist_ok=True, mode=0o755)
         users = _users(folder / "users.json", ["club", *[f"t{i}" for i in range(1, tables + 1)]])
         pg = LocalPostgres(folder / "postgres", pg_port).start()
-        broker = LocalBroker(folder / "mosquitto", room, users, mqtt_port).start()
     except _club_errors() as exc:
         raise _fail(_say(exc)) from None
+    try:
+        broker = LocalBroker(folder / "mosquitto", room, users, mqtt_port).start()
+    except _club_errors() as exc:
+        pg.stop()
+        raise _fail(_say(exc)) from None
+    # uvicorn re-raises SIGINT/SIGTERM once it has stopped; taken here, so the services stop below
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: None)
     try:
         migrate(pg.dsn)
         if not (folder / "staff.txt").exists():

@@ -22,7 +22,11 @@ from pathlib import Path
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "club"
 
 
-class ServiceMissing(RuntimeError):
+class ServiceError(RuntimeError):
+    """A local service could not be set up or started (the message says which, in one line)."""
+
+
+class ServiceMissing(ServiceError):
     """A Debian package the club needs is not installed."""
 
 
@@ -44,7 +48,11 @@ def wait_port(port: int, timeout: float = 10.0) -> None:
 
 
 def _run(cmd: list[str], **kw: object) -> None:
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, **kw)  # type: ignore[call-overload]
+    got = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **kw)  # type: ignore[call-overload]
+    if got.returncode != 0:
+        program = Path(next(c for c in cmd if c.startswith("/") or c[0].isalpha() and c != "runuser")).name
+        said = (got.stderr.strip().splitlines() or ["no message"])[-1]
+        raise ServiceError(f"{program} failed ({said})")
 
 
 # ---------------------------------------------------------------------------------------- mosquitto
@@ -109,6 +117,11 @@ class LocalBroker:
         return f"mqtts://{table}:{self.users[table]}@127.0.0.1:{self.port}/{self.room}/{table}?ca={self.ca}"
 
     def start(self) -> LocalBroker:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                raise ServiceError(f"port {self.port} is taken: another broker runs there")
+        except OSError:
+            pass
         log = open(self.folder / "mosquitto.log", "ab")
         self.proc = subprocess.Popen([str(_which("mosquitto")), "-c", str(self.folder / "mosquitto.conf")],
                                      stdout=log, stderr=log, start_new_session=True)
@@ -144,7 +157,9 @@ def pg_bin() -> Path:
 class LocalPostgres:
     """A PostgreSQL cluster in ``folder`` on 127.0.0.1:``port``; user ``club`` with a generated password."""
 
-    def __init__(self, folder: Path, port: int | None = None):
+    def __init__(self, folder: Path, port: int | None = None, *, fast: bool = False):
+        """``fast``: no fsync (tests only: a power cut could lose what was stored)."""
+        self.fast = fast
         self.bin = pg_bin()
         self.folder = Path(folder)
         self.port = port or free_port()
@@ -188,10 +203,16 @@ class LocalPostgres:
         if not log.exists():
             log.touch()
             self._own(log)
-        opts = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.data} -c fsync=off"
+        if self.running():
+            return self
+        opts = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.data}" + (" -c fsync=off" if self.fast else "")
         _run([*self._as, str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", opts, "-l", str(log),
               "-w", "-t", "30", "start"], cwd="/")
         return self
+
+    def running(self) -> bool:
+        return subprocess.run([*self._as, str(self.bin / "pg_ctl"), "-D", str(self.data), "status"], cwd="/",
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
 
     def stop(self, mode: str = "fast") -> None:
         subprocess.run([*self._as, str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop"],

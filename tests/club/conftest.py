@@ -22,7 +22,7 @@ _db_names = itertools.count(1)
 def pg_cluster():
     folder = Path(tempfile.mkdtemp(prefix="hongsi-pg-"))   # not under pytest's 0700 tmp: postgres must enter
     try:
-        pg = LocalPostgres(folder).start()
+        pg = LocalPostgres(folder, fast=True).start()
     except ServiceMissing as exc:
         shutil.rmtree(folder, ignore_errors=True)
         pytest.skip(str(exc))
