@@ -61,6 +61,25 @@ PHASE_OF = {"round": "dealing", "deal": "dealing", "dealt": "playing", "finished
             "void": "void", "interrupted": "interrupted", "resumed": "dealing"}
 
 
+def event_patch(ev: dict[str, Any]) -> dict[str, Any]:
+    """How one public event moves a table's live state."""
+    kind = ev.get("type")
+    patch: dict[str, Any] = {"last": ev}
+    if kind in PHASE_OF:
+        patch["phase"] = PHASE_OF[kind]
+    if "round" in ev:
+        patch["round"] = ev["round"]
+    if kind == "estop":
+        patch["estop"] = ev.get("reason") or True
+    elif kind in ("cleared", "resumed"):
+        patch["estop"] = None
+    if kind == "deal" and "dealt" in ev:
+        patch["dealt"], patch["total"] = ev.get("dealt"), ev.get("total")
+    if kind == "finished":
+        patch["ledger"] = ev.get("ledger")
+    return patch
+
+
 class Store:
     def __init__(self, dsn: str):
         self.dsn = dsn
@@ -77,30 +96,63 @@ class Store:
 
     # ------------------------------------------------------------------ arrival
     def ingest(self, batch: list[tuple[str, Envelope]]) -> Outcome:
-        """Store ``batch`` ((room, envelope) pairs) in one transaction; return what changed."""
+        """Store ``batch`` ((room, envelope) pairs) in one transaction; return what changed. The messages go
+        in with one statement; events and health only change each table's live state once per batch."""
         out = Outcome()
-        touched: set[tuple[str, str]] = set()
+        unique = list({(room, env.table, env.seq): (room, env) for room, env in batch}.values())
+        touched = sorted({(room, env.table) for room, env in unique})
         with self.db.transaction():
             cur = self.db.cursor()
-            for room, env in batch:
-                touched.add((room, env.table))
+            for room, table in touched:
                 cur.execute("INSERT INTO club_table (room, tbl, online) VALUES (%s,%s,true) ON CONFLICT "
-                            "(room, tbl) DO UPDATE SET last_seen=now(), online=true", (room, env.table))
-                kept = self._keep_body(env)
-                cur.execute("INSERT INTO message (room, tbl, seq, kind, body, sent) VALUES (%s,%s,%s,%s,%s,%s) "
-                            "ON CONFLICT DO NOTHING", (room, env.table, env.seq, env.kind, Jsonb(kept), env.sent))
-                if cur.rowcount == 0:
-                    continue   # held already: sent again after a lost acknowledgement
+                            "(room, tbl) DO UPDATE SET last_seen=now(), online=true", (room, table))
+            new = self._insert(cur, unique)   # what was not held already (a resend is held)
+            state: dict[tuple[str, str], dict[str, Any]] = {}
+            health: dict[tuple[str, str], dict[str, Any]] = {}
+            for room, env in sorted(unique, key=lambda p: (p[1].table, p[1].seq)):
+                if (room, env.table, env.seq) not in new:
+                    continue
                 out.stored += 1
-                try:
-                    with self.db.transaction():   # a savepoint: a bad body loses only itself
-                        getattr(self, f"_on_{env.kind}")(cur, room, env, out)
-                except MessageError as exc:       # its seq stays stored, so the stream goes on
-                    log.warning("club: %s/%s message %d (%s) dropped: %s", room, env.table, env.seq, env.kind, exc)
-                    out.dropped += 1
+                key = (room, env.table)
+                if env.kind == "event":
+                    state.setdefault(key, {}).update(event_patch(env.body))
+                    out.live.append({"table": env.table, "room": room, "seq": env.seq, "sent": env.sent,
+                                     "type": "event", "event": env.body})
+                elif env.kind == "health":
+                    health[key] = env.body
+                    out.live.append({"table": env.table, "room": room, "seq": env.seq, "type": "health",
+                                     "health": env.body})
+                else:
+                    self._one(cur, room, env, out)
+            for (room, table), patch in state.items():
+                cur.execute("UPDATE club_table SET state = state || %s WHERE room=%s AND tbl=%s",
+                            (Jsonb(patch), room, table))
+            for (room, table), body in health.items():
+                cur.execute("UPDATE club_table SET health=%s WHERE room=%s AND tbl=%s", (Jsonb(body), room, table))
             for room, table in touched:
                 out.acks[(room, table)] = self._advance_ack(cur, room, table)
         return out
+
+    def _insert(self, cur: Any, batch: list[tuple[str, Envelope]]) -> set[tuple[str, str, int]]:
+        cols: list[list[Any]] = [[], [], [], [], [], []]
+        for room, env in batch:
+            for col, value in zip(cols, (room, env.table, env.seq, env.kind, json.dumps(self._keep_body(env)),
+                                         env.sent), strict=True):
+                col.append(value)
+        rows = cur.execute("INSERT INTO message (room, tbl, seq, kind, body, sent) "
+                           "SELECT r, t, s, k, b::jsonb, x FROM unnest(%s::text[], %s::text[], %s::bigint[], "
+                           "%s::text[], %s::text[], %s::float8[]) AS m(r, t, s, k, b, x) "
+                           "ON CONFLICT DO NOTHING RETURNING room, tbl, seq", cols).fetchall()
+        return {(r, t, int(q)) for r, t, q in rows}
+
+    def _one(self, cur: Any, room: str, env: Envelope, out: Outcome) -> None:
+        """A receipt, a hand's rows or a crop: checked and stored on its own savepoint."""
+        try:
+            with self.db.transaction():   # a savepoint: a bad body loses only itself
+                getattr(self, f"_on_{env.kind}")(cur, room, env, out)
+        except MessageError as exc:       # its seq stays stored, so the stream goes on
+            log.warning("club: %s/%s message %d (%s) dropped: %s", room, env.table, env.seq, env.kind, exc)
+            out.dropped += 1
 
     @staticmethod
     def _keep_body(env: Envelope) -> dict[str, Any]:
@@ -128,31 +180,6 @@ class Store:
         out.live.append({"table": table, "room": room, "type": "flag", "reason": reason})
 
     # ------------------------------------------------------------------ each kind
-    def _on_event(self, cur: Any, room: str, env: Envelope, out: Outcome) -> None:
-        ev = env.body
-        kind = ev.get("type")
-        patch: dict[str, Any] = {"last": ev}
-        if kind in PHASE_OF:
-            patch["phase"] = PHASE_OF[kind]
-        if "round" in ev:
-            patch["round"] = ev["round"]
-        if kind == "estop":
-            patch["estop"] = ev.get("reason") or True
-        elif kind in ("cleared", "resumed"):
-            patch["estop"] = None
-        if kind == "deal" and "dealt" in ev:
-            patch["dealt"], patch["total"] = ev.get("dealt"), ev.get("total")
-        if kind == "finished":
-            patch["ledger"] = ev.get("ledger")
-        cur.execute("UPDATE club_table SET state = state || %s WHERE room=%s AND tbl=%s",
-                    (Jsonb(patch), room, env.table))
-        out.live.append({"table": env.table, "room": room, "seq": env.seq, "sent": env.sent, "type": "event",
-                         "event": ev})
-
-    def _on_health(self, cur: Any, room: str, env: Envelope, out: Outcome) -> None:
-        cur.execute("UPDATE club_table SET health=%s WHERE room=%s AND tbl=%s", (Jsonb(env.body), room, env.table))
-        out.live.append({"table": env.table, "room": room, "seq": env.seq, "type": "health", "health": env.body})
-
     def _on_crop(self, cur: Any, room: str, env: Envelope, out: Outcome) -> None:
         name = str(env.body.get("sha256"))
         try:
