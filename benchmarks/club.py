@@ -91,7 +91,7 @@ def run_tables(folder: str, urls: dict[str, str], hands: int, rate: float, done:
     end = time.monotonic() + 120
     while time.monotonic() < end and any(len(p.outbox) for _j, p in tables.values()):
         time.sleep(0.2)
-    summary = {n: {"rows": len(j.rows()), "sent": p.outbox.acked, "left": len(p.outbox)}
+    summary = {n: {"rows": len(j.rows()), "sent": p.outbox.acked, "left": len(p.outbox), "resends": p.resends}
                for n, (j, p) in tables.items()}
     for journal, pub in tables.values():
         pub.close()
@@ -121,6 +121,11 @@ def children(parent: int) -> list[int]:
     return out
 
 
+def cookies(port: int) -> Any:
+    got = httpx.post(f"http://127.0.0.1:{port}/api/login", json={"name": "bench", "password": "bench password"})
+    return got.cookies
+
+
 def read_stream(url: str, got: list, stop: threading.Event) -> None:
     with httpx.Client(base_url=url, timeout=httpx.Timeout(5.0, read=None)) as http:
         http.post("/api/login", json={"name": "bench", "password": "bench password"}).raise_for_status()
@@ -141,7 +146,12 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=3)
     ap.add_argument("--rate", type=float, default=20.0, help="events per second per table")
     ap.add_argument("--quick", action="store_true", help="3 tables, 1 hand")
+    ap.add_argument("--offline", type=int, default=0, metavar="HANDS",
+                    help="instead: one table offline for HANDS hands, then its catch-up")
     args = ap.parse_args()
+    if args.offline:
+        offline_catch_up(args.offline)
+        return
     if args.quick:
         args.tables, args.hands = 3, 1
     names = [f"t{i:02d}" for i in range(1, args.tables + 1)]
@@ -188,6 +198,9 @@ def main() -> None:
         tables.join()
         time.sleep(1.0)
         stop.set()
+        club_counts = httpx.get(f"http://127.0.0.1:{port}/api/tables", cookies=cookies(port)).json()
+        print(f"the club received {club_counts['received']} envelopes, stored {club_counts['stored']}; "
+              f"the tables went back to resend {sum(s['resends'] for s in summary.values())} times")
         report(pg.dsn, names, summary, got, expected, wall, cpu, args)
     finally:
         club.send_signal(signal.SIGTERM)
@@ -195,6 +208,47 @@ def main() -> None:
             club.wait(10)
         except subprocess.TimeoutExpired:
             club.kill()
+        broker.stop()
+        pg.stop("immediate")
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def offline_catch_up(hands: int) -> None:
+    """One table offline for ``hands`` hands (a real table plays ~1 a minute: 10 = ten minutes), then
+    the broker comes back: how long the catch-up takes, and whether it arrived whole and in order."""
+    work = Path(tempfile.mkdtemp(prefix="hongsi-clubbench-"))
+    work.chmod(0o755)
+    pg = LocalPostgres(work / "pg").start()
+    broker = LocalBroker(work / "mqtt", ROOM, {"club": "club password", "t01": "pw"})
+    from controller.club.server import ClubServer
+
+    try:
+        club = ClubServer(pg.dsn, ClubLink.parse(broker.url("club"))).start()
+        journal = Journal(work / "t01" / "journal.db", durable=False)
+        pub = Publisher(ClubLink.parse(broker.url("t01")), Outbox(work / "t01" / "outbox.db"),
+                        journal=journal.path).start()
+        rng = random.Random(1)
+        for _ in range(hands):
+            replay_hand(journal, pub, rng, 0.0)
+        while len(pub.outbox) < hands * (2 * CARDS + 3 + CARDS + 2):
+            time.sleep(0.1)      # the tailer queues the receipts, rows and crops
+        queued = len(pub.outbox)
+        size = sum(f.stat().st_size for f in (work / "t01").glob("outbox.db*"))
+        broker.start()
+        t0 = time.monotonic()
+        while len(pub.outbox):
+            time.sleep(0.05)
+        took = time.monotonic() - t0
+        with psycopg.connect(pg.dsn) as db:
+            order = [r[0] for r in db.execute("SELECT seq FROM message ORDER BY stored, seq")]
+            rows = db.execute("SELECT count(*) FROM journal_row").fetchone()[0]
+        print(f"offline for {hands} hands: {queued} messages queued ({size / 1e6:.1f} MB on disk); caught up in "
+              f"{took:.1f} s after the broker came back; all {len(order)} stored, in order: {order == sorted(order)}; "
+              f"journal rows {rows} of {len(journal.rows())}")
+        pub.close()
+        club.close()
+        journal.close()
+    finally:
         broker.stop()
         pg.stop("immediate")
         shutil.rmtree(work, ignore_errors=True)

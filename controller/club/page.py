@@ -73,7 +73,7 @@ def create_app(club: Any) -> FastAPI:
         who = staff(session)
         with db() as conn:
             return {"room": club.room, "staff": who, "tables": read_tables(conn, club.room),
-                    "stored": club.stored, "dropped": club.dropped}
+                    "received": club.received, "stored": club.stored, "dropped": club.dropped}
 
     @app.get("/api/events")
     def events(request: Request, session: Session = None) -> StreamingResponse:

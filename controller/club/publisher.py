@@ -41,7 +41,7 @@ from controller.club.outbox import Outbox
 
 log = logging.getLogger("hongsi.club")
 
-RESEND_AFTER_S = 3.0     # no acknowledgement for this long: send again from the last acknowledged
+RESEND_AFTER_S = 5.0     # no acknowledgement for this long: send again from the last acknowledged
 WINDOW = 2000            # at most this many messages sent ahead of the club's acknowledgement
 HEALTH_S = 10.0
 TAIL_S = 0.5
@@ -115,6 +115,9 @@ class Publisher:
         self._connected = threading.Event()
         self._next = outbox.acked          # the last seq handed to paho
         self._progress = time.monotonic()  # when the club last acknowledged something
+        self._resent = 0.0                 # when we last went back to the acknowledged
+        self._gap = False                  # the club's answer shows a message lost on the way
+        self.resends = 0
         self.client = mqtt_client(f"hongsi-{link.room}-{link.table}", link)
         self.client.will_set(self._topic(ONLINE), b"0", qos=1, retain=True)
         self.client.on_connect = self._on_connect
@@ -194,6 +197,10 @@ class Publisher:
             self.outbox.ack(seq)
             self._progress = time.monotonic()
             self._wake.set()
+        elif seq == self.outbox.acked < self._next and time.monotonic() - self._resent > self.resend_after:
+            # the club stored a batch of ours without the next message: it was lost on the way
+            # (one connection keeps our order), so send again from there at once
+            self._gap = True
 
     def _send_loop(self) -> None:
         while not self._stop.is_set():
@@ -206,9 +213,11 @@ class Publisher:
     def _send_some(self) -> None:
         if not self._connected.wait(0.2):
             return
-        acked = self.outbox.acked
-        if self._next > acked and time.monotonic() - self._progress > self.resend_after:
-            self._next, self._progress = acked, time.monotonic()   # lost on the way: again from there
+        acked, now = self.outbox.acked, time.monotonic()
+        stalled = now - max(self._progress, self._resent) > self.resend_after
+        if self._next > acked and (self._gap or stalled):
+            self._next, self._resent, self._gap = acked, now, False   # lost on the way: again from there
+            self.resends += 1
         batch = self.outbox.pending(self._next, 200) if self._next - acked < WINDOW else []
         if not batch:
             self._wake.wait(0.2)
@@ -252,7 +261,8 @@ class Publisher:
                     self._queue("receipt", receipt.to_body(), f"receipt:{seq}")
                 if kind == "round_end" and not self.outbox.is_queued(f"rows:{rnd}"):
                     self._queue_round(db, rnd)
-                self.outbox.set_mark("journal_seen", seq)
+            if new:
+                self.outbox.set_mark("journal_seen", new[-1][0])
         finally:
             db.close()
 

@@ -35,6 +35,7 @@ class ClubServer:
         self.inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.dropped = 0
         self.stored = 0
+        self.received = 0
         self._stop = threading.Event()
         self._store: Store | None = None
         self.client = mqtt_client(client_id or f"hongsi-club-{self.room}", link, clean=False)
@@ -84,6 +85,7 @@ class ClubServer:
                 self.inbox.put(("online", (table, msg.payload == b"1")))
                 return
             self.inbox.put(("env", Envelope.from_bytes(msg.payload, table=table, kind=kind)))
+            self.received += 1
         except MessageError as exc:
             self.dropped += 1
             log.warning("club: a malformed message on %s dropped: %s", msg.topic, exc)
