@@ -96,6 +96,7 @@ def run_tables(folder: str, urls: dict[str, str], hands: int, rate: float, done:
     for journal, pub in tables.values():
         pub.close()
         journal.close()
+    summary["cpu"] = time.process_time()
     done.put(summary)
 
 
@@ -193,6 +194,7 @@ def main() -> None:
             bar.update(task, completed=sum(1 for _t, e in got if e.get("type") == "event"))
         summary = done.get(timeout=180)
         wall = time.monotonic() - t0
+        tables_cpu = summary.pop("cpu")
         procs["postgres"] = children(pg_pid)
         cpu = {k: cpu_seconds(v) - cpu0[k] for k, v in procs.items()}
         tables.join()
@@ -202,6 +204,9 @@ def main() -> None:
         print(f"the club received {club_counts['received']} envelopes, stored {club_counts['stored']}; "
               f"the tables went back to resend {sum(s['resends'] for s in summary.values())} times")
         report(pg.dsn, names, summary, got, expected, wall, cpu, args)
+        print(f"CPU of the {args.tables} software tables (one process): {tables_cpu:.1f} s = "
+              f"{100 * tables_cpu / wall:.0f}% of one core; load average now {os.getloadavg()[0]:.1f} on "
+              f"{os.cpu_count()} cores")
     finally:
         club.send_signal(signal.SIGTERM)
         try:
