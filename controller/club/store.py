@@ -221,46 +221,51 @@ class Store:
                          "row_seq": r.row_seq, "signed": r.signature is not None})
 
     def _on_rows(self, cur: Any, room: str, env: Envelope, out: Outcome) -> None:
+        """A hand's journal rows: each checked on its own, against its neighbours (held or in this message)
+        and against its receipt; the new ones stored with one statement."""
         rows = env.body.get("rows")
         if not isinstance(rows, list):
             raise MessageError("rows: not a list")
         t = env.table
+        good = []
         for row in rows:
             problems = check_row(row)
-            if problems:
-                for p in problems:
-                    self.flag(cur, room, t, p, out)
+            for p in problems:
+                self.flag(cur, room, t, p, out)
+            if not problems:
+                good.append(row)
+        near = sorted({s + d for s in (r["seq"] for r in good) for d in (-1, 0, 1)})
+        known = {seq: (h, prev) for seq, h, prev in cur.execute(
+            "SELECT seq, hash, prev FROM journal_row WHERE room=%s AND tbl=%s AND seq = ANY(%s)", (room, t, near))}
+        receipts = dict(cur.execute("SELECT row_seq, head FROM receipt WHERE room=%s AND tbl=%s AND row_seq = ANY(%s)",
+                                    (room, t, [r["seq"] for r in good])).fetchall())
+        new = []
+        for row in sorted(good, key=lambda r: r["seq"]):
+            seq = row["seq"]
+            if seq in known:
+                if known[seq][0] != row["hash"]:
+                    self.flag(cur, room, t, f"row {seq} changed since it was archived (the history was rewritten)", out)
                 continue
-            self._store_row(cur, room, t, row, out)
+            problems = check_link(known[seq - 1][0] if seq - 1 in known else None, row)
+            if seq + 1 in known and known[seq + 1][1] != row["hash"]:
+                problems.append(f"row {seq + 1} does not link to row {seq} (the history was changed)")
+            if seq in receipts and receipts[seq] != row["hash"]:
+                problems.append(f"row {seq} does not match its receipt (the history was changed)")
+            for p in problems:
+                self.flag(cur, room, t, p, out)
+            known[seq] = (row["hash"], row["prev"])
+            new.append(row)
+            if row["kind"] == "round_end" and isinstance(row["data"].get("scores"), list):
+                self._ledger(cur, room, t, row)
+        if new:
+            cols = [[r[k] for r in new] for k in ("seq", "round", "kind", "t")]
+            cur.execute("INSERT INTO journal_row SELECT %s, %s, s, r, k, t, d::jsonb, i, p, h FROM unnest("
+                        "%s::bigint[], %s::bigint[], %s::text[], %s::float8[], %s::text[], %s::text[], %s::text[], "
+                        "%s::text[]) AS x(s, r, k, t, d, i, p, h)",
+                        (room, t, *cols, [json.dumps(r["data"], ensure_ascii=False) for r in new],
+                         [r["image"] for r in new], [r["prev"] for r in new], [r["hash"] for r in new]))
         out.live.append({"table": t, "room": room, "seq": env.seq, "type": "archived",
                          "round": env.body.get("round"), "rows": len(rows)})
-
-    def _store_row(self, cur: Any, room: str, t: str, row: dict[str, Any], out: Outcome) -> None:
-        seq = row["seq"]
-        held = cur.execute("SELECT hash FROM journal_row WHERE room=%s AND tbl=%s AND seq=%s",
-                           (room, t, seq)).fetchone()
-        if held is not None:
-            if held[0] != row["hash"]:
-                self.flag(cur, room, t, f"row {seq} changed since it was archived (the history was rewritten)", out)
-            return
-        near = dict(cur.execute("SELECT seq, hash FROM journal_row WHERE room=%s AND tbl=%s AND seq IN (%s,%s)",
-                                (room, t, seq - 1, seq + 1)).fetchall())
-        problems = check_link(near.get(seq - 1), row)
-        nxt = cur.execute("SELECT prev FROM journal_row WHERE room=%s AND tbl=%s AND seq=%s",
-                          (room, t, seq + 1)).fetchone()
-        if nxt is not None and nxt[0] != row["hash"]:
-            problems.append(f"row {seq + 1} does not link to row {seq} (the history was changed)")
-        for p in problems:
-            self.flag(cur, room, t, p, out)
-        cur.execute("INSERT INTO journal_row VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                    (room, t, seq, row["round"], row["kind"], row["t"], Jsonb(row["data"]), row["image"],
-                     row["prev"], row["hash"]))
-        receipt = cur.execute("SELECT head FROM receipt WHERE room=%s AND tbl=%s AND row_seq=%s",
-                              (room, t, seq)).fetchone()
-        if receipt is not None and receipt[0] != row["hash"]:
-            self.flag(cur, room, t, f"row {seq} does not match its receipt (the history was changed)", out)
-        if row["kind"] == "round_end" and isinstance(row["data"].get("scores"), list):
-            self._ledger(cur, room, t, row)
 
     def _ledger(self, cur: Any, room: str, t: str, row: dict[str, Any]) -> None:
         record = row["data"].get("record") or {}
