@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: run test lint system bench train train-committee
+.PHONY: run test lint system bench train train-committee club
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,6 +22,11 @@ PORT ?= 8000
 
 run: $(STAMP) system
 	$(BIN)/hongsi serve --sim --host $(HOST) --port $(PORT)
+
+# The card room: mosquitto and PostgreSQL (Debian's) as local services in .club/, then the club server and
+# its room page (http://127.0.0.1:8100/). It prints how tables join (hongsi serve --sim --club …).
+club: $(STAMP) system
+	$(BIN)/hongsi club up .club --tables $${TABLES:-3} --port $${PORT:-8100}
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -23,6 +23,9 @@ log_app = typer.Typer(help="The journal: verify the hash chain and receipts, exp
 app.add_typer(log_app, name="log")
 firmware_app = typer.Typer(help="The Pico's firmware: flash it, check what it runs.", no_args_is_help=True)
 app.add_typer(firmware_app, name="firmware")
+from controller.club.cli import club_app  # noqa: E402  (the card room: hongsi club …)
+
+app.add_typer(club_app, name="club")
 
 err = Console(stderr=True)
 
@@ -300,13 +303,19 @@ def serve(
                     ] = None,
     no_rig: Annotated[bool, typer.Option("--no-rig", help="deal in software, without a rig")] = False,
     bot_delay: Annotated[float, typer.Option(min=0.0, help="seconds a bot thinks before acting")] = 0.8,
+    club: Annotated[str | None, typer.Option(help="join a card room: mqtts://<table>:<password>@host:port/"
+                                                  "<room>/<table>?ca=<ca file> (else [club] broker)")] = None,
 ) -> None:
     """The table service: web display, API, voice."""
     from controller.config import ConfigError
     from controller.service.server import serve as run_service
 
     try:
-        run_service(sim=sim, host=host, port=port, no_rig=no_rig, bot_delay=bot_delay)
+        if club:  # a wrong card-room address is refused before the rig starts
+            from controller.club.publisher import ClubLink
+
+            ClubLink.parse(club)
+        run_service(sim=sim, host=host, port=port, no_rig=no_rig, bot_delay=bot_delay, club=club)
     except (ConfigError, ValueError) as exc:
         raise fail(str(exc)) from None
 

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -28,6 +28,18 @@ SEARCH_PATHS = (Path("hongsi.toml"), Path("/etc/hongsi/config.toml"))
 
 class ConfigError(ValueError):
     """A configuration value is wrong; the message names the key and the value."""
+
+
+class ClubConfig(BaseModel):
+    """``[club]``: the card room this table publishes to (controller/club); empty ``broker`` = none."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    broker: str = Field("", description="mqtts://<user>@<host>:<port>/<room>/<table>?ca=<ca file>")
+    password: str = Field("", description="this table's broker password (or $HONGSI_CLUB_PASSWORD)")
+    ca_file: str = Field("", description="the club's CA certificate, when the URL does not name it")
+    database: str = Field("", description="the club server's PostgreSQL (postgresql://…)")
+    page_port: int = Field(8100, ge=1, le=65535, description="the club's room page")
 
 
 class RigConfig(BaseSettings):
@@ -53,6 +65,7 @@ class RigConfig(BaseSettings):
     exit_pulse_ms: float = Field(73.0, gt=0, description="one card's pulse at the exit beam (hongsi calibrate)")
     double_pulse_ms: float = Field(100.0, gt=0, description="two stuck cards' exit pulse (hongsi calibrate)")
     camera_exposure_us: float = Field(0.0, ge=0, description="camera exposure time in µs; 0 = automatic")
+    club: ClubConfig = Field(default_factory=ClubConfig)
 
     @model_validator(mode="after")
     def _check(self) -> RigConfig:
@@ -114,7 +127,9 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None) -> 
         raise ConfigError(_describe(exc)) from None
     except Exception as exc:  # TOML syntax errors and the like
         raise ConfigError(f"cannot read config {file}: {exc}") from None
-    return RigConfig.model_construct(**cfg.model_dump())
+    out = RigConfig.model_construct(**cfg.model_dump())
+    out.club = ClubConfig(**cfg.club.model_dump())  # a section stays typed
+    return out
 
 
 class _EnvSource(PydanticBaseSettingsSource):
@@ -147,8 +162,11 @@ class _EnvSource(PydanticBaseSettingsSource):
 
 def to_toml(cfg: RigConfig) -> str:
     """The configuration as TOML text (what ``hongsi config show`` prints)."""
-    lines = []
+    lines, sections = [], []
     for key, value in cfg.model_dump().items():
+        if isinstance(value, dict):  # a [section] (``[club]``) goes after the plain keys
+            sections.append((key, value))
+            continue
         if isinstance(value, bool):
             text = "true" if value else "false"
         elif isinstance(value, (int, float)):
@@ -158,4 +176,11 @@ def to_toml(cfg: RigConfig) -> str:
         else:
             text = '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
         lines.append(f"{key} = {text}")
+    for name, values in sections:
+        lines.append(f"\n[{name}]")
+        lines += [f"{k} = {v!r}" if isinstance(v, int) else f"{k} = {_quote(str(v))}" for k, v in values.items()]
     return "\n".join(lines) + "\n"
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Debian packages the project uses: espeak-ng (voice), chromium (browser tests), sox (audio checks),
-# a CJK font (Chinese in the browser).
+# a CJK font (Chinese in the browser), mosquitto and PostgreSQL (the card room: make club, tests/club).
 # Installs what is missing when run as root with apt-get; otherwise says what to install.
 set -u
 need=()
@@ -9,6 +9,10 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v sox >/dev/null 2>&1 || need+=(sox)
 # Chinese on the display and in screenshots
 fc-list 2>/dev/null | grep -qi 'wenquanyi\|noto sans cjk' || need+=(fonts-wqy-microhei)
+# the card room (controller/club): an MQTT broker and PostgreSQL, run as local services by make club
+[ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null 2>&1 || need+=(mosquitto)
+ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing Debian packages: ${need[*]}"

@@ -49,7 +49,7 @@ def build_deal_source(cfg: Any, journal: Any, *, sim: bool, no_rig: bool = False
 
 
 def serve(*, sim: bool, host: str | None = None, port: int | None = None, no_rig: bool = False,
-          config: Path | None = None, bot_delay: float = 0.8) -> None:
+          config: Path | None = None, bot_delay: float = 0.8, club: str | None = None) -> None:
     """Run the table service on ``host``:``port`` (default: the config's) until SIGINT or SIGTERM.
     Raise ``PortInUse`` (a ValueError) before anything starts when that address cannot be listened on."""
     import uvicorn
@@ -75,6 +75,9 @@ def serve(*, sim: bool, host: str | None = None, port: int | None = None, no_rig
     # listening on every interface: the seat links and QR codes name this machine's LAN address, not
     # the address the operator's own browser happened to use (often 127.0.0.1)
     app = create_app(svc, base_url=base if host in ANY_HOST else None)
+    from controller.club.publisher import attach_publisher
+
+    publisher = attach_publisher(svc, cfg, url=club)  # the card room of --club or [club], if any
     from controller.service.panel import open_panel
 
     panel = open_panel(svc, cfg)  # the seat LEDs, deal button, e-stop and buzzer on a Pi
@@ -95,6 +98,8 @@ def serve(*, sim: bool, host: str | None = None, port: int | None = None, no_rig
         uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)
     finally:
         running.unlink(missing_ok=True)
+        if publisher is not None:
+            publisher.close()
         if panel is not None:
             panel.close()
         svc.close()
