@@ -325,18 +325,22 @@ class Journal:
             raise JournalWriteError(self.path, "it was opened read-only")
         digest = self.store_image(image) if image is not None else None
         text = canonical(data or {})
-        row = self._write(round_, kind, text, digest)
+        key = None
         if self.sign_receipts and kind in RECEIPT_KINDS:
             try:
-                self.issue_receipt(row)
-            except JournalWriteError as exc:  # the row itself is on disk; a receipt can be issued later
-                log.warning("no receipt for row %s: %s", row.seq, exc)
+                key = self.rig_key()
+            except JournalWriteError as exc:  # the row goes on disk all the same; a receipt can come later
+                log.warning("no receipt for this %s row: %s", kind, exc)
+        row, receipt_row = self._write(round_, kind, text, digest, key)
+        if receipt_row is not None:
+            self._tell_receipt(receipt_row)
         return row
 
-    def _write(self, round_: int | None, kind: str, text: str, digest: str | None) -> Row:
+    def _write(self, round_: int | None, kind: str, text: str, digest: str | None,
+               key: Any = None) -> tuple[Row, Row | None]:
         with self._lock:
             try:
-                return self._append_locked(round_, kind, text, digest)
+                return self._append_locked(round_, kind, text, digest, key)
             except sqlite3.OperationalError as exc:
                 if getattr(exc, "sqlite_errorname", None) in ("SQLITE_BUSY", "SQLITE_LOCKED"):
                     raise
@@ -364,8 +368,14 @@ class Journal:
             if row is None:
                 raise JournalError(f"{self.path}: the journal is empty: nothing to give a receipt for")
         data = receipts.row_data(row.seq, row.hash, row.kind, self.rig_key())
-        self._write(row.round, receipts.KIND, canonical(data), None)
-        receipt = receipts.from_row(row.round, data)
+        receipt_row, _ = self._write(row.round, receipts.KIND, canonical(data), None)
+        return self._tell_receipt(receipt_row)
+
+    def _tell_receipt(self, receipt_row: Row) -> dict[str, Any]:
+        """The receipt of a journalled ``receipt`` row, told to every listener."""
+        from controller import receipts
+
+        receipt = receipts.from_row(receipt_row.round, receipt_row.data)
         for listener in list(self._receipt_listeners):
             try:
                 listener(receipt)
@@ -397,18 +407,22 @@ class Journal:
         """The last row of the journal."""
         return next(self._rows("SELECT * FROM journal ORDER BY seq DESC LIMIT 1"), None)
 
-    def _append_locked(self, round_: int | None, kind: str, text: str, digest: str | None) -> Row:
+    def _append_locked(self, round_: int | None, kind: str, text: str, digest: str | None,
+                       key: Any = None) -> tuple[Row, Row | None]:
+        """Insert one row, and with ``key`` its signed ``receipt`` row, in one transaction: a reader
+        never sees a deal's or a hand's end without its receipt."""
         cur = self._db.cursor()
         cur.execute("BEGIN IMMEDIATE")
         try:
             if round_ is None:
                 round_ = (cur.execute("SELECT MAX(round) FROM journal").fetchone()[0] or 0) + 1
-            last = cur.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
-            seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
-            t = time.time()
-            h = row_hash(seq, round_, kind, t, text, digest, prev)
-            cur.execute("INSERT INTO journal VALUES (?,?,?,?,?,?,?,?)",
-                        (seq, round_, kind, t, text, digest, prev, h))
+            row = self._insert(cur, round_, kind, text, digest)
+            receipt_row = None
+            if key is not None:
+                from controller import receipts
+
+                data = receipts.row_data(row.seq, row.hash, row.kind, key)
+                receipt_row = self._insert(cur, round_, receipts.KIND, canonical(data), None)
             cur.execute("COMMIT")
         except BaseException:
             if self._db.in_transaction:   # SQLite may have rolled back already (a full disk)
@@ -417,6 +431,15 @@ class Journal:
                 except sqlite3.Error:
                     pass
             raise
+        return row, receipt_row
+
+    @staticmethod
+    def _insert(cur: sqlite3.Cursor, round_: int, kind: str, text: str, digest: str | None) -> Row:
+        last = cur.execute("SELECT seq, hash FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+        seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
+        t = time.time()
+        h = row_hash(seq, round_, kind, t, text, digest, prev)
+        cur.execute("INSERT INTO journal VALUES (?,?,?,?,?,?,?,?)", (seq, round_, kind, t, text, digest, prev, h))
         return Row(seq, round_, kind, t, json.loads(text), digest, prev, h)
 
     def new_round(self, data: dict[str, Any]) -> int:

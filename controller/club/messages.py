@@ -16,14 +16,18 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from controller.journal import GENESIS, canonical, row_hash
+from controller.journal import (  # RECEIPT_KINDS: rows a receipt names
+    GENESIS,
+    RECEIPT_KINDS,
+    canonical,
+    row_hash,
+)
 
 ROOT = "hongsi"
 KINDS = ("event", "health", "receipt", "rows", "crop")   # the kinds a table sends in its seq stream
 ONLINE = "online"     # retained 1/0 (the last will), outside the stream
 ACK = "ack"           # the club's answer: {"seq": n}
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
-RECEIPT_KINDS = ("deal_end", "reveal", "service_dealt")  # service_dealt: a software deal's deal_end
 MAX_PAYLOAD = 4 * 1024 * 1024
 
 
@@ -106,9 +110,11 @@ class Receipt:
     public_key: str | None = None
 
     def signed_text(self) -> bytes:
-        """What the signature covers."""
-        return canonical({"round": self.round, "seq": self.row_seq, "kind": self.row_kind,
-                          "head": self.head}).encode()
+        """What the signature covers: the rig's own receipt message (``controller.receipts``), so a
+        receipt row the table's journal signed is checked here as it is."""
+        from controller.receipts import message
+
+        return message(self.row_seq, self.head)
 
     def to_body(self) -> dict[str, Any]:
         return asdict(self)

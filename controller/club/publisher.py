@@ -106,9 +106,10 @@ class Publisher:
 
     def __init__(self, link: ClubLink, outbox: Outbox, *, journal: Path | None = None,
                  status: Callable[[], dict[str, Any]] | None = None, signer: Any = None,
-                 resend_after: float = RESEND_AFTER_S, health_s: float = HEALTH_S):
+                 signs_itself: bool = True, resend_after: float = RESEND_AFTER_S, health_s: float = HEALTH_S):
         self.link, self.outbox, self.journal_path = link, outbox, journal
         self.status, self.signer = status, signer
+        self.signs_itself = signs_itself and signer is None  # the journal writes signed receipt rows
         self.resend_after, self.health_s = resend_after, health_s
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -251,20 +252,31 @@ class Publisher:
         db = sqlite3.connect(uri, uri=True, timeout=10)
         try:
             seen = self.outbox.mark("journal_seen")
-            new = db.execute("SELECT seq, round, kind, hash FROM journal WHERE seq>? ORDER BY seq",
+            new = db.execute("SELECT seq, round, kind, hash, data FROM journal WHERE seq>? ORDER BY seq",
                              (seen,)).fetchall()
-            for seq, rnd, kind, head in new:
-                if kind in RECEIPT_KINDS and not self.outbox.is_queued(f"receipt:{seq}"):
-                    receipt = Receipt(rnd, seq, kind, head)
-                    if self.signer is not None:
-                        receipt = self.signer(receipt)
-                    self._queue("receipt", receipt.to_body(), f"receipt:{seq}")
+            for seq, rnd, kind, head, data in new:
+                receipt = self._receipt(seq, rnd, kind, head, data)
+                if receipt is not None and not self.outbox.is_queued(f"receipt:{receipt.row_seq}"):
+                    self._queue("receipt", receipt.to_body(), f"receipt:{receipt.row_seq}")
                 if kind == "round_end" and not self.outbox.is_queued(f"rows:{rnd}"):
                     self._queue_round(db, rnd)
             if new:
                 self.outbox.set_mark("journal_seen", new[-1][0])
         finally:
             db.close()
+
+    def _receipt(self, seq: int, rnd: int, kind: str, head: str, data: str) -> Receipt | None:
+        """The receipt a journal row gives: the journal's own signed ``receipt`` rows as they are; a
+        journal without them (older ones) vouches for its deal and hand ends unsigned, or signed by
+        ``signer``."""
+        if kind == "receipt":
+            d = json.loads(data)
+            return Receipt(rnd, int(d["of"]), str(d.get("at")), str(d["hash"]), d.get("signature"),
+                           d.get("public_key"))
+        if kind not in RECEIPT_KINDS or self.signs_itself:
+            return None
+        receipt = Receipt(rnd, seq, kind, head)
+        return self.signer(receipt) if self.signer is not None else receipt
 
     def _queue_round(self, db: sqlite3.Connection, rnd: int) -> None:
         from controller.journal import Row

@@ -80,7 +80,8 @@ def test_a_table_offline_catches_up_in_order(tmp_path, broker, dsn):
     try:
         for _ in range(5):
             table.hand()
-        wait_for(lambda: len(table.pub.outbox) == 5 * 13, why="5 hands queued (7 events, a receipt, 4 crops, rows)")
+        wait_for(lambda: len(table.pub.outbox) == 5 * 14,
+                 why="5 hands queued (7 events, the deal's and the hand's receipts, 4 crops, rows)")
         assert table.pub.outbox.acked == 0
         broker.start()
         wait_for(lambda: everything_arrived(dsn, table), timeout=30, why="the catch-up")

@@ -60,7 +60,7 @@ def test_a_signed_receipt_verifies_and_any_change_does_not():
     assert verify_signature(good) is True
     assert verify_signature(Receipt(3, 40, "deal_end", "a" * 64)) is None   # unsigned
     for changed in (Receipt(3, 40, "deal_end", "b" * 64, good.signature, good.public_key),
-                    Receipt(4, 40, "deal_end", "a" * 64, good.signature, good.public_key),
+                    Receipt(3, 41, "deal_end", "a" * 64, good.signature, good.public_key),
                     Receipt(3, 40, "deal_end", "a" * 64, good.signature,
                             sign(good, Ed25519PrivateKey.generate()).public_key)):
         assert verify_signature(changed) is False
