@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from engine.cards import ALL_CARDS, Card, CardError, RankOrder, parse_card
-from engine.game import Action, Violation
+from engine.game import Action, Violation, violation
 
 SINGLE, PAIR, TRIPLE, FOUR = 1, 2, 3, 4
 STRAIGHT, PAIR_RUN, TRIPLE_RUN = 11, 12, 13
@@ -275,10 +275,6 @@ class Hand:
 
 
 # ---------------------------------------------------------------------- events and violations
-def err(rule: str, message: str, message_zh: str) -> list[Violation]:
-    return [Violation(rule, message, message_zh)]
-
-
 def card_name(text: object) -> str:
     """The canonical name of a card (``"h4 "`` → ``"H4"``); :class:`CardError` if it is none."""
     if type(text) is str and text in CODE:
@@ -290,11 +286,11 @@ def parse_play_cards(action: Action) -> list[str] | list[Violation]:
     """The ``cards`` of a play event as card names, or a ``combo`` violation saying what is wrong."""
     texts = action.get("cards")
     if not isinstance(texts, list) or not texts:
-        return err("combo", "a play needs a non-empty list 'cards'", "出牌须列出所出的牌 (cards)")
+        return [violation("combo", "a play needs a non-empty list 'cards'", "出牌须列出所出的牌 (cards)")]
     try:
         return [card_name(t) for t in texts]
     except CardError as exc:
-        return err("combo", str(exc), f"不是一张牌: {exc}")
+        return [violation("combo", str(exc), f"不是一张牌: {exc}")]
 
 
 def cards_text(cards: Iterable[Card | str]) -> list[str]:
@@ -336,16 +332,16 @@ class TrickPlay:
         """The combination of a play by the seat to act, or the violation (not_in_hand, combo, follow)."""
         if not self.hands[seat].holds(cards):
             missing = [c for c in cards if c not in self.hands[seat]] or cards
-            return None, err("not_in_hand", f"seat {seat} does not hold {' '.join(missing)}",
-                             f"{seat}号位手中没有 {' '.join(missing)}")
+            return None, [violation("not_in_hand", f"seat {seat} does not hold {' '.join(missing)}",
+                             f"{seat}号位手中没有 {' '.join(missing)}")]
         combo = self.rules.classify(cards)
         if combo is None:
             text = " ".join(cards)
-            return None, err("combo", f"{text} is not a combination", f"{text} 不是合法牌型")
+            return None, [violation("combo", f"{text} is not a combination", f"{text} 不是合法牌型")]
         if self.beat is not None and not self.rules.beats(combo, self.beat):
             en, zh = self.rules.describe(combo)
             en2, zh2 = self.rules.describe(self.beat)
-            return None, err("follow", f"{en} does not beat {en2}", f"{zh} 压不过 {zh2}")
+            return None, [violation("follow", f"{en} does not beat {en2}", f"{zh} 压不过 {zh2}")]
         return combo, []
 
     def play(self, seat: int, cards: list[str], combo: Combo) -> None:
@@ -359,7 +355,7 @@ class TrickPlay:
 
     def check_pass(self) -> list[Violation]:
         if self.beat is None:
-            return err("lead_pass", "the leader may not pass", "首出者不能不出")
+            return [violation("lead_pass", "the leader may not pass", "首出者不能不出")]
         return []
 
     def pass_(self, seat: int) -> None:

@@ -26,10 +26,9 @@ from engine.climbing import (
     TrickPlay,
     cards_text,
     choose,
-    err,
     parse_play_cards,
 )
-from engine.game import Action, DealPlan, Game, State, Violation
+from engine.game import Action, DealPlan, Game, State, Violation, violation
 
 H4 = "H4"
 HEARTS_LOW_TO_HIGH = ["H" + r for r in CLIMBING.ranks]  # ♥4 ♥5 … ♥A ♥2 ♥3
@@ -166,9 +165,9 @@ class WakengState(State):
     def judge(self, action: Action) -> list[Violation]:
         seat, kind = action.get("seat"), action.get("action")
         if self.phase == "over":
-            return err("finished", "the hand is over", "本局已结束")
+            return [violation("finished", "the hand is over", "本局已结束")]
         if not isinstance(seat, int) or not 0 <= seat < self.n:
-            return err("turn", f"no seat {seat!r}", f"没有座位 {seat!r}")
+            return [violation("turn", f"no seat {seat!r}", f"没有座位 {seat!r}")]
         if kind == "escape":
             self.escaped = seat
             self._end()
@@ -182,7 +181,7 @@ class WakengState(State):
             return violations
         handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
         if handler is None:
-            return err("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")
+            return [violation("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")]
         return handler(self, seat, action)
 
     def _log(self, action: Action) -> list[Violation]:
@@ -191,17 +190,17 @@ class WakengState(State):
 
     def _turn(self, seat: int, due: int | None) -> list[Violation]:
         if seat != due:
-            return err("turn", f"not seat {seat}'s turn (seat {due} is to act)", f"还没轮到{seat}号位 (应{due}号位)")
+            return [violation("turn", f"not seat {seat}'s turn (seat {due} is to act)", f"还没轮到{seat}号位 (应{due}号位)")]
         return []
 
     def _black_dig(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "black_dig":
-            return err("phase", "黑挖 is offered only before the bidding", "黑挖只能在叫分之前")
+            return [violation("phase", "黑挖 is offered only before the bidding", "黑挖只能在叫分之前")]
         if self.bd_next is not None and (v := self._turn(seat, self.bd_next)):
             return v
         dig = action.get("dig", True)
         if not isinstance(dig, bool):
-            return err("black_dig", "'dig' must be true or false", "dig 须为 true 或 false")
+            return [violation("black_dig", "'dig' must be true or false", "dig 须为 true 或 false")]
         if dig:
             self.black_digger = self.digger = seat
             self.bid = self.s.black_dig_bid
@@ -215,18 +214,18 @@ class WakengState(State):
 
     def _bid(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "bid":
-            return err("phase", "the bidding is over", "叫分已结束")
+            return [violation("phase", "the bidding is over", "叫分已结束")]
         if v := self._turn(seat, self._bid_turn()):
             return v
         value = action.get("value")
         if value not in (0, 1, 2, 3) or isinstance(value, bool):
-            return err("bid", f"a bid is 0 (pass), 1, 2 or 3, not {value!r}", f"叫分只能是0(不叫)、1、2、3, 不是{value!r}")
+            return [violation("bid", f"a bid is 0 (pass), 1, 2 or 3, not {value!r}", f"叫分只能是0(不叫)、1、2、3, 不是{value!r}")]
         high = max((b for _, b in self.bids), default=0)
         if forced_to_dig(self.dealt[seat], self.s.forced_bid) and value != 3:
-            return err("forced_bid", f"seat {seat} holds the cards that must dig: bid 3",
-                       f"{seat}号位持必挖之牌, 须叫3分")
+            return [violation("forced_bid", f"seat {seat} holds the cards that must dig: bid 3",
+                       f"{seat}号位持必挖之牌, 须叫3分")]
         if value and value <= high:
-            return err("bid", f"a bid must be higher than {high}", f"叫分须高于{high}分")
+            return [violation("bid", f"a bid must be higher than {high}", f"叫分须高于{high}分")]
         self.bids.append((seat, value))
         if value == 3 or len(self.bids) == self.n:
             best = max(self.bids, key=lambda b: b[1])
@@ -236,10 +235,10 @@ class WakengState(State):
 
     def _take_bottom(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "take_bottom":
-            return err("phase", "the bottom is taken once, after the bidding", "底牌只在叫分后由挖坑者抓一次")
+            return [violation("phase", "the bottom is taken once, after the bidding", "底牌只在叫分后由挖坑者抓一次")]
         if seat != self.digger:
-            return err("take_bottom", f"only the digger (seat {self.digger}) takes the bottom",
-                       f"只有挖坑者({self.digger}号位)抓底")
+            return [violation("take_bottom", f"only the digger (seat {self.digger}) takes the bottom",
+                       f"只有挖坑者({self.digger}号位)抓底")]
         assert self.digger is not None
         self.hands[self.digger].add(self.bottom)
         if any(H4 in h for h in self.dealt):
@@ -252,7 +251,7 @@ class WakengState(State):
 
     def _play(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "play":
-            return err("phase", f"no playing during {self.phase}", f"{self.phase}阶段不能出牌")
+            return [violation("phase", f"no playing during {self.phase}", f"{self.phase}阶段不能出牌")]
         trick = self.trick
         assert trick is not None
         if v := self._turn(seat, trick.turn):
@@ -270,7 +269,7 @@ class WakengState(State):
 
     def _pass(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "play":
-            return err("phase", f"no passing during {self.phase}", f"{self.phase}阶段不能不出")
+            return [violation("phase", f"no passing during {self.phase}", f"{self.phase}阶段不能不出")]
         trick = self.trick
         assert trick is not None
         if v := self._turn(seat, trick.turn) or trick.check_pass():

@@ -25,10 +25,9 @@ from engine.climbing import (
     Hand,
     TrickPlay,
     choose,
-    err,
     parse_play_cards,
 )
-from engine.game import Action, DealPlan, Game, State, Violation
+from engine.game import Action, DealPlan, Game, State, Violation, violation
 
 H4 = "H4"
 RED_ACES = ("HA", "DA")
@@ -138,15 +137,15 @@ class ZhuohongaState(State):
     def judge(self, action: Action) -> list[Violation]:
         seat, kind = action.get("seat"), action.get("action")
         if self.over:
-            return err("finished", "the hand is over", "本局已结束")
+            return [violation("finished", "the hand is over", "本局已结束")]
         if not isinstance(seat, int) or not 0 <= seat < self.n:
-            return err("turn", f"no seat {seat!r}", f"没有座位 {seat!r}")
+            return [violation("turn", f"no seat {seat!r}", f"没有座位 {seat!r}")]
         handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
         if handler is None:
-            return err("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")
+            return [violation("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")]
         if self.xuan == "pending" and kind not in ("xuan_consent", "xuan_refuse"):
             due = self.current_player()
-            return err("turn", f"seat {due} must first answer the 宣红A", f"须先由{due}号位回应宣红A")
+            return [violation("turn", f"seat {due} must first answer the 宣红A", f"须先由{due}号位回应宣红A")]
         return handler(self, seat, action)
 
     def _log(self, action: Action) -> list[Violation]:
@@ -155,11 +154,11 @@ class ZhuohongaState(State):
 
     def _xuan(self, seat: int, action: Action) -> list[Violation]:
         if self.started:
-            return err("phase", "宣红A only before the first play", "宣红A只能在首次出牌之前")
+            return [violation("phase", "宣红A only before the first play", "宣红A只能在首次出牌之前")]
         if seat not in self.red:
-            return err("xuan", f"seat {seat} holds no red ace", f"{seat}号位没有红A")
+            return [violation("xuan", f"seat {seat} holds no red ace", f"{seat}号位没有红A")]
         if self.xuan is not None:
-            return err("xuan", "宣红A was already declared this hand", "本局已宣过红A")
+            return [violation("xuan", "宣红A was already declared this hand", "本局已宣过红A")]
         self.xuan_by = seat
         if len(self.red) == 1:
             self.xuan = "du_xuan"
@@ -171,32 +170,32 @@ class ZhuohongaState(State):
 
     def _answer(self, seat: int, action: Action) -> list[Violation]:
         if self.xuan != "pending":
-            return err("xuan", "no 宣红A is waiting for an answer", "没有待回应的宣红A")
+            return [violation("xuan", "no 宣红A is waiting for an answer", "没有待回应的宣红A")]
         if seat != self.current_player():
             due = self.current_player()
-            return err("xuan", f"only seat {due}, the other red ace, answers the 宣红A",
-                       f"只有持另一张红A的{due}号位可回应宣红A")
+            return [violation("xuan", f"only seat {due}, the other red ace, answers the 宣红A",
+                       f"只有持另一张红A的{due}号位可回应宣红A")]
         self.xuan = "xuan" if action["action"] == "xuan_consent" else "refused"
         return self._log(action)
 
     def _fan_xuan(self, seat: int, action: Action) -> list[Violation]:
         if self.started:
-            return err("phase", "反宣 only before the first play", "反宣只能在首次出牌之前")
+            return [violation("phase", "反宣 only before the first play", "反宣只能在首次出牌之前")]
         if not self.s.fan_xuan:
-            return err("fan_xuan", "反宣 is not played at this table", "本桌不玩反宣")
+            return [violation("fan_xuan", "反宣 is not played at this table", "本桌不玩反宣")]
         if not self.xuan_ok:
-            return err("fan_xuan", "反宣 answers a successful 宣红A", "反宣须在宣红A成功之后")
+            return [violation("fan_xuan", "反宣 answers a successful 宣红A", "反宣须在宣红A成功之后")]
         if seat not in self.others:
-            return err("fan_xuan", f"seat {seat} is on the red-ace side", f"{seat}号位是红A一方")
+            return [violation("fan_xuan", f"seat {seat} is on the red-ace side", f"{seat}号位是红A一方")]
         if seat in self.fan:
-            return err("fan_xuan", f"seat {seat} already declared 反宣", f"{seat}号位已反宣")
+            return [violation("fan_xuan", f"seat {seat} already declared 反宣", f"{seat}号位已反宣")]
         self.fan.add(seat)
         return self._log(action)
 
     def _play(self, seat: int, action: Action) -> list[Violation]:
         if seat != self.trick.turn:
-            return err("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
-                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)")
+            return [violation("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
+                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)")]
         cards = parse_play_cards(action)
         if cards and isinstance(cards[0], Violation):
             return cards  # type: ignore[return-value]
@@ -204,7 +203,7 @@ class ZhuohongaState(State):
         if combo is None:
             return v
         if self._must_show_h4() and H4 not in cards:
-            return err("lead", "the first play must contain ♥4", "首次出牌必须包含红桃4")
+            return [violation("lead", "the first play must contain ♥4", "首次出牌必须包含红桃4")]
         self.trick.play(seat, cards, combo)  # type: ignore[arg-type]
         self.started = True
         self.over = bool(self.trick.out) and self.trick.out[-1] == seat and self._decided()
@@ -212,8 +211,8 @@ class ZhuohongaState(State):
 
     def _pass(self, seat: int, action: Action) -> list[Violation]:
         if seat != self.trick.turn:
-            return err("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
-                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)")
+            return [violation("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
+                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)")]
         if v := self.trick.check_pass():
             return v
         self.trick.pass_(seat)

@@ -22,7 +22,7 @@ import copy
 from typing import Any
 
 from engine.cards import Card
-from engine.game import Action, State, Violation
+from engine.game import Action, State, Violation, violation
 from engine.hongsi import combos as C
 from engine.hongsi.scoring import multiplier, settle
 from engine.hongsi.settings import HongsiSettings
@@ -32,10 +32,6 @@ CALLABLE = tuple(code for code in range(C.N_RANKS * 4) if code >> 2 <= 6 and cod
 DECLARED = ("baomen", "dantiao", "duitiao")
 MODE_ZH = {"normal": "普通二打二", "pa": "趴", "dui_pa": "对趴", "anjiao": "暗叫", "dantiao": "单挑",
            "duitiao": "对挑", "baomen": "爆闷"}
-
-
-def _v(rule: str, en: str, zh: str, severity: str = "error", event: int | None = None) -> Violation:
-    return Violation(rule, en, zh, severity, event)
 
 
 def _seat_ok(x: Any) -> bool:
@@ -292,12 +288,12 @@ class HongsiState(State):
         index = self.n_events
         self.n_events += 1
         if not isinstance(action, dict):
-            return [_v("phase", "an event is an object with 'seat' and 'action'", "事件须含座位和动作")]
+            return [violation("phase", "an event is an object with 'seat' and 'action'", "事件须含座位和动作")]
         seat, name = action.get("seat"), action.get("action")
         if not _seat_ok(seat):
-            return [_v("turn", f"no such seat {seat!r} (0..3)", f"没有座位 {seat!r}（0..3）")]
+            return [violation("turn", f"no such seat {seat!r} (0..3)", f"没有座位 {seat!r}（0..3）")]
         if self.finished:
-            return [_v("finished", "the hand is over", "本局已结束")]
+            return [violation("finished", "the hand is over", "本局已结束")]
         out: list[Violation] = []
         if self.pending is not None:
             if name == "announce":
@@ -306,7 +302,7 @@ class HongsiState(State):
                 return [] if v is None else [v]
         handler = _HANDLERS.get(name)  # type: ignore[arg-type]
         if handler is None:
-            return [_v("phase", f"unknown action {name!r}", f"未知动作 {name!r}")]
+            return [violation("phase", f"unknown action {name!r}", f"未知动作 {name!r}")]
         due, self.pending = self.pending, None
         v = handler(self, seat, action, index)
         if v is not None and v.severity == "error":
@@ -314,7 +310,7 @@ class HongsiState(State):
             return [v]
         if due is not None:  # an applied action came before the announcement
             p, count, at = due
-            out.append(_v("count", f"seat {p} did not announce {count} card(s) left",
+            out.append(violation("count", f"seat {p} did not announce {count} card(s) left",
                           f"座位{p}未报剩余牌数（{count}张）", "warning", at))
         if v is not None:
             out.append(v)
@@ -328,20 +324,20 @@ class HongsiState(State):
             self.pending = None
             if count == left and not isinstance(count, bool):
                 return None
-            return _v("count", f"seat {seat} announced {count!r} but holds {left}",
+            return violation("count", f"seat {seat} announced {count!r} but holds {left}",
                       f"座位{seat}报{count!r}张，实有{left}张", "warning")
-        return _v("count", f"seat {seat} announced a count that was not due ({left} card(s) left)",
+        return violation("count", f"seat {seat} announced a count that was not due ({left} card(s) left)",
                   f"座位{seat}无需报牌数（剩{left}张）", "warning")
 
     def _phase_for_play(self, seat: int) -> Violation | None:
         if self.call_due():
-            return _v("phase", "the ♥4 holder must call a card before play starts",
+            return violation("phase", "the ♥4 holder must call a card before play starts",
                       "红桃四须先叫牌，才能出牌")
         if seat != self.to_play():
             whose = self.to_play()
             if seat not in self._active:
-                return _v("turn", f"seat {seat} does not play this hand", f"座位{seat}本局不出牌")
-            return _v("turn", f"it is seat {whose}'s turn, not seat {seat}'s", f"轮到座位{whose}，不是座位{seat}")
+                return violation("turn", f"seat {seat} does not play this hand", f"座位{seat}本局不出牌")
+            return violation("turn", f"it is seat {whose}'s turn, not seat {seat}'s", f"轮到座位{whose}，不是座位{seat}")
         return None
 
     def _play(self, seat: int, ev: Action, index: int) -> Violation | None:
@@ -350,31 +346,31 @@ class HongsiState(State):
             return v
         cards = ev.get("cards")
         if not isinstance(cards, list) or not cards:
-            return _v("combo", "a play needs a non-empty list of cards", "出牌须列出牌")
+            return violation("combo", "a play needs a non-empty list of cards", "出牌须列出牌")
         code = C.CODE.get
         codes = [code(x) if isinstance(x, str) else None for x in cards]
         if None in codes:
             codes = [C.code_of(x) for x in cards]
             bad = next((x for x, c in zip(cards, codes, strict=True) if c is None), None)
             if bad is not None or None in codes:
-                return _v("not_in_hand", f"{bad!r} is not a card", f"{bad!r} 不是一张牌")
+                return violation("not_in_hand", f"{bad!r} is not a card", f"{bad!r} 不是一张牌")
         mask = 0
         for c in codes:
             mask |= 1 << c  # type: ignore[operator]
         hand = self.hands[seat]
         if mask.bit_count() != len(codes):
-            return _v("not_in_hand", "a card is listed twice", "同一张牌列了两次")
+            return violation("not_in_hand", "a card is listed twice", "同一张牌列了两次")
         if mask & ~hand:
             missing = " ".join(C.cards_of(mask & ~hand))
-            return _v("not_in_hand", f"seat {seat} does not hold {missing}", f"座位{seat}手中没有 {missing}")
+            return violation("not_in_hand", f"seat {seat} does not hold {missing}", f"座位{seat}手中没有 {missing}")
         s = self.settings
         combo = C.classify(codes, bombs=s.bombs, min_pair_run=s.min_pair_run)  # type: ignore[arg-type]
         if combo is None:
             shown = " ".join(str(x) for x in cards)
-            return _v("combo", f"{shown} is not a combination", f"{shown} 不是合法牌型")
+            return violation("combo", f"{shown} is not a combination", f"{shown} 不是合法牌型")
         trick = self.trick
         if trick is not None and not combo.beats(trick):
-            return _v("follow", f"{combo} does not beat {trick}", f"{combo.zh} 压不过 {trick.zh}")
+            return violation("follow", f"{combo} does not beat {trick}", f"{combo.zh} 压不过 {trick.zh}")
         self._apply_play(seat, mask, combo, index)
         return None
 
@@ -407,7 +403,7 @@ class HongsiState(State):
         if v is not None:
             return v
         if self.trick is None:
-            return _v("lead_pass", f"seat {seat} leads and may not pass", f"座位{seat}首出，不能不出")
+            return violation("lead_pass", f"seat {seat} leads and may not pass", f"座位{seat}首出，不能不出")
         self.passes += 1
         self.turn = self._next_active(seat)
         if self.passes >= len(self._active) - 1:
@@ -416,9 +412,9 @@ class HongsiState(State):
 
     def _closed(self, what: str, what_zh: str) -> Violation | None:
         if self.started:
-            return _v("phase", f"{what} is not allowed once play has started", f"出牌开始后不能{what_zh}")
+            return violation("phase", f"{what} is not allowed once play has started", f"出牌开始后不能{what_zh}")
         if self.called is not None:
-            return _v("phase", f"{what} is not allowed after the call", f"叫牌后不能{what_zh}")
+            return violation("phase", f"{what} is not allowed after the call", f"叫牌后不能{what_zh}")
         return None
 
     def _tiao(self, seat: int, ev: Action, index: int) -> Violation | None:
@@ -426,11 +422,11 @@ class HongsiState(State):
         if v is not None:
             return v
         if self.baomen:
-            return _v("tiao", "no 挑 after a 爆闷", "爆闷之后不能挑")
+            return violation("tiao", "no 挑 after a 爆闷", "爆闷之后不能挑")
         if seat in self.tiaos:
-            return _v("tiao", f"seat {seat} has already declared 挑", f"座位{seat}已经挑过")
+            return violation("tiao", f"seat {seat} has already declared 挑", f"座位{seat}已经挑过")
         if len(self.tiaos) >= 2:
-            return _v("tiao", "two seats already duel (对挑): no third 挑", "已经对挑，不能再挑")
+            return violation("tiao", "two seats already duel (对挑): no third 挑", "已经对挑，不能再挑")
         self.tiaos.append(seat)
         self._refresh_active()
         return None
@@ -440,9 +436,9 @@ class HongsiState(State):
         if v is not None:
             return v
         if seat != self.h4:
-            return _v("baomen", "only the ♥4 holder may declare 爆闷", "只有红桃四可以爆闷")
+            return violation("baomen", "only the ♥4 holder may declare 爆闷", "只有红桃四可以爆闷")
         if self.baomen:
-            return _v("baomen", "爆闷 is already declared", "已经宣布爆闷")
+            return violation("baomen", "爆闷 is already declared", "已经宣布爆闷")
         self.baomen = True
         self.tiaos = []  # 爆闷 outranks everything: earlier 挑s are void
         self._refresh_active()
@@ -454,13 +450,13 @@ class HongsiState(State):
                 "play has started" if self.started else f"this hand is {self.mode}: no call")
             why_zh = "已经叫过牌" if self.called is not None else (
                 "已经开始出牌" if self.started else f"本局为{MODE_ZH[self.mode or 'normal']}，无需叫牌")
-            return _v("phase", f"no call now: {why}", f"现在不能叫牌：{why_zh}")
+            return violation("phase", f"no call now: {why}", f"现在不能叫牌：{why_zh}")
         if seat != self.h4:
-            return _v("call", f"only the ♥4 holder (seat {self.h4}) calls", f"只有红桃四（座位{self.h4}）叫牌")
+            return violation("call", f"only the ♥4 holder (seat {self.h4}) calls", f"只有红桃四（座位{self.h4}）叫牌")
         card = ev.get("card")
         code = C.code_of(card) if isinstance(card, str) else None
         if code is None or code not in CALLABLE:
-            return _v("call", f"cannot call {card!r}: call one card of rank 4..10, not ♥4",
+            return violation("call", f"cannot call {card!r}: call one card of rank 4..10, not ♥4",
                       f"不能叫 {card!r}：只能叫4到10中的一张，且不能叫红桃四")
         self.called = code
         holder = next((s for s, m in enumerate(self.dealt) if m >> code & 1), None)
@@ -470,11 +466,11 @@ class HongsiState(State):
 
     def _talk_closed(self, what: str, what_zh: str) -> Violation | None:
         if self.started:
-            return _v("phase", f"{what} is not allowed once play has started", f"出牌开始后不能{what_zh}")
+            return violation("phase", f"{what} is not allowed once play has started", f"出牌开始后不能{what_zh}")
         if self.declared:
-            return _v("pa", f"no 趴 in {self.mode}", f"{MODE_ZH[self.mode or 'normal']}中不能喊趴")
+            return violation("pa", f"no 趴 in {self.mode}", f"{MODE_ZH[self.mode or 'normal']}中不能喊趴")
         if self.called is None:
-            return _v("phase", f"{what} comes after the call", f"叫牌之后才能{what_zh}")
+            return violation("phase", f"{what} comes after the call", f"叫牌之后才能{what_zh}")
         return None
 
     def _pa(self, seat: int, ev: Action, index: int) -> Violation | None:
@@ -483,19 +479,19 @@ class HongsiState(State):
             return v
         target = ev.get("target")
         if seat in self.lying:
-            return _v("pa", f"seat {seat} lies down and cannot ask", f"座位{seat}已趴下，不能喊趴")
+            return violation("pa", f"seat {seat} lies down and cannot ask", f"座位{seat}已趴下，不能喊趴")
         if not _seat_ok(target):
-            return _v("pa", f"趴 needs a target seat 0..3, got {target!r}", f"喊趴须指定座位0..3，而非 {target!r}")
+            return violation("pa", f"趴 needs a target seat 0..3, got {target!r}", f"喊趴须指定座位0..3，而非 {target!r}")
         if target == seat:
-            return _v("pa", "a player cannot ask themself to lie down", "不能喊自己趴")
+            return violation("pa", "a player cannot ask themself to lie down", "不能喊自己趴")
         if self.exposed:
-            return _v("pa", "暗叫 is exposed: nobody lies down", "暗叫已被戳穿，不能趴")
+            return violation("pa", "暗叫 is exposed: nobody lies down", "暗叫已被戳穿，不能趴")
         if not self.teammates(seat, target):
-            return _v("pa", f"seat {target} is not seat {seat}'s teammate", f"座位{target}不是座位{seat}的队友")
+            return violation("pa", f"seat {target} is not seat {seat}'s teammate", f"座位{target}不是座位{seat}的队友")
         if target in self.lying:
-            return _v("pa", f"seat {target} already lies down", f"座位{target}已经趴下")
+            return violation("pa", f"seat {target} already lies down", f"座位{target}已经趴下")
         if seat in self.asked:
-            return _v("pa", f"seat {seat} has already asked", f"座位{seat}已经喊过趴")
+            return violation("pa", f"seat {seat} has already asked", f"座位{seat}已经喊过趴")
         self.asked.add(seat)
         self.requests[seat] = target
         return None
@@ -506,7 +502,7 @@ class HongsiState(State):
             return v
         asker = next((a for a, t in self.requests.items() if t == seat), None)
         if asker is None or seat in self.lying:
-            return _v("pa", f"nobody asked seat {seat} to lie down", f"没有人喊座位{seat}趴")
+            return violation("pa", f"nobody asked seat {seat} to lie down", f"没有人喊座位{seat}趴")
         del self.requests[asker]
         if not accept:
             return None
