@@ -30,7 +30,6 @@ Pure Python, no I/O.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -395,12 +394,6 @@ def choose(rules: ClimbingRules, options: list[Combo], beat: Combo | None, rng: 
     return min(pool, key=lambda c: (c.low, -c.size, c.top))
 
 
-def overrides_of(settings: Any, preset: Any) -> dict[str, Any]:
-    """The settings that differ from the preset (the record's ``rules``)."""
-    return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
-            if getattr(settings, f.name) != getattr(preset, f.name)}
-
-
 class BotTable:
     """Plays bot actions through the referee (``State.judge``) and keeps them as the record's events.
 
@@ -420,17 +413,5 @@ class BotTable:
 
     def record(self, game: Any, settings: Any, hands: list[list[str]], bottom: list[str],
                first_seat: int) -> dict[str, Any]:
-        """The game record of the hand, with its verdict (no violations) and ``next_first_seat``."""
-        verdict = self.state.verdict()
-        verdict["violations"] = []
-        return {
-            "game": game.name,
-            "preset": game.default_preset,
-            "rules": overrides_of(settings, game.presets[game.default_preset]),
-            "hands": hands,
-            "bottom": bottom,
-            "events": self.events,
-            "first_seat": first_seat,
-            "verdict": verdict,
-            "next_first_seat": verdict["next_first_seat"],
-        }
+        """The game record of the hand (:meth:`engine.game.Game.bot_record`)."""
+        return game.bot_record(self.state, settings, hands, bottom, self.events, first_seat=first_seat)

@@ -37,12 +37,10 @@ class GameInfo:
     instead of naming a game."""
 
     name_zh: str
-    face_up_plays: bool = True  # every card played is shown at once (捉红A: aces go down face down)
     trick_taking: bool = False  # a trick is one play from each seat; hands shrink evenly
     declares_before_play: bool = False  # any seat may declare out of turn before the first play
     passes: bool = False  # a seat may pass instead of playing (the climbing games)
     count_announce_events: bool = False  # counts are announced as record events (红桃四's rule 8)
-    secret_actions: frozenset[str] = frozenset()  # actions whose cards stay face down (升级's bury)
     zero_sum: bool = True  # the scores of a hand sum to 0
     bottom_public: bool = False  # the bottom is shown to all once taken (挖坑)
     call_tracker: bool = False  # a card is called, and the display keeps a 记牌器
@@ -177,16 +175,14 @@ class State(ABC):
     def verdict(self) -> dict[str, Any]:
         """The verdict fields of ``game-record.md`` (without ``violations``, which the referee adds)."""
 
-    def public_actions(self, events: Sequence[Action], secret: frozenset[str] = frozenset()) -> list[Action]:
+    def public_actions(self, events: Sequence[Action]) -> list[Action]:
         """The applied ``events`` of this hand, in order, as the table sees them now: a card the table
-        may not see becomes :data:`HIDDEN`. Decided by each event's position, never by a card's name (two
-        decks hold each card twice). Default: the cards of a ``secret`` action (a bury) are hidden."""
-        return [self.public_action(ev, secret) for ev in events]
+        may not see becomes :data:`HIDDEN`. Decided by each event itself, never by a card's name (two
+        decks hold each card twice, and a card played openly says nothing of a hidden one)."""
+        return [self.public_action(ev) for ev in events]
 
-    def public_action(self, event: Action, secret: frozenset[str] = frozenset()) -> Action:
-        """One applied event as the table sees it now (see :meth:`public_actions`)."""
-        if event.get("action") in secret:
-            return mask_cards(event)
+    def public_action(self, event: Action) -> Action:
+        """One applied event as the table sees it now (see :meth:`public_actions`). Default: all of it."""
         return dict(event)
 
     def due_announcements(self) -> list[Action]:
@@ -277,13 +273,18 @@ class Game(ABC):
         """The settings that differ from the default preset (a record's ``rules``)."""
         return settings_diff(self.presets[self.default_preset], settings)
 
-    def bot_record(self, settings: Any, hands: Sequence[Sequence[Any]], bottom: Sequence[Any],
-                   events: list[Action], **extra: Any) -> dict[str, Any]:
-        """The one shape of a bot hand's record (``game-record.md``), with game-specific ``extra``."""
+    def bot_record(self, state: State, settings: Any, hands: Sequence[Sequence[Any]], bottom: Sequence[Any],
+                   events: list[Action], *, first_seat: int = 0, **extra: Any) -> dict[str, Any]:
+        """The one shape of a bot hand's record (``game-record.md``): the deal, the events, and the
+        verdict the bots' hand came to (no violations), its scores and ``next_first_seat``."""
+        verdict = state.verdict()
+        verdict["violations"] = []
         record: dict[str, Any] = {"game": self.name, "preset": self.default_preset,
                                   "rules": self.rules_of(settings),
                                   "hands": [[str(c) for c in h] for h in hands],
-                                  "bottom": [str(c) for c in bottom], "events": events}
+                                  "bottom": [str(c) for c in bottom], "events": events,
+                                  "first_seat": first_seat, "verdict": verdict, "scores": verdict.get("scores"),
+                                  "next_first_seat": verdict.get("next_first_seat")}
         record.update(extra)
         return record
 

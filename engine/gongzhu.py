@@ -24,19 +24,30 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
 
 from engine.cards import DECKS, Card, DeckSpec, parse_cards
-from engine.game import Action, DealPlan, Game, State, Violation, violation
+from engine.game import (
+    Action,
+    DealPlan,
+    FirstPlay,
+    Game,
+    GameInfo,
+    State,
+    Violation,
+    holder,
+    mask_cards,
+    violation,
+)
 from engine.tricks import (
     CODES,
     NAMES,
     Trick,
     event_cards,
     names,
-    settings_overrides,
     shuffled_deck,
 )
 
@@ -434,6 +445,12 @@ class GongzhuState(State):
                 out.append({"seat": seat, "card": NAMES[card], "kind": kind})
         return out
 
+    def public_action(self, event: Action) -> Action:
+        """A hidden expose (暗卖) keeps its cards face down until the hand is over."""
+        if event.get("action") == "expose" and event.get("hidden") and not self.finished():
+            return mask_cards(event)
+        return dict(event)
+
     def public_view(self, seat: int | None = None) -> dict[str, Any]:
         view: dict[str, Any] = {
             "game": "gongzhu",
@@ -809,13 +826,7 @@ def play_bot_hand(game: GongzhuGame, rng: random.Random, bot: str, settings: Gon
             ev = {"seat": seat, "action": "play", "cards": [NAMES[card]]}
         state.apply(ev)  # every bot action goes through the referee
         events.append(ev)
-    record: dict[str, Any] = {"game": "gongzhu", "preset": game.default_preset,
-                              "rules": settings_overrides(game, settings),
-                              "hands": hands_txt, "bottom": [], "events": events}
-    verdict = state.verdict()
-    record["scores"] = verdict["scores"]
-    record["next_first_seat"] = verdict["next_first_seat"]
-    return record
+    return game.bot_record(state, settings, hands_txt, [], events)
 
 
 class GongzhuGame(Game):
@@ -824,6 +835,7 @@ class GongzhuGame(Game):
     The setting ``decks = 2`` (any preset but ``zhuyang``) plays 拱双猪: see :class:`ShuangzhuState`."""
 
     name = "gongzhu"
+    info = GameInfo("拱猪", trick_taking=True, declares_before_play=True, zero_sum=False)
     settings_type = GongzhuSettings
     presets = PRESETS
     default_preset = "gonglue"
@@ -833,7 +845,8 @@ class GongzhuGame(Game):
             return DealPlan(seats=SEATS, cards_per_seat=(26,) * SEATS, bottom=0, deck=TWO_DECKS)
         return DealPlan(seats=SEATS, cards_per_seat=(13,) * SEATS, bottom=0, deck=DECKS["gongzhu"])
 
-    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any) -> GongzhuState:
+    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any, *,
+                  first_seat: int | None = None, dealer: int | None = None) -> GongzhuState:
         from engine.record import RecordError
 
         settings = settings or self.settings()
@@ -849,6 +862,13 @@ class GongzhuGame(Game):
             raise RecordError("拱猪 deals 13 cards to each of 4 seats and no bottom: "
                               f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
         return GongzhuState(hands, settings)
+
+    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+        """The holder of ♣2 leads the first trick."""
+        seat = holder(hands, "C2")
+        if seat is None:
+            raise ValueError("no seat holds C2: the deal is not a whole gongzhu deck")
+        return FirstPlay(seat, "C2", "holder")
 
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
                  first_seat: int = 0) -> dict[str, Any]:

@@ -16,11 +16,23 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine.cards import DECKS, RANKS, Card, parse_cards
-from engine.game import Action, DealPlan, Game, State, Violation, violation
+from engine.game import (
+    Action,
+    DealPlan,
+    FirstPlay,
+    Game,
+    GameInfo,
+    News,
+    State,
+    Violation,
+    mask_cards,
+    violation,
+)
 from engine.tricks import (
     BJ,
     CODES,
@@ -30,7 +42,6 @@ from engine.tricks import (
     event_cards,
     has_cards,
     names,
-    settings_overrides,
     shuffled_deck,
 )
 
@@ -624,6 +635,10 @@ class ShengjiState(State):
                 "no_trump": t is not None and t.suit is None,
                 "trump_from": self.trump_from}
 
+    def public_action(self, event: Action) -> Action:
+        """The dealer buries face down."""
+        return mask_cards(event) if event.get("action") == "bury" else dict(event)
+
     def public_view(self, seat: int | None = None) -> dict[str, Any]:
         view: dict[str, Any] = {
             "game": "shengji", "phase": self.phase, "level": self.settings.level, "dealer": self.dealer,
@@ -747,20 +762,16 @@ def play_bot_hand(game: ShengjiGame, rng: random.Random, bot: str, settings: She
         ev = {"seat": seat, "action": "play", "cards": names(option)}
         state.apply(ev)  # every bot action goes through the referee
         events.append(ev)
-    record: dict[str, Any] = {"game": "shengji", "preset": game.default_preset,
-                              "rules": settings_overrides(game, settings),
-                              "hands": hands_txt, "bottom": bottom_txt, "events": events}
-    verdict = state.verdict()
-    record["scores"] = verdict["scores"]
-    record["attacker_points"] = verdict["attacker_points"]
-    record["next_first_seat"] = verdict["next_first_seat"]
-    return record
+    return game.bot_record(state, settings, hands_txt, bottom_txt, events, first_seat=settings.dealer,
+                           attacker_points=state.verdict()["attacker_points"])
 
 
 class ShengjiGame(Game):
     """升级. Preset ``sijen`` (the text: 四人升级)."""
 
     name = "shengji"
+    info = GameInfo("升级", trick_taking=True, declares_before_play=True,
+                    zero_sum=False)
     settings_type = ShengjiSettings
     presets = PRESETS
     default_preset = "sijen"
@@ -768,13 +779,35 @@ class ShengjiGame(Game):
     def deal_plan(self, settings: Any) -> DealPlan:
         return DealPlan(seats=SEATS, cards_per_seat=(HAND,) * SEATS, bottom=BOTTOM, deck=DECKS["shengji"])
 
-    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any) -> ShengjiState:
+    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any, *,
+                  first_seat: int | None = None, dealer: int | None = None) -> ShengjiState:
+        """``dealer``: the dealer, unless the settings already name it."""
         from engine.record import RecordError
 
+        settings = settings or self.settings()
+        if dealer is not None and dealer != settings.dealer:
+            settings = dataclasses.replace(settings, dealer=dealer)
         if len(hands) != SEATS or any(len(h) != HAND for h in hands) or len(bottom) != BOTTOM:
             raise RecordError(f"升级 deals {HAND} cards to each of 4 seats and {BOTTOM} to the bottom: "
                               f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
-        return ShengjiState(hands, bottom, settings or self.settings())
+        return ShengjiState(hands, bottom, settings)
+
+    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+        """The dealer (庄家), the seat the deal started from, plays first."""
+        return FirstPlay(dealer, None, "dealer")
+
+    def may_make_news(self, action: str | None) -> bool:
+        return True
+
+    def news(self, before: dict[str, Any], after: dict[str, Any]) -> News | None:
+        """The trump, once declared (or no trump)."""
+        if before.get("trump_suit") is not None or before.get("no_trump"):
+            return None
+        if after.get("no_trump"):
+            return News("no_trump")
+        if after.get("trump_suit") in ("S", "H", "D", "C"):
+            return News("trump", {"suit": after["trump_suit"]})
+        return None
 
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
                  first_seat: int = 0) -> dict[str, Any]:

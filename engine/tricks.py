@@ -21,7 +21,6 @@ Cards are small integer *codes* here for speed (``suit * 13 + rank``, rank 0 = `
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -131,13 +130,6 @@ class Trick:
     def to_json(self) -> dict[str, Any]:
         return {"leader": self.leader, "plays": [{"seat": s, "cards": names(cs)} for s, cs in self.plays],
                 "winner": self.winner if self.plays else None}
-
-
-def settings_overrides(game: Any, settings: Any) -> dict[str, Any]:
-    """The fields of ``settings`` that differ from the game's default preset (a record's ``rules``)."""
-    base = game.presets[game.default_preset]
-    return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
-            if getattr(settings, f.name) != getattr(base, f.name)}
 
 
 def shuffled_deck(deck_cards: list[Any], rng: random.Random) -> list[str]:

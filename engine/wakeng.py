@@ -15,6 +15,7 @@ is shown to all) → ``play`` → ``over``. Seats are numbered in play order (co
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -28,7 +29,7 @@ from engine.climbing import (
     choose,
     parse_play_cards,
 )
-from engine.game import Action, DealPlan, Game, State, Violation, violation
+from engine.game import Action, DealPlan, FirstPlay, Game, GameInfo, News, State, Violation, holder, violation
 
 H4 = "H4"
 HEARTS_LOW_TO_HIGH = ["H" + r for r in CLIMBING.ranks]  # ♥4 ♥5 … ♥A ♥2 ♥3
@@ -363,6 +364,7 @@ _HANDLERS = {"black_dig": WakengState._black_dig, "bid": WakengState._bid,
 
 class WakengGame(Game):
     name = "wakeng"
+    info = GameInfo("挖坑", passes=True, bottom_public=True)
     settings_type = WakengSettings
     presets = PRESETS
     default_preset = "xian"
@@ -373,9 +375,26 @@ class WakengGame(Game):
                         deck=DECKS["wakeng"])
 
     def new_state(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
-                  settings: WakengSettings,
-                  first_seat: int | None = None) -> WakengState:
+                  settings: WakengSettings, *, first_seat: int | None = None,
+                  dealer: int | None = None) -> WakengState:
         return WakengState(hands, bottom, settings, first_seat)
+
+    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+        """The holder of ♥4; if it is in the bottom, the holder of the lowest heart (4 5 … A 2 3)."""
+        for rank in CLIMBING.ranks:
+            seat = holder(hands, "H" + rank)
+            if seat is not None:
+                return FirstPlay(seat, "H" + rank, "lowest_heart")
+        raise ValueError("no seat holds a heart")
+
+    def may_make_news(self, action: str | None) -> bool:
+        return True
+
+    def news(self, before: dict[str, Any], after: dict[str, Any]) -> News | None:
+        """The digger and the bid, once known."""
+        if before.get("digger") is None and isinstance(after.get("digger"), int):
+            return News("digger", {"seat": after["digger"], "bid": after.get("bid")})
+        return None
 
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: WakengSettings | None = None,
                  first_seat: int = 0) -> dict[str, Any]:
@@ -387,7 +406,7 @@ class WakengGame(Game):
         hands = [deck[i * per:(i + 1) * per] for i in range(plan.seats)]
         bottom = deck[plan.seats * per:]
         first_seat %= plan.seats
-        state = self.new_state(hands, bottom, s, first_seat)
+        state = self.new_state(hands, bottom, s, first_seat=first_seat)
         act = BotTable(state)
 
         if s.black_dig:

@@ -15,6 +15,7 @@ played ace as ``?A`` — rank known, suit hidden. The referee sees the real card
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -27,7 +28,19 @@ from engine.climbing import (
     choose,
     parse_play_cards,
 )
-from engine.game import Action, DealPlan, Game, State, Violation, violation
+from engine.game import (
+    HIDDEN,
+    Action,
+    DealPlan,
+    FirstPlay,
+    Game,
+    GameInfo,
+    News,
+    State,
+    Violation,
+    holder,
+    violation,
+)
 
 H4 = "H4"
 RED_ACES = ("HA", "DA")
@@ -304,8 +317,18 @@ class ZhuohongaState(State):
             "next_first_seat": ranking[-1] if ranking else None,  # 末贡 is dealt first next hand
         }
 
+    def aces_shown(self) -> bool:
+        return self.over or self.xuan_ok or not self.s.aces_face_down
+
+    def public_action(self, event: Action) -> Action:
+        """A played ace stays face down until the hand is over (or a 宣红A stood)."""
+        out = dict(event)
+        if event.get("action") == "play" and isinstance(event.get("cards"), list) and not self.aces_shown():
+            out["cards"] = [c if hidden(c) == c else HIDDEN for c in event["cards"]]
+        return out
+
     def public_view(self, seat: int | None = None) -> dict[str, Any]:
-        reveal = self.over or self.xuan_ok or not self.s.aces_face_down
+        reveal = self.aces_shown()
         show = str if reveal else hidden
         history = []
         for a in self.history:
@@ -342,6 +365,7 @@ _HANDLERS = {"xuan": ZhuohongaState._xuan, "xuan_consent": ZhuohongaState._answe
 
 class ZhuohongaGame(Game):
     name = "zhuohonga"
+    info = GameInfo("捉红A", declares_before_play=True, passes=True)
     settings_type = ZhuohongaSettings
     presets = PRESETS
     default_preset = "hebei"
@@ -351,8 +375,26 @@ class ZhuohongaGame(Game):
         return DealPlan(seats=4, cards_per_seat=per, bottom=0, deck=DECKS["zhuohonga"])
 
     def new_state(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
-                  settings: ZhuohongaSettings) -> ZhuohongaState:
+                  settings: ZhuohongaSettings, *, first_seat: int | None = None,
+                  dealer: int | None = None) -> ZhuohongaState:
         return ZhuohongaState(hands, bottom, settings)
+
+    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+        """The holder of ♥4 plays first."""
+        seat = holder(hands, "H4")
+        if seat is None:
+            raise ValueError("no seat holds H4: the deal is not a whole zhuohonga deck")
+        return FirstPlay(seat, "H4", "holder")
+
+    def may_make_news(self, action: str | None) -> bool:
+        return True
+
+    def news(self, before: dict[str, Any], after: dict[str, Any]) -> News | None:
+        """A 宣红A (or 独宣) that stands doubles the hand."""
+        if before.get("xuan") != after.get("xuan") and after.get("xuan") in ("xuan", "du_xuan"):
+            by = after.get("xuan_by")
+            return News("xuan", {"seat": by if isinstance(by, int) else None, "alone": after["xuan"] == "du_xuan"})
+        return None
 
     def deal(self, rng: random.Random, settings: ZhuohongaSettings, first_seat: int = 0) -> list[list[str]]:
         """Shuffle and deal one card at a time from ``first_seat`` on; hands (card names) in the order dealt."""

@@ -273,6 +273,39 @@ class HongsiState(State):
         return (not self.finished and self.pending is None and not self.started and self.called is not None
                 and not self.declared and not self.exposed and seat not in self.lying and seat not in self.asked)
 
+    def due_announcements(self) -> list[Action]:
+        """Rule 8: the count a play left due, announced by the table service for the player."""
+        if self.pending is None:
+            return []
+        seat, count, _ = self.pending
+        return [{"seat": seat, "action": "announce", "count": count}]
+
+    def one_ask(self, action: Action) -> bool:
+        """A seat asks for a 趴 once a hand, right or wrong: else a refused ask would let it try every
+        seat in turn and learn who holds the called card."""
+        return action.get("action") == "pa"
+
+    def counts_as_ask(self, action: Action, violations: list[Violation]) -> bool:
+        """A 趴 applied, or refused because its target is on the other side (which tells who holds the
+        called card), is the seat's ask; one refused for another reason (before the call, say) is not."""
+        if not self.one_ask(action):
+            return False
+        errors = [v.rule for v in violations if v.severity == "error"]
+        return not errors or self._misasked(action, errors)
+
+    def public_refusal(self, action: Action, violations: list[Violation]) -> Action:
+        """A 趴 refused as asked of the other side says the two are not a side: the whole table learns
+        it, as the asker did."""
+        errors = [v.rule for v in violations if v.severity == "error"]
+        if self.one_ask(action) and errors and self._misasked(action, errors):
+            return {"target": action["target"]}
+        return {}
+
+    def _misasked(self, action: Action, errors: list[str]) -> bool:
+        seat, target = action.get("seat"), action.get("target")
+        return (errors == ["pa"] and _seat_ok(seat) and _seat_ok(target) and target != seat
+                and not self.teammates(seat, target))
+
     def legal_actions(self, seat: int) -> list[Action]:
         if self.pending is not None:
             p, count, _ = self.pending
