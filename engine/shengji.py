@@ -566,9 +566,9 @@ class ShengjiState(State):
             out += [{"seat": seat, "action": "declare", "cards": names(o), "dealt": SEATS * HAND}
                     for o in self.declaration_options(seat)]
         if self.phase in ("deal", "bury") and seat == self.dealer:
+            # only the dealer's own cards: the bottom is face down until taken (a bury before
+            # take_bottom takes it, and the referee allows one, but offering it would show the bottom)
             hand = set(c for c in range(54) if self.counts[seat][c])
-            if self.phase == "deal":
-                hand |= set(self.bottom)
             out += [{"seat": seat, "action": "bury", "cards": [NAMES[c]]} for c in sorted(hand)]
             if self.phase == "deal":
                 out.append({"seat": seat, "action": "take_bottom"})
