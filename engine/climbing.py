@@ -332,7 +332,7 @@ class TrickPlay:
         if not self.hands[seat].holds(cards):
             missing = [c for c in cards if c not in self.hands[seat]] or cards
             return None, [violation("not_in_hand", f"seat {seat} does not hold {' '.join(missing)}",
-                             f"{seat}号位手中没有 {' '.join(missing)}")]
+                             f"{seat}号位手中没有 {' '.join(missing)}", code="not_in_hand", seat=seat, cards=missing)]
         combo = self.rules.classify(cards)
         if combo is None:
             text = " ".join(cards)

@@ -273,12 +273,13 @@ class GongzhuState(State):
         cards, hidden = request
         for c in cards:
             if c not in self.hands[seat]:
-                return [violation("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中")]
+                return [violation("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中",
+                                  code="not_in_hand", seat=seat, cards=[NAMES[c]])]
             if c not in EXPOSABLE:
                 return [violation("expose", f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
                               f"{NAMES[c]} 不能亮（只能亮黑桃Q、红桃A、方块J、梅花10）")]
             if c in self.exposed or cards.count(c) > 1:
-                return [violation("expose", f"{NAMES[c]} is already exposed", f"{NAMES[c]} 已经亮过")]
+                return [violation("expose", f"{NAMES[c]} is already exposed", f"{NAMES[c]} 已经亮过", code="already_exposed", seat=seat, card=NAMES[c])]
             if c == SHEEP and self.settings.exposure == "all_but_sheep":
                 return [violation("expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮")]
         for c in cards:
@@ -297,7 +298,7 @@ class GongzhuState(State):
             return cards
         if seat != self.trick.to_play:
             return violation("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
-                         f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号")
+                         f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号", code="not_your_turn", seat=seat, due=self.trick.to_play)
         return cards
 
     def _judge_play(self, seat: int, action: Action) -> list[Violation]:
@@ -309,7 +310,7 @@ class GongzhuState(State):
         card = cards[0]
         hand = self.hands[seat]
         if card not in hand:
-            return [violation("not_in_hand", f"{NAMES[card]} is not in seat {seat}'s hand", f"{NAMES[card]} 不在该玩家手中")]
+            return [violation("not_in_hand", f"{NAMES[card]} is not in seat {seat}'s hand", f"{NAMES[card]} 不在该玩家手中", code="not_in_hand", seat=seat, cards=[NAMES[card]])]
         if card not in self.legal_plays(seat):
             return [self._why_illegal(seat, card)]
         self._play(seat, card)
@@ -323,7 +324,7 @@ class GongzhuState(State):
             led = _suit(self.trick.lead[0])
             if _suit(card) != led:
                 return violation("follow_suit", f"follow suit: seat {seat} holds {'SHDC'[led]}",
-                             f"有{'黑桃红桃方块梅花'[2 * led:2 * led + 2]}必须跟出")
+                             f"有{'黑桃红桃方块梅花'[2 * led:2 * led + 2]}必须跟出", code="follow_suit", seat=seat, suit="SHDC"[led])
         return violation("exposed_first_round",
                      f"the exposed {NAMES[card]} may not be played on the first round of its suit",
                      f"亮过的 {NAMES[card]} 不得在该花色首轮打出")
@@ -631,16 +632,17 @@ class ShuangzhuState(GongzhuState):
         hand = self.hands[seat]
         for c in cards:
             if c not in hand:
-                return [violation("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中")]
+                return [violation("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中",
+                                  code="not_in_hand", seat=seat, cards=[NAMES[c]])]
             if c not in EXPOSABLE:
                 return [violation("expose", f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
                               f"{NAMES[c]} 不能亮（只能亮黑桃Q、红桃A、方块J、梅花10）")]
             if cards.count(c) > hand.count(c):
                 return [violation("not_in_hand", f"seat {seat} holds {hand.count(c)} {NAMES[c]}, not {cards.count(c)}",
-                              f"该玩家只有 {hand.count(c)} 张 {NAMES[c]}")]
+                              f"该玩家只有 {hand.count(c)} 张 {NAMES[c]}", code="holds_fewer", seat=seat, card=NAMES[c], held=hand.count(c))]
             if self._exposed_by_seat(seat, c) + cards.count(c) > hand.count(c):
                 return [violation("expose", f"seat {seat}'s {NAMES[c]} is already exposed",
-                              f"该玩家的 {NAMES[c]} 已经亮过")]
+                              f"该玩家的 {NAMES[c]} 已经亮过", code="already_exposed", seat=seat, card=NAMES[c])]
             if c == SHEEP and self.settings.exposure == "all_but_sheep":
                 return [violation("expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮")]
         for c in cards:
@@ -662,7 +664,9 @@ class ShuangzhuState(GongzhuState):
                 held = hand.count(c)
                 return [violation("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand" if not held else
                               f"seat {seat} holds only one {NAMES[c]}",
-                              f"{NAMES[c]} 不在该玩家手中" if not held else f"该玩家只有一张 {NAMES[c]}")]
+                              f"{NAMES[c]} 不在该玩家手中" if not held else f"该玩家只有一张 {NAMES[c]}",
+                              **({"code": "holds_fewer", "card": NAMES[c], "held": held} if held else
+                                 {"code": "not_in_hand", "cards": [NAMES[c]]}), seat=seat)]
         play = tuple(sorted(cards))
         if play not in self.legal_combos(seat):
             return [self._why_illegal_combo(seat, play)]
@@ -688,11 +692,11 @@ class ShuangzhuState(GongzhuState):
                              f"首家出了 {len(lead)} 张：必须跟 {len(lead)} 张")
             holding = sum(1 for c in self.hands[seat] if _suit(c) == led)
             if sum(1 for c in play if _suit(c) == led) < min(len(lead), holding):
-                return violation("follow_suit", f"follow suit: seat {seat} holds {'SHDC'[led]}", f"有{suit_zh}必须跟出")
+                return violation("follow_suit", f"follow suit: seat {seat} holds {'SHDC'[led]}", f"有{suit_zh}必须跟出", code="follow_suit", seat=seat, suit="SHDC"[led])
             counts = Counter(c for c in self.hands[seat] if _suit(c) == led)
             if len(lead) == 2 and any(k >= 2 for k in counts.values()) and not _is_pair(play):
                 return violation("follow_pair", f"a pair was led and seat {seat} holds a pair of {'SHDC'[led]}: "
-                             "give a pair", f"首家出对，有{suit_zh}对牌必须给对牌")
+                             "give a pair", f"首家出对，有{suit_zh}对牌必须给对牌", code="follow_pair", seat=seat, suit="SHDC"[led])
         names_ = " ".join(NAMES[c] for c in play)
         return violation("exposed_first_round",
                      f"the exposed {names_} may not be played on the first round of its suit",

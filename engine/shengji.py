@@ -233,11 +233,11 @@ class ShengjiState(State):
                          f"dealt = {dealt} 早于之前的亮主（{self.last_dealt}）")
         if not has_cards(self.counts[seat], cards):
             return violation("not_in_hand", f"seat {seat} does not hold {' '.join(names(cards))}",
-                         f"{seat} 号座位没有 {' '.join(names(cards))}")
+                         f"{seat} 号座位没有 {' '.join(names(cards))}", code="not_in_hand", seat=seat, cards=names(cards))
         got = _counts(self.dealt[seat][:self.received(seat, dealt)])
         if not all(got.get(c, 0) >= k for c, k in _counts(cards).items()):
             return violation("not_dealt", f"seat {seat} had not been dealt {' '.join(names(cards))} "
-                         f"after {dealt} cards", f"发出 {dealt} 张牌时 {seat} 号座位还没有抓到这些牌")
+                         f"after {dealt} cards", f"发出 {dealt} 张牌时 {seat} 号座位还没有抓到这些牌", code="not_dealt", seat=seat, cards=names(cards), dealt=dealt)
         level_cards = all(c < 52 and c % 13 == self.level for c in cards)
         jokers = all(c >= 52 for c in cards)
         if len(cards) == 1 and level_cards:
@@ -320,7 +320,7 @@ class ShengjiState(State):
             return [violation("phase", "the dealer has already picked up the bottom", "庄家已经拿过底牌")]
         if seat != self.dealer:
             return [violation("turn", f"only the dealer (seat {self.dealer}) takes the bottom",
-                          f"只有庄家（{self.dealer} 号）拿底")]
+                          f"只有庄家（{self.dealer} 号）拿底", code="dealer_only", seat=self.dealer)]
         self._fix_trump()
         return []
 
@@ -328,7 +328,7 @@ class ShengjiState(State):
         if self.phase not in ("deal", "bury"):
             return [violation("phase", "the bottom is buried before play", "埋底只能在出牌之前")]
         if seat != self.dealer:
-            return [violation("turn", f"only the dealer (seat {self.dealer}) buries", f"只有庄家（{self.dealer} 号）埋底")]
+            return [violation("turn", f"only the dealer (seat {self.dealer}) buries", f"只有庄家（{self.dealer} 号）埋底", code="dealer_only", seat=self.dealer)]
         cards = event_cards(action)
         if isinstance(cards, Violation):
             return [cards]
@@ -432,13 +432,13 @@ class ShengjiState(State):
                           f"庄家埋完 {BOTTOM} 张底牌后才能出牌")]
         if seat != self.trick.to_play:
             return [violation("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
-                          f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号")]
+                          f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号", code="not_your_turn", seat=seat, due=self.trick.to_play)]
         cards = event_cards(action)
         if isinstance(cards, Violation):
             return [cards]
         if not has_cards(self.counts[seat], cards):
             return [violation("not_in_hand", f"seat {seat} does not hold {' '.join(names(cards))}",
-                          f"{seat} 号座位没有 {' '.join(names(cards))}")]
+                          f"{seat} 号座位没有 {' '.join(names(cards))}", code="not_in_hand", seat=seat, cards=names(cards))]
         assert self.trumps is not None
         play = tuple(cards)
         if not self.trick.plays:

@@ -191,7 +191,7 @@ class WakengState(State):
 
     def _turn(self, seat: int, due: int | None) -> list[Violation]:
         if seat != due:
-            return [violation("turn", f"not seat {seat}'s turn (seat {due} is to act)", f"还没轮到{seat}号位 (应{due}号位)")]
+            return [violation("turn", f"not seat {seat}'s turn (seat {due} is to act)", f"还没轮到{seat}号位 (应{due}号位)", code="not_your_turn", seat=seat, due=due)]
         return []
 
     def _black_dig(self, seat: int, action: Action) -> list[Violation]:
@@ -224,7 +224,7 @@ class WakengState(State):
         high = max((b for _, b in self.bids), default=0)
         if forced_to_dig(self.dealt[seat], self.s.forced_bid) and value != 3:
             return [violation("forced_bid", f"seat {seat} holds the cards that must dig: bid 3",
-                       f"{seat}号位持必挖之牌, 须叫3分")]
+                       f"{seat}号位持必挖之牌, 须叫3分", code="forced_bid", seat=seat)]
         if value and value <= high:
             return [violation("bid", f"a bid must be higher than {high}", f"叫分须高于{high}分")]
         self.bids.append((seat, value))
@@ -239,7 +239,7 @@ class WakengState(State):
             return [violation("phase", "the bottom is taken once, after the bidding", "底牌只在叫分后由挖坑者抓一次")]
         if seat != self.digger:
             return [violation("take_bottom", f"only the digger (seat {self.digger}) takes the bottom",
-                       f"只有挖坑者({self.digger}号位)抓底")]
+                       f"只有挖坑者({self.digger}号位)抓底", code="digger_only", seat=self.digger)]
         assert self.digger is not None
         self.hands[self.digger].add(self.bottom)
         if any(H4 in h for h in self.dealt):

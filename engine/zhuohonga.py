@@ -158,7 +158,7 @@ class ZhuohongaState(State):
             return [violation("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")]
         if self.xuan == "pending" and kind not in ("xuan_consent", "xuan_refuse"):
             due = self.current_player()
-            return [violation("turn", f"seat {due} must first answer the 宣红A", f"须先由{due}号位回应宣红A")]
+            return [violation("turn", f"seat {due} must first answer the 宣红A", f"须先由{due}号位回应宣红A", code="xuan_answer_due", seat=due)]
         return handler(self, seat, action)
 
     def _log(self, action: Action) -> list[Violation]:
@@ -169,7 +169,7 @@ class ZhuohongaState(State):
         if self.started:
             return [violation("phase", "宣红A only before the first play", "宣红A只能在首次出牌之前")]
         if seat not in self.red:
-            return [violation("xuan", f"seat {seat} holds no red ace", f"{seat}号位没有红A")]
+            return [violation("xuan", f"seat {seat} holds no red ace", f"{seat}号位没有红A", code="xuan_no_red_ace", seat=seat)]
         if self.xuan is not None:
             return [violation("xuan", "宣红A was already declared this hand", "本局已宣过红A")]
         self.xuan_by = seat
@@ -187,7 +187,7 @@ class ZhuohongaState(State):
         if seat != self.current_player():
             due = self.current_player()
             return [violation("xuan", f"only seat {due}, the other red ace, answers the 宣红A",
-                       f"只有持另一张红A的{due}号位可回应宣红A")]
+                       f"只有持另一张红A的{due}号位可回应宣红A", code="xuan_answer_only", seat=due)]
         self.xuan = "xuan" if action["action"] == "xuan_consent" else "refused"
         return self._log(action)
 
@@ -199,16 +199,16 @@ class ZhuohongaState(State):
         if not self.xuan_ok:
             return [violation("fan_xuan", "反宣 answers a successful 宣红A", "反宣须在宣红A成功之后")]
         if seat not in self.others:
-            return [violation("fan_xuan", f"seat {seat} is on the red-ace side", f"{seat}号位是红A一方")]
+            return [violation("fan_xuan", f"seat {seat} is on the red-ace side", f"{seat}号位是红A一方", code="fan_xuan_red", seat=seat)]
         if seat in self.fan:
-            return [violation("fan_xuan", f"seat {seat} already declared 反宣", f"{seat}号位已反宣")]
+            return [violation("fan_xuan", f"seat {seat} already declared 反宣", f"{seat}号位已反宣", code="fan_xuan_again", seat=seat)]
         self.fan.add(seat)
         return self._log(action)
 
     def _play(self, seat: int, action: Action) -> list[Violation]:
         if seat != self.trick.turn:
             return [violation("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
-                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)")]
+                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)", code="not_your_turn", seat=seat, due=self.trick.turn)]
         cards = parse_play_cards(action)
         if cards and isinstance(cards[0], Violation):
             return cards  # type: ignore[return-value]
@@ -225,7 +225,7 @@ class ZhuohongaState(State):
     def _pass(self, seat: int, action: Action) -> list[Violation]:
         if seat != self.trick.turn:
             return [violation("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
-                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)")]
+                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)", code="not_your_turn", seat=seat, due=self.trick.turn)]
         if v := self.trick.check_pass():
             return v
         self.trick.pass_(seat)

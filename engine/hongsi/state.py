@@ -344,7 +344,7 @@ class HongsiState(State):
         if due is not None:  # an applied action came before the announcement
             p, count, at = due
             out.append(violation("count", f"seat {p} did not announce {count} card(s) left",
-                          f"座位{p}未报剩余牌数（{count}张）", "warning", at))
+                          f"座位{p}未报剩余牌数（{count}张）", "warning", at, code="count_missed", seat=p, count=count))
         if v is not None:
             out.append(v)
         self.log.append(action)
@@ -358,9 +358,9 @@ class HongsiState(State):
             if count == left and not isinstance(count, bool):
                 return None
             return violation("count", f"seat {seat} announced {count!r} but holds {left}",
-                      f"座位{seat}报{count!r}张，实有{left}张", "warning")
+                      f"座位{seat}报{count!r}张，实有{left}张", "warning", code="count_wrong", seat=seat, count=count, left=left)
         return violation("count", f"seat {seat} announced a count that was not due ({left} card(s) left)",
-                  f"座位{seat}无需报牌数（剩{left}张）", "warning")
+                  f"座位{seat}无需报牌数（剩{left}张）", "warning", code="count_not_due", seat=seat, left=left)
 
     def _phase_for_play(self, seat: int) -> Violation | None:
         if self.call_due():
@@ -369,8 +369,8 @@ class HongsiState(State):
         if seat != self.to_play():
             whose = self.to_play()
             if seat not in self._active:
-                return violation("turn", f"seat {seat} does not play this hand", f"座位{seat}本局不出牌")
-            return violation("turn", f"it is seat {whose}'s turn, not seat {seat}'s", f"轮到座位{whose}，不是座位{seat}")
+                return violation("turn", f"seat {seat} does not play this hand", f"座位{seat}本局不出牌", code="sits_out", seat=seat)
+            return violation("turn", f"it is seat {whose}'s turn, not seat {seat}'s", f"轮到座位{whose}，不是座位{seat}", code="not_your_turn", seat=seat, due=whose)
         return None
 
     def _play(self, seat: int, ev: Action, index: int) -> Violation | None:
@@ -395,7 +395,7 @@ class HongsiState(State):
             return violation("not_in_hand", "a card is listed twice", "同一张牌列了两次")
         if mask & ~hand:
             missing = " ".join(C.cards_of(mask & ~hand))
-            return violation("not_in_hand", f"seat {seat} does not hold {missing}", f"座位{seat}手中没有 {missing}")
+            return violation("not_in_hand", f"seat {seat} does not hold {missing}", f"座位{seat}手中没有 {missing}", code="not_in_hand", seat=seat, cards=missing.split())
         s = self.settings
         combo = C.classify(codes, bombs=s.bombs, min_pair_run=s.min_pair_run)  # type: ignore[arg-type]
         if combo is None:
@@ -436,7 +436,7 @@ class HongsiState(State):
         if v is not None:
             return v
         if self.trick is None:
-            return violation("lead_pass", f"seat {seat} leads and may not pass", f"座位{seat}首出，不能不出")
+            return violation("lead_pass", f"seat {seat} leads and may not pass", f"座位{seat}首出，不能不出", code="lead_pass", seat=seat)
         self.passes += 1
         self.turn = self._next_active(seat)
         if self.passes >= len(self._active) - 1:
@@ -457,7 +457,7 @@ class HongsiState(State):
         if self.baomen:
             return violation("tiao", "no 挑 after a 爆闷", "爆闷之后不能挑")
         if seat in self.tiaos:
-            return violation("tiao", f"seat {seat} has already declared 挑", f"座位{seat}已经挑过")
+            return violation("tiao", f"seat {seat} has already declared 挑", f"座位{seat}已经挑过", code="tiao_again", seat=seat)
         if len(self.tiaos) >= 2:
             return violation("tiao", "two seats already duel (对挑): no third 挑", "已经对挑，不能再挑")
         self.tiaos.append(seat)
@@ -485,12 +485,12 @@ class HongsiState(State):
                 "已经开始出牌" if self.started else f"本局为{MODE_ZH[self.mode or 'normal']}，无需叫牌")
             return violation("phase", f"no call now: {why}", f"现在不能叫牌：{why_zh}")
         if seat != self.h4:
-            return violation("call", f"only the ♥4 holder (seat {self.h4}) calls", f"只有红桃四（座位{self.h4}）叫牌")
+            return violation("call", f"only the ♥4 holder (seat {self.h4}) calls", f"只有红桃四（座位{self.h4}）叫牌", code="h4_only", seat=self.h4)
         card = ev.get("card")
         code = C.code_of(card) if isinstance(card, str) else None
         if code is None or code not in CALLABLE:
             return violation("call", f"cannot call {card!r}: call one card of rank 4..10, not ♥4",
-                      f"不能叫 {card!r}：只能叫4到10中的一张，且不能叫红桃四")
+                      f"不能叫 {card!r}：只能叫4到10中的一张，且不能叫红桃四", code="call_card", card=card)
         self.called = code
         holder = next((s for s, m in enumerate(self.dealt) if m >> code & 1), None)
         self.partner = holder
@@ -512,7 +512,7 @@ class HongsiState(State):
             return v
         target = ev.get("target")
         if seat in self.lying:
-            return violation("pa", f"seat {seat} lies down and cannot ask", f"座位{seat}已趴下，不能喊趴")
+            return violation("pa", f"seat {seat} lies down and cannot ask", f"座位{seat}已趴下，不能喊趴", code="pa_lying", seat=seat)
         if not _seat_ok(target):
             return violation("pa", f"趴 needs a target seat 0..3, got {target!r}", f"喊趴须指定座位0..3，而非 {target!r}")
         if target == seat:
@@ -520,11 +520,11 @@ class HongsiState(State):
         if self.exposed:
             return violation("pa", "暗叫 is exposed: nobody lies down", "暗叫已被戳穿，不能趴")
         if not self.teammates(seat, target):
-            return violation("pa", f"seat {target} is not seat {seat}'s teammate", f"座位{target}不是座位{seat}的队友")
+            return violation("pa", f"seat {target} is not seat {seat}'s teammate", f"座位{target}不是座位{seat}的队友", code="pa_not_teammate", seat=seat, target=target)
         if target in self.lying:
-            return violation("pa", f"seat {target} already lies down", f"座位{target}已经趴下")
+            return violation("pa", f"seat {target} already lies down", f"座位{target}已经趴下", code="pa_target_lying", target=target)
         if seat in self.asked:
-            return violation("pa", f"seat {seat} has already asked", f"座位{seat}已经喊过趴")
+            return violation("pa", f"seat {seat} has already asked", f"座位{seat}已经喊过趴", code="pa_asked", seat=seat)
         self.asked.add(seat)
         self.requests[seat] = target
         return None
@@ -535,7 +535,7 @@ class HongsiState(State):
             return v
         asker = next((a for a, t in self.requests.items() if t == seat), None)
         if asker is None or seat in self.lying:
-            return violation("pa", f"nobody asked seat {seat} to lie down", f"没有人喊座位{seat}趴")
+            return violation("pa", f"nobody asked seat {seat} to lie down", f"没有人喊座位{seat}趴", code="pa_nobody_asked", seat=seat)
         del self.requests[asker]
         if not accept:
             return None

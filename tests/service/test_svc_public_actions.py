@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import random
 
+from controller.service.rounds import Round
 from engine.cards import parse_cards
 from engine.game import HIDDEN
 from engine.registry import get_game
-
-from controller.service.rounds import Round
 
 
 def two_deck_round() -> Round:
