@@ -37,6 +37,7 @@ class GameInfo:
     instead of naming a game."""
 
     name_zh: str
+    name_en: str
     trick_taking: bool = False  # a trick is one play from each seat; hands shrink evenly
     declares_before_play: bool = False  # any seat may declare out of turn before the first play
     passes: bool = False  # a seat may pass instead of playing (the climbing games)
@@ -45,6 +46,10 @@ class GameInfo:
     bottom_public: bool = False  # the bottom is shown to all once taken (挖坑)
     call_tracker: bool = False  # a card is called, and the display keeps a 记牌器
     lead_moves: bool = False  # declarations may move the first lead from the first player (对挑, 趴)
+    talk: tuple[str, ...] = ()  # declarations a seat page shows (dimmed until due) before the first play
+
+    def to_json(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "talk": list(self.talk)}
 
 
 @dataclass(frozen=True)

@@ -839,7 +839,7 @@ class GongzhuGame(Game):
     The setting ``decks = 2`` (any preset but ``zhuyang``) plays 拱双猪: see :class:`ShuangzhuState`."""
 
     name = "gongzhu"
-    info = GameInfo("拱猪", trick_taking=True, declares_before_play=True, zero_sum=False)
+    info = GameInfo("拱猪", "Gong zhu", trick_taking=True, declares_before_play=True, zero_sum=False)
     settings_type = GongzhuSettings
     presets = PRESETS
     default_preset = "gonglue"

@@ -770,7 +770,7 @@ class ShengjiGame(Game):
     """升级. Preset ``sijen`` (the text: 四人升级)."""
 
     name = "shengji"
-    info = GameInfo("升级", trick_taking=True, declares_before_play=True,
+    info = GameInfo("升级", "Tractor", trick_taking=True, declares_before_play=True,
                     zero_sum=False)
     settings_type = ShengjiSettings
     presets = PRESETS

@@ -364,7 +364,7 @@ _HANDLERS = {"black_dig": WakengState._black_dig, "bid": WakengState._bid,
 
 class WakengGame(Game):
     name = "wakeng"
-    info = GameInfo("挖坑", passes=True, bottom_public=True)
+    info = GameInfo("挖坑", "Wakeng", passes=True, bottom_public=True)
     settings_type = WakengSettings
     presets = PRESETS
     default_preset = "xian"

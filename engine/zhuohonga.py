@@ -365,7 +365,7 @@ _HANDLERS = {"xuan": ZhuohongaState._xuan, "xuan_consent": ZhuohongaState._answe
 
 class ZhuohongaGame(Game):
     name = "zhuohonga"
-    info = GameInfo("捉红A", declares_before_play=True, passes=True)
+    info = GameInfo("捉红A", "Catch the red aces", declares_before_play=True, passes=True)
     settings_type = ZhuohongaSettings
     presets = PRESETS
     default_preset = "hebei"

@@ -276,7 +276,8 @@ class Round:
         counts = self.counts(view)
         low_at = self.announce_at()
         out: dict[str, Any] = {
-            "id": self.id, "game": self.game.name, "phase": self.phase, "paused": self.paused,
+            "id": self.id, "game": self.game.name, "info": self.game.info.to_json(), "phase": self.phase,
+            "paused": self.paused,
             "message": self.message, "message_zh": self.message_zh, "seats": self.plan.seats,
             "first_seat": self.first_seat, "fair_deal": self.fair_deal, "bots": sorted(self.bots),
             "total": self.total, "dealt": self.dealt, "dealt_per_seat": list(self.dealt_per_seat),
@@ -307,7 +308,8 @@ class Round:
 
     def seat_view(self, seat: int) -> dict[str, Any]:
         """``seat``'s own hand (as dealt so far: the engine's view once play starts) and legal actions."""
-        out: dict[str, Any] = {"id": self.id, "game": self.game.name, "seat": seat, "phase": self.phase,
+        out: dict[str, Any] = {"id": self.id, "game": self.game.name, "info": self.game.info.to_json(),
+                               "seat": seat, "phase": self.phase,
                                "paused": self.paused, "hand": [], "legal": [], "turn": self.turn(),
                                "undecided": seat in (waiting := self.undecided())}
         if out["undecided"]:
