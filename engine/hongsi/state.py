@@ -8,8 +8,8 @@ and returns the violations: one error per event, chosen in the digest's preceden
 >>> from engine.cards import parse_cards
 >>> from engine.hongsi.settings import HongsiSettings
 >>> hands = [parse_cards(h) for h in (["H4", "S5"], ["S6"], ["S7"], ["S8"])]
->>> st = HongsiState(hands, HongsiSettings())
->>> st.judge({"seat": 0, "action": "play", "cards": ["H4"]})[0].rule   # the call is due
+>>> state = HongsiState(hands, HongsiSettings())
+>>> state.judge({"seat": 0, "action": "play", "cards": ["H4"]})[0].rule   # the call is due
 'phase'
 
 Hands are 52-bit masks (see :mod:`engine.hongsi.combos`), so judging a play is a handful of integer
@@ -23,12 +23,12 @@ from typing import Any
 
 from engine.cards import Card
 from engine.game import Action, State, Violation, violation
-from engine.hongsi import combos as C
+from engine.hongsi import combos
 from engine.hongsi.scoring import multiplier, settle
 from engine.hongsi.settings import HongsiSettings
 
 SEATS = 4
-CALLABLE = tuple(code for code in range(C.N_RANKS * 4) if code >> 2 <= 6 and code != C.H4)  # 4..10, not ♥4
+CALLABLE = tuple(code for code in range(combos.N_RANKS * 4) if code >> 2 <= 6 and code != combos.H4)  # 4..10, not ♥4
 DECLARED = ("baomen", "dantiao", "duitiao")
 MODE_ZH = {"normal": "普通二打二", "pa": "趴", "dui_pa": "对趴", "anjiao": "暗叫", "dantiao": "单挑",
            "duitiao": "对挑", "baomen": "爆闷"}
@@ -43,10 +43,10 @@ class HongsiState(State):
 
     def __init__(self, hands: list[list[Card]], settings: HongsiSettings):
         self.settings = settings
-        self.dealt = [C.mask_of(C.CODE[str(c)] for c in h) for h in hands]
+        self.dealt = [combos.mask_of(combos.CODE[str(c)] for c in h) for h in hands]
         self.hands = list(self.dealt)
-        self.rank_masks = [C.rank_masks(m) for m in self.hands]  # kept in step with ``hands``
-        self.h4 = next((s for s, m in enumerate(self.dealt) if m >> C.H4 & 1), None)
+        self.rank_masks = [combos.rank_masks(m) for m in self.hands]  # kept in step with ``hands``
+        self.h4 = next((s for s, m in enumerate(self.dealt) if m >> combos.H4 & 1), None)
         self.n_events = 0
         self.log: list[Action] = []  # applied events: every one of them is public
         self.tiaos: list[int] = []
@@ -62,7 +62,7 @@ class HongsiState(State):
         self.started = False
         self.leader: int | None = None
         self.turn: int | None = None
-        self.trick: C.Combo | None = None
+        self.trick: combos.Combo | None = None
         self.trick_seat: int | None = None
         self.trick_mask = 0
         self.passes = 0
@@ -151,7 +151,7 @@ class HongsiState(State):
         h4 = self.h4 if self.h4 is not None else 0
         if len(self.tiaos) == 2 and not self.baomen:
             duel = self.tiaos
-            for code in C.HEART_ORDER:
+            for code in combos.HEART_ORDER:
                 holder = next((s for s in duel if self.dealt[s] >> code & 1), None)
                 if holder is not None:
                     return holder
@@ -191,25 +191,25 @@ class HongsiState(State):
     def returns(self) -> list[int] | None:
         return list(self.scores) if self.scores is not None else None
 
-    def play_options(self, seat: int) -> list[C.Combo]:
+    def play_options(self, seat: int) -> list[combos.Combo]:
         """The combinations ``seat`` may play now (empty when it is not that seat's play)."""
         if self.finished or self.pending is not None or self.call_due() or seat != self.to_play():
             return []
         s = self.settings
         masks = self.rank_masks[seat]
         if self.trick is None:
-            return C.lead_combos(self.hands[seat], bombs=s.bombs, min_pair_run=s.min_pair_run, masks=masks)
-        return C.follow_combos(self.hands[seat], self.trick, bombs=s.bombs, min_pair_run=s.min_pair_run,
+            return combos.lead_combos(self.hands[seat], bombs=s.bombs, min_pair_run=s.min_pair_run, masks=masks)
+        return combos.follow_combos(self.hands[seat], self.trick, bombs=s.bombs, min_pair_run=s.min_pair_run,
                                masks=masks)
 
     def may_pass(self, seat: int) -> bool:
         return (not self.finished and self.pending is None and not self.call_due()
                 and self.trick is not None and seat == self.to_play())
 
-    def play_event(self, seat: int, combo: C.Combo) -> Action:
+    def play_event(self, seat: int, combo: combos.Combo) -> Action:
         """The play event of ``combo`` from ``seat``'s hand (the called card is kept back when it can be)."""
         avoid = 1 << self.called if self.called is not None else 0
-        return {"seat": seat, "action": "play", "cards": C.cards_of(C.take(self.hands[seat], combo, avoid))}
+        return {"seat": seat, "action": "play", "cards": combos.cards_of(combos.take(self.hands[seat], combo, avoid))}
 
     def declaration_options(self, seat: int) -> list[Action]:
         """The declarations, the call and the 趴 talk ``seat`` may make now."""
@@ -222,7 +222,7 @@ class HongsiState(State):
             if seat == self.h4 and not self.baomen:
                 out.append({"seat": seat, "action": "baomen"})
             if self.call_due() and seat == self.h4:
-                out += [{"seat": seat, "action": "call", "card": C.CARD_NAMES[c]} for c in CALLABLE]
+                out += [{"seat": seat, "action": "call", "card": combos.CARD_NAMES[c]} for c in CALLABLE]
             return out
         if self.declared or self.exposed or seat in self.lying:
             return out
@@ -380,10 +380,10 @@ class HongsiState(State):
         cards = ev.get("cards")
         if not isinstance(cards, list) or not cards:
             return violation("combo", "a play needs a non-empty list of cards", "出牌须列出牌")
-        code = C.CODE.get
+        code = combos.CODE.get
         codes = [code(x) if isinstance(x, str) else None for x in cards]
         if None in codes:
-            codes = [C.code_of(x) for x in cards]
+            codes = [combos.code_of(x) for x in cards]
             bad = next((x for x, c in zip(cards, codes, strict=True) if c is None), None)
             if bad is not None or None in codes:
                 return violation("not_in_hand", f"{bad!r} is not a card", f"{bad!r} 不是一张牌")
@@ -394,10 +394,10 @@ class HongsiState(State):
         if mask.bit_count() != len(codes):
             return violation("not_in_hand", "a card is listed twice", "同一张牌列了两次")
         if mask & ~hand:
-            missing = " ".join(C.cards_of(mask & ~hand))
+            missing = " ".join(combos.cards_of(mask & ~hand))
             return violation("not_in_hand", f"seat {seat} does not hold {missing}", f"座位{seat}手中没有 {missing}", code="not_in_hand", seat=seat, cards=missing.split())
         s = self.settings
-        combo = C.classify(codes, bombs=s.bombs, min_pair_run=s.min_pair_run)  # type: ignore[arg-type]
+        combo = combos.classify(codes, bombs=s.bombs, min_pair_run=s.min_pair_run)  # type: ignore[arg-type]
         if combo is None:
             shown = " ".join(str(x) for x in cards)
             return violation("combo", f"{shown} is not a combination", f"{shown} 不是合法牌型")
@@ -407,15 +407,15 @@ class HongsiState(State):
         self._apply_play(seat, mask, combo, index)
         return None
 
-    def _apply_play(self, seat: int, mask: int, combo: C.Combo, index: int) -> None:
+    def _apply_play(self, seat: int, mask: int, combo: combos.Combo, index: int) -> None:
         if not self.started:
             self.started = True
             self.leader = seat
             self.requests.clear()  # unanswered 趴 requests count as refused
             self.turn = seat
         self.hands[seat] &= ~mask
-        self.rank_masks[seat] = C.rank_masks(self.hands[seat])
-        if combo.kind == C.BOMB:
+        self.rank_masks[seat] = combos.rank_masks(self.hands[seat])
+        if combo.kind == combos.BOMB:
             self.bombs += 1
         if self.called is not None and mask >> self.called & 1:
             self.revealed = True
@@ -487,7 +487,7 @@ class HongsiState(State):
         if seat != self.h4:
             return violation("call", f"only the ♥4 holder (seat {self.h4}) calls", f"只有红桃四（座位{self.h4}）叫牌", code="h4_only", seat=self.h4)
         card = ev.get("card")
-        code = C.code_of(card) if isinstance(card, str) else None
+        code = combos.code_of(card) if isinstance(card, str) else None
         if code is None or code not in CALLABLE:
             return violation("call", f"cannot call {card!r}: call one card of rank 4..10, not ♥4",
                       f"不能叫 {card!r}：只能叫4到10中的一张，且不能叫红桃四", code="call_card", card=card)
@@ -587,7 +587,7 @@ class HongsiState(State):
             "mode": mode,
             "exposed": self.exposed,
             "h4_holder": self.h4,
-            "called": C.CARD_NAMES[self.called] if self.called is not None else None,
+            "called": combos.CARD_NAMES[self.called] if self.called is not None else None,
             "partner": self.partner if mode in ("normal", "pa", "dui_pa") else None,
             "teams": self.sides(),
             "lying_down": sorted(self.lying),
@@ -623,7 +623,7 @@ class HongsiState(State):
             "tiao": list(self.tiaos),
             "baomen": self.baomen,
             "mode": None if secret else mode,
-            "called": C.CARD_NAMES[self.called] if self.called is not None else None,
+            "called": combos.CARD_NAMES[self.called] if self.called is not None else None,
             "partner": None if secret or caller or mode not in ("normal", "pa", "dui_pa") else self.partner,
             "exposed": self.exposed,
             "lying_down": sorted(self.lying),
@@ -636,7 +636,7 @@ class HongsiState(State):
             # who leads the first trick, as the declarations and 趴 have it so far (public facts only)
             "first_leader": self.leader if self.started else None if self.h4 is None else self.first_leader(),
             "trick": None if self.trick is None else {
-                "seat": self.trick_seat, "cards": C.cards_of(self.trick_mask), "combo": str(self.trick),
+                "seat": self.trick_seat, "cards": combos.cards_of(self.trick_mask), "combo": str(self.trick),
                 "passes": self.passes},
             "announce_due": None if self.pending is None else {"seat": self.pending[0], "count": self.pending[1]},
             "bombs": self.bombs,
@@ -649,7 +649,7 @@ class HongsiState(State):
                         partner=self.partner if mode in ("normal", "pa", "dui_pa") else None)
         if seat is not None and _seat_ok(seat):
             view["seat"] = seat
-            view["hand"] = C.cards_of(self.hands[seat])
+            view["hand"] = combos.cards_of(self.hands[seat])
         return view
 
 
