@@ -84,12 +84,7 @@ RULE_WORDS = {"holder": "holder of {card}", "lowest_heart": "lowest heart", "dea
 def first_player(game: str, hands: Sequence[Sequence[str]], bottom: Sequence[str],
                  dealer: int = 0) -> FirstPlayer:
     """The first player of a dealt hand by ``game``'s rule. Raise ``ValueError`` if no seat qualifies."""
-    try:
-        first = get_game(game).first_play(hands, bottom, dealer=dealer)
-    except ValueError:
-        raise
-    except Exception as exc:  # an unknown game
-        raise ValueError(str(exc)) from None
+    first = get_game(game).first_play(hands, bottom, dealer=dealer)  # UnknownGame is a ValueError too
     zh, en = first_player_words(first.card, first.seat, first.rule)
     return FirstPlayer(first.seat, first.card, RULE_WORDS[first.rule].format(card=first.card), en, zh)
 
