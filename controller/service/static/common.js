@@ -133,8 +133,9 @@ function baomenFailed(r) {
     !(r.winners || []).includes(r.h4_holder);
 }
 
-function modeText(r) {
-  const mode = MODE[r.mode] || (r.info ? gameTitle(r) : [r.mode || r.game || "", ""]);
+// ``info``: the game's traits (from the view the verdict came with): a game without modes names itself
+function modeText(r, info) {
+  const mode = MODE[r.mode] || (info && info.name_zh ? [info.name_zh, info.name_en] : [r.mode || r.game || "", ""]);
   return `${esc(mode[0])} <span class="en">${esc(mode[1])}</span>${r.multiplier > 1 ? ` ×${esc(r.multiplier)}` : ""}`;
 }
 

@@ -190,7 +190,7 @@ function renderGamePanel() {
 function resultHtml(r) {
   // 红桃四 names its mode (2 vs 2, 趴, 挑, …); the other games name themselves
   const rows = (r.scores || []).map((v, s) => `<div>${seatName(s)}: ${scoreHtml(v)}</div>`).join("");
-  return `<h2>本局结束 <span class="en">Hand over</span> · ${modeText(r)}</h2>
+  return `<h2>本局结束 <span class="en">Hand over</span> · ${modeText(r, pub.info)}</h2>
     <div class="winners">${winnersText(r)}</div>${rows}`;
 }
 

@@ -137,7 +137,7 @@ function renderNotice(t, kinds, pub, lying) {
   if (r && view.phase === "finished") {
     const mine = (r.scores || [])[seat];
     const won = (r.winners || []).includes(seat);
-    lines.push(`<div class="ask">本局结束 <span class="en">Hand over</span> · ${modeText(r)}</div><div>${winnersText(r)}</div>` +
+    lines.push(`<div class="ask">本局结束 <span class="en">Hand over</span> · ${modeText(r, view.info)}</div><div>${winnersText(r)}</div>` +
       (mine !== undefined && mine !== null
         ? `<div>你 <span class="en">you:</span> ${scoreHtml(mine)} ${won ? "胜 <span class='en'>won</span>" : "负 <span class='en'>lost</span>"}</div>` : ""));
   }
