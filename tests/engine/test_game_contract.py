@@ -68,6 +68,7 @@ class Table:
         self.applied: list[dict[str, Any]] = []
         self.public = Counter[str]()  # cards the table has seen, copy by copy
         self.took_bottom: set[int] = set()
+        self.rules = rules
         forced = {"all": ("SQ", "HA", "DJ", "C10"), "all_but_sheep": ("SQ", "HA", "C10")}  # 拱猪's 全亮
         self.public.update(c for h in hands for c in h if c in forced.get(getattr(rules, "exposure", ""), ()))
 
@@ -81,10 +82,22 @@ class Table:
             self.public.update(c for c in action["cards"] if not c.endswith("A"))
         if open_cards:
             self.public.update(action.get("cards") or [action["card"]] if "card" in action else action.get("cards") or [])
+        if kind == "expose":
+            self._force_last()
         if kind in ("take_bottom", "bury") and action["seat"] not in self.took_bottom:
             self.took_bottom.add(action["seat"])
             if self.game.info.bottom_public:
                 self.public.update(self.bottom)
+
+    def _force_last(self) -> None:
+        """拱猪's 逼明 (one deck): once three of the four cards are exposed, the fourth is exposed openly."""
+        r = self.rules
+        if not (getattr(r, "force_last", False) and r.exposure == "optional" and getattr(r, "decks", 1) == 1):
+            return
+        exposed = {c for ev in self.applied if ev.get("action") == "expose" for c in ev["cards"]}
+        rest = [c for c in ("SQ", "HA", "DJ", "C10") if c not in exposed]
+        if len(rest) == 1 and not self.public[rest[0]]:
+            self.public[rest[0]] += 1
 
     def known(self, seat: int | None) -> Counter[str]:
         out = Counter(self.public)
