@@ -13,6 +13,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from engine.registry import DEFAULT_GAME, game_names
+
 app = typer.Typer(help="hongsi — the card-table rig: shuffle, deal, read every card, referee.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 vision_app = typer.Typer(help="Card recognition.", no_args_is_help=True)
@@ -75,7 +77,7 @@ def referee(record: Annotated[Path, typer.Argument(metavar="RECORD", help="a gam
 
 @app.command()
 def selfplay(
-    game: Annotated[str, typer.Option(help="hongsi, wakeng, zhuohonga, gongzhu or shengji")] = "hongsi",
+    game: Annotated[str, typer.Option(help=", ".join(game_names()))] = DEFAULT_GAME,
     n: Annotated[int, typer.Option("-n", min=1, help="how many hands")] = 10,
     seed: Annotated[int | None, typer.Option(help="random seed (reproducible hands)")] = None,
     out: Annotated[Path, typer.Option(help="folder for the records NNNN.json")] = Path("selfplay"),
@@ -204,7 +206,7 @@ def simulate(
 def deal(
     serial: Annotated[str, typer.Option(help="the microcontroller's serial port")],
     camera: Annotated[str, typer.Option(help="the camera URL")],
-    game: Annotated[str, typer.Option()] = "hongsi",
+    game: Annotated[str, typer.Option()] = DEFAULT_GAME,
     first_seat: Annotated[int | None, typer.Option(help="the first seat to receive a card")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the game record on standard output")] = False,
     resume: Annotated[bool, typer.Option("--resume", help="finish the interrupted hand")] = False,

@@ -23,6 +23,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from engine.registry import DEFAULT_GAME
+
 SEARCH_PATHS = (Path("hongsi.toml"), Path("/etc/hongsi/config.toml"))
 
 
@@ -56,7 +58,7 @@ class RigConfig(BaseSettings):
     bottom_angle: float = Field(45.0, ge=0, description="turntable angle of the tray for bottom cards (底牌)")
     servo_range: float = Field(270.0, gt=0, le=360, description="the servo's full travel in degrees")
     shuffle_passes: int = Field(7, ge=0, le=30, description="shuffler passes before a deal")
-    game: str = Field("hongsi")
+    game: str = Field(DEFAULT_GAME)
     fair_deal: bool = True
     data_dir: Path = Field(Path("~/.local/share/hongsi"), description="journal, images, tokens")
     host: str = "127.0.0.1"

@@ -102,7 +102,7 @@ def catalogue() -> tuple[dict[str, Any], ...]:
             en, zh = deck_text(deck.decks, deck.jokers)
             decks[preset] = {"cards": deck.size, "text": en, "text_zh": zh}
         out.append({"name": name, "default_preset": engine.default_preset, "presets": sorted(engine.presets),
-                    "seats": game_counts(name)[0].seats, "decks": decks})
+                    "seats": game_counts(name)[0].seats, "decks": decks, **engine.info.to_json()})
     return tuple(out)
 
 

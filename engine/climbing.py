@@ -30,14 +30,13 @@ Pure Python, no I/O.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from engine.cards import ALL_CARDS, Card, CardError, RankOrder, parse_card
-from engine.game import Action, Violation
+from engine.game import Action, Violation, violation
 
 SINGLE, PAIR, TRIPLE, FOUR = 1, 2, 3, 4
 STRAIGHT, PAIR_RUN, TRIPLE_RUN = 11, 12, 13
@@ -275,10 +274,6 @@ class Hand:
 
 
 # ---------------------------------------------------------------------- events and violations
-def err(rule: str, message: str, message_zh: str) -> list[Violation]:
-    return [Violation(rule, message, message_zh)]
-
-
 def card_name(text: object) -> str:
     """The canonical name of a card (``"h4 "`` → ``"H4"``); :class:`CardError` if it is none."""
     if type(text) is str and text in CODE:
@@ -290,11 +285,11 @@ def parse_play_cards(action: Action) -> list[str] | list[Violation]:
     """The ``cards`` of a play event as card names, or a ``combo`` violation saying what is wrong."""
     texts = action.get("cards")
     if not isinstance(texts, list) or not texts:
-        return err("combo", "a play needs a non-empty list 'cards'", "出牌须列出所出的牌 (cards)")
+        return [violation("combo", "a play needs a non-empty list 'cards'", "出牌须列出所出的牌 (cards)")]
     try:
         return [card_name(t) for t in texts]
     except CardError as exc:
-        return err("combo", str(exc), f"不是一张牌: {exc}")
+        return [violation("combo", str(exc), f"不是一张牌: {exc}")]
 
 
 def cards_text(cards: Iterable[Card | str]) -> list[str]:
@@ -336,16 +331,16 @@ class TrickPlay:
         """The combination of a play by the seat to act, or the violation (not_in_hand, combo, follow)."""
         if not self.hands[seat].holds(cards):
             missing = [c for c in cards if c not in self.hands[seat]] or cards
-            return None, err("not_in_hand", f"seat {seat} does not hold {' '.join(missing)}",
-                             f"{seat}号位手中没有 {' '.join(missing)}")
+            return None, [violation("not_in_hand", f"seat {seat} does not hold {' '.join(missing)}",
+                             f"{seat}号位手中没有 {' '.join(missing)}", code="not_in_hand", seat=seat, cards=missing)]
         combo = self.rules.classify(cards)
         if combo is None:
             text = " ".join(cards)
-            return None, err("combo", f"{text} is not a combination", f"{text} 不是合法牌型")
+            return None, [violation("combo", f"{text} is not a combination", f"{text} 不是合法牌型")]
         if self.beat is not None and not self.rules.beats(combo, self.beat):
             en, zh = self.rules.describe(combo)
             en2, zh2 = self.rules.describe(self.beat)
-            return None, err("follow", f"{en} does not beat {en2}", f"{zh} 压不过 {zh2}")
+            return None, [violation("follow", f"{en} does not beat {en2}", f"{zh} 压不过 {zh2}")]
         return combo, []
 
     def play(self, seat: int, cards: list[str], combo: Combo) -> None:
@@ -359,7 +354,7 @@ class TrickPlay:
 
     def check_pass(self) -> list[Violation]:
         if self.beat is None:
-            return err("lead_pass", "the leader may not pass", "首出者不能不出")
+            return [violation("lead_pass", "the leader may not pass", "首出者不能不出")]
         return []
 
     def pass_(self, seat: int) -> None:
@@ -399,12 +394,6 @@ def choose(rules: ClimbingRules, options: list[Combo], beat: Combo | None, rng: 
     return min(pool, key=lambda c: (c.low, -c.size, c.top))
 
 
-def overrides_of(settings: Any, preset: Any) -> dict[str, Any]:
-    """The settings that differ from the preset (the record's ``rules``)."""
-    return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
-            if getattr(settings, f.name) != getattr(preset, f.name)}
-
-
 class BotTable:
     """Plays bot actions through the referee (``State.judge``) and keeps them as the record's events.
 
@@ -424,17 +413,5 @@ class BotTable:
 
     def record(self, game: Any, settings: Any, hands: list[list[str]], bottom: list[str],
                first_seat: int) -> dict[str, Any]:
-        """The game record of the hand, with its verdict (no violations) and ``next_first_seat``."""
-        verdict = self.state.verdict()
-        verdict["violations"] = []
-        return {
-            "game": game.name,
-            "preset": game.default_preset,
-            "rules": overrides_of(settings, game.presets[game.default_preset]),
-            "hands": hands,
-            "bottom": bottom,
-            "events": self.events,
-            "first_seat": first_seat,
-            "verdict": verdict,
-            "next_first_seat": verdict["next_first_seat"],
-        }
+        """The game record of the hand (:meth:`engine.game.Game.bot_record`)."""
+        return game.bot_record(self.state, settings, hands, bottom, self.events, first_seat=first_seat)

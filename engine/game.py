@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -27,6 +28,54 @@ from engine.cards import Card, DeckSpec
 from engine.settings import check_settings
 
 Action = dict[str, Any]
+HIDDEN = "?"  # what the table sees of a card it may not see
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game's traits as data (OpenSpiel's GameType): what the service, the pages and the CLI ask
+    instead of naming a game."""
+
+    name_zh: str
+    name_en: str
+    trick_taking: bool = False  # a trick is one play from each seat; hands shrink evenly
+    declares_before_play: bool = False  # any seat may declare out of turn before the first play
+    passes: bool = False  # a seat may pass instead of playing (the climbing games)
+    count_announce_events: bool = False  # counts are announced as record events (红桃四's rule 8)
+    zero_sum: bool = True  # the scores of a hand sum to 0
+    bottom_public: bool = False  # the bottom is shown to all once taken (挖坑)
+    call_tracker: bool = False  # a card is called, and the display keeps a 记牌器
+    lead_moves: bool = False  # declarations may move the first lead from the first player (对挑, 趴)
+    talk: tuple[str, ...] = ()  # declarations a seat page shows (dimmed until due) before the first play
+
+    def to_json(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "talk": list(self.talk)}
+
+
+@dataclass(frozen=True)
+class FirstPlay:
+    """Who plays first in a dealt hand and why: the seat holding ``card``, or the ``dealer``."""
+
+    seat: int
+    card: str | None
+    rule: str  # "holder" (of ``card``), "lowest_heart" or "dealer"
+
+
+@dataclass(frozen=True)
+class News:
+    """A public fact an action made known (升级's trump, 挖坑's digger, ...): a code and its
+    parameters; ``controller.text`` says it in words."""
+
+    code: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def holder(hands: Sequence[Sequence[Any]], card: str) -> int | None:
+    """The seat whose hand holds ``card`` (None: nobody)."""
+    for seat, hand in enumerate(hands):
+        if card in [str(c) for c in hand]:
+            return seat
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +87,8 @@ class Violation:
     message_zh: str
     severity: str = "error"
     event: int | None = None
+    code: str = ""  # what ``controller.text`` renders for people (default: the rule)
+    params: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)  # seat, cards, counts, ...
 
     def at(self, index: int) -> Violation:
         """This violation placed at event ``index``, unless the engine already placed it (a missed count
@@ -62,9 +113,11 @@ class IllegalAction(Exception):
         self.violation = violation
 
 
-def violation(rule: str, message: str, message_zh: str, severity: str = "error") -> IllegalAction:
-    """Shorthand: ``raise violation("follow", "…", "…")``."""
-    return IllegalAction(Violation(rule, message, message_zh, severity))
+def violation(rule: str, message: str, message_zh: str, severity: str = "error", event: int | None = None,
+              *, code: str = "", **params: Any) -> Violation:
+    """The one way engines make a :class:`Violation`: the rule id, the engine's words (kept in records),
+    and the code and parameters people's words are rendered from."""
+    return Violation(rule, message, message_zh, severity, event, code=code or rule, params=params)
 
 
 @dataclass(frozen=True)
@@ -127,11 +180,49 @@ class State(ABC):
     def verdict(self) -> dict[str, Any]:
         """The verdict fields of ``game-record.md`` (without ``violations``, which the referee adds)."""
 
+    def public_actions(self, events: Sequence[Action]) -> list[Action]:
+        """The applied ``events`` of this hand, in order, as the table sees them now: a card the table
+        may not see becomes :data:`HIDDEN`. Decided by each event itself, never by a card's name (two
+        decks hold each card twice, and a card played openly says nothing of a hidden one)."""
+        return [self.public_action(ev) for ev in events]
+
+    def public_action(self, event: Action) -> Action:
+        """One applied event as the table sees it now (see :meth:`public_actions`). Default: all of it."""
+        return dict(event)
+
+    def due_announcements(self) -> list[Action]:
+        """Events the table service makes for a player now, as the rules require them of the player
+        (红桃四's rule 8: a count announced after a play that leaves few cards). Default: none."""
+        return []
+
+    def one_ask(self, action: Action) -> bool:
+        """Whether ``action`` is of a kind a seat may try once a hand (红桃四's 趴). Default: none."""
+        return False
+
+    def counts_as_ask(self, action: Action, violations: list[Violation]) -> bool:
+        """Whether judging ``action`` (with ``violations``) used the seat's one ask (see :meth:`one_ask`)."""
+        return False
+
+    def public_refusal(self, action: Action, violations: list[Violation]) -> Action:
+        """What the table may learn of a refused ``action`` beyond its seat and name. Default: nothing."""
+        return {}
+
+
+def mask_cards(event: Action) -> Action:
+    """``event`` with every card field hidden (``cards`` and ``card``)."""
+    out = dict(event)
+    if isinstance(out.get("cards"), list):
+        out["cards"] = [HIDDEN] * len(out["cards"])
+    if isinstance(out.get("card"), str):
+        out["card"] = HIDDEN
+    return out
+
 
 class Game(ABC):
     """A game: its name, settings type, presets and deal plan; a factory of states."""
 
     name: ClassVar[str]
+    info: ClassVar[GameInfo]
     settings_type: ClassVar[type]
     presets: ClassVar[dict[str, Any]]  # preset name -> settings instance
     default_preset: ClassVar[str]
@@ -161,12 +252,57 @@ class Game(ABC):
     def deal_plan(self, settings: Any) -> DealPlan: ...
 
     @abstractmethod
-    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any) -> State: ...
+    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any, *,
+                  first_seat: int | None = None, dealer: int | None = None) -> State:
+        """A hand as dealt. ``first_seat``: the seat dealt first (挖坑's bidding starts there);
+        ``dealer``: the dealer, where the game has one and the settings do not fix it (升级)."""
+
+    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+        """Who plays first in this deal by the game's rule. Raise ``ValueError`` if no seat qualifies."""
+        raise ValueError(f"{self.name} names no first player from the deal")
+
+    def news(self, before: dict[str, Any], after: dict[str, Any]) -> News | None:
+        """What an action made known to the table, from the public views before and after it."""
+        return None
+
+    def may_make_news(self, action: str | None) -> bool:
+        """Whether ``action`` can make :meth:`news` (so the views are built only then)."""
+        return False
+
+    def announce_at(self, settings: Any) -> int:
+        """A seat left with 1..this many cards is announced to the table (0: never). The climbing
+        games by the table's courtesy at 3; never in a trick-taking game (hands shrink evenly)."""
+        return 0 if self.info.trick_taking else 3
+
+    def rules_of(self, settings: Any) -> dict[str, Any]:
+        """The settings that differ from the default preset (a record's ``rules``)."""
+        return settings_diff(self.presets[self.default_preset], settings)
+
+    def bot_record(self, state: State, settings: Any, hands: Sequence[Sequence[Any]], bottom: Sequence[Any],
+                   events: list[Action], *, first_seat: int = 0, **extra: Any) -> dict[str, Any]:
+        """The one shape of a bot hand's record (``game-record.md``): the deal, the events, and the
+        verdict the bots' hand came to (no violations), its scores and ``next_first_seat``."""
+        verdict = state.verdict()
+        verdict["violations"] = []
+        record: dict[str, Any] = {"game": self.name, "preset": self.default_preset,
+                                  "rules": self.rules_of(settings),
+                                  "hands": [[str(c) for c in h] for h in hands],
+                                  "bottom": [str(c) for c in bottom], "events": events,
+                                  "first_seat": first_seat, "verdict": verdict, "scores": verdict.get("scores"),
+                                  "next_first_seat": verdict.get("next_first_seat")}
+        record.update(extra)
+        return record
 
     @abstractmethod
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
                  first_seat: int = 0) -> dict[str, Any]:
         """Deal a random hand and let bots play every seat; return the game record (with events)."""
+
+
+def settings_diff(base: Any, settings: Any) -> dict[str, Any]:
+    """The fields of ``settings`` that differ from ``base`` (the same settings type)."""
+    return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
+            if getattr(settings, f.name) != getattr(base, f.name)}
 
 
 @dataclass

@@ -24,20 +24,30 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
 
 from engine.cards import DECKS, Card, DeckSpec, parse_cards
-from engine.game import Action, DealPlan, Game, State, Violation
+from engine.game import (
+    Action,
+    DealPlan,
+    FirstPlay,
+    Game,
+    GameInfo,
+    State,
+    Violation,
+    holder,
+    mask_cards,
+    violation,
+)
 from engine.tricks import (
     CODES,
     NAMES,
     Trick,
-    error,
     event_cards,
     names,
-    settings_overrides,
     shuffled_deck,
 )
 
@@ -232,14 +242,14 @@ class GongzhuState(State):
         kind = action.get("action")
         seat = action.get("seat")
         if self.finished():
-            return [error("finished", "the hand is over", "这一副牌已经打完")]
+            return [violation("finished", "the hand is over", "这一副牌已经打完")]
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < SEATS:
-            return [error("malformed", f"seat {seat!r} is not a seat 0..3", f"座位 {seat!r} 不存在")]
+            return [violation("malformed", f"seat {seat!r} is not a seat 0..3", f"座位 {seat!r} 不存在")]
         if kind == "play":
             return self._judge_play(seat, action)
         if kind == "expose":
             return self._judge_expose(seat, action)
-        return [error("phase", f"unknown action {kind!r} (拱猪: expose, play)",
+        return [violation("phase", f"unknown action {kind!r} (拱猪: expose, play)",
                       f"未知动作 {kind!r}（拱猪：expose 亮牌、play 出牌）")]
 
     def _expose_request(self, action: Action) -> tuple[list[int], bool] | Violation:
@@ -248,12 +258,12 @@ class GongzhuState(State):
         if isinstance(cards, Violation):
             return cards
         if self.started:
-            return error("phase", "cards are exposed only before the first trick", "亮牌只能在出第一轮牌之前")
+            return violation("phase", "cards are exposed only before the first trick", "亮牌只能在出第一轮牌之前")
         if self.settings.teams == "zhuyang" or self.settings.exposure in ("none", "all"):
-            return error("expose_forbidden", "no exposing under these rules", "此玩法不许亮牌")
+            return violation("expose_forbidden", "no exposing under these rules", "此玩法不许亮牌")
         hidden = bool(action.get("hidden", False))
         if hidden and not self.settings.anmai:
-            return error("expose", "暗卖 (hidden exposing) is off", "未开启暗卖")
+            return violation("expose", "暗卖 (hidden exposing) is off", "未开启暗卖")
         return cards, hidden
 
     def _judge_expose(self, seat: int, action: Action) -> list[Violation]:
@@ -263,14 +273,15 @@ class GongzhuState(State):
         cards, hidden = request
         for c in cards:
             if c not in self.hands[seat]:
-                return [error("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中")]
+                return [violation("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中",
+                                  code="not_in_hand", seat=seat, cards=[NAMES[c]])]
             if c not in EXPOSABLE:
-                return [error("expose", f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
+                return [violation("expose", f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
                               f"{NAMES[c]} 不能亮（只能亮黑桃Q、红桃A、方块J、梅花10）")]
             if c in self.exposed or cards.count(c) > 1:
-                return [error("expose", f"{NAMES[c]} is already exposed", f"{NAMES[c]} 已经亮过")]
+                return [violation("expose", f"{NAMES[c]} is already exposed", f"{NAMES[c]} 已经亮过", code="already_exposed", seat=seat, card=NAMES[c])]
             if c == SHEEP and self.settings.exposure == "all_but_sheep":
-                return [error("expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮")]
+                return [violation("expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮")]
         for c in cards:
             first = self.settings.shouming and not hidden and self.dealt[seat][0] == c
             self._expose(seat, c, "hidden" if hidden else "first" if first else "open")
@@ -286,8 +297,8 @@ class GongzhuState(State):
         if isinstance(cards, Violation):
             return cards
         if seat != self.trick.to_play:
-            return error("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
-                         f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号")
+            return violation("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
+                         f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号", code="not_your_turn", seat=seat, due=self.trick.to_play)
         return cards
 
     def _judge_play(self, seat: int, action: Action) -> list[Violation]:
@@ -295,11 +306,11 @@ class GongzhuState(State):
         if isinstance(cards, Violation):
             return [cards]
         if len(cards) != 1:
-            return [error("malformed", "拱猪 plays one card at a time", "拱猪每次只出一张牌")]
+            return [violation("malformed", "拱猪 plays one card at a time", "拱猪每次只出一张牌")]
         card = cards[0]
         hand = self.hands[seat]
         if card not in hand:
-            return [error("not_in_hand", f"{NAMES[card]} is not in seat {seat}'s hand", f"{NAMES[card]} 不在该玩家手中")]
+            return [violation("not_in_hand", f"{NAMES[card]} is not in seat {seat}'s hand", f"{NAMES[card]} 不在该玩家手中", code="not_in_hand", seat=seat, cards=[NAMES[card]])]
         if card not in self.legal_plays(seat):
             return [self._why_illegal(seat, card)]
         self._play(seat, card)
@@ -308,13 +319,13 @@ class GongzhuState(State):
     def _why_illegal(self, seat: int, card: int) -> Violation:
         if self.must_lead is not None and not self.trick.plays:
             m = NAMES[self.must_lead]
-            return error("first_lead", f"the first trick is led with {m}", f"第一轮必须先出 {m}")
+            return violation("first_lead", f"the first trick is led with {m}", f"第一轮必须先出 {m}")
         if self.trick.plays:
             led = _suit(self.trick.lead[0])
             if _suit(card) != led:
-                return error("follow_suit", f"follow suit: seat {seat} holds {'SHDC'[led]}",
-                             f"有{'黑桃红桃方块梅花'[2 * led:2 * led + 2]}必须跟出")
-        return error("exposed_first_round",
+                return violation("follow_suit", f"follow suit: seat {seat} holds {'SHDC'[led]}",
+                             f"有{'黑桃红桃方块梅花'[2 * led:2 * led + 2]}必须跟出", code="follow_suit", seat=seat, suit="SHDC"[led])
+        return violation("exposed_first_round",
                      f"the exposed {NAMES[card]} may not be played on the first round of its suit",
                      f"亮过的 {NAMES[card]} 不得在该花色首轮打出")
 
@@ -434,6 +445,12 @@ class GongzhuState(State):
             else:
                 out.append({"seat": seat, "card": NAMES[card], "kind": kind})
         return out
+
+    def public_action(self, event: Action) -> Action:
+        """A hidden expose (暗卖) keeps its cards face down until the hand is over."""
+        if event.get("action") == "expose" and event.get("hidden") and not self.finished():
+            return mask_cards(event)
+        return dict(event)
 
     def public_view(self, seat: int | None = None) -> dict[str, Any]:
         view: dict[str, Any] = {
@@ -615,18 +632,19 @@ class ShuangzhuState(GongzhuState):
         hand = self.hands[seat]
         for c in cards:
             if c not in hand:
-                return [error("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中")]
+                return [violation("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中",
+                                  code="not_in_hand", seat=seat, cards=[NAMES[c]])]
             if c not in EXPOSABLE:
-                return [error("expose", f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
+                return [violation("expose", f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
                               f"{NAMES[c]} 不能亮（只能亮黑桃Q、红桃A、方块J、梅花10）")]
             if cards.count(c) > hand.count(c):
-                return [error("not_in_hand", f"seat {seat} holds {hand.count(c)} {NAMES[c]}, not {cards.count(c)}",
-                              f"该玩家只有 {hand.count(c)} 张 {NAMES[c]}")]
+                return [violation("not_in_hand", f"seat {seat} holds {hand.count(c)} {NAMES[c]}, not {cards.count(c)}",
+                              f"该玩家只有 {hand.count(c)} 张 {NAMES[c]}", code="holds_fewer", seat=seat, card=NAMES[c], held=hand.count(c))]
             if self._exposed_by_seat(seat, c) + cards.count(c) > hand.count(c):
-                return [error("expose", f"seat {seat}'s {NAMES[c]} is already exposed",
-                              f"该玩家的 {NAMES[c]} 已经亮过")]
+                return [violation("expose", f"seat {seat}'s {NAMES[c]} is already exposed",
+                              f"该玩家的 {NAMES[c]} 已经亮过", code="already_exposed", seat=seat, card=NAMES[c])]
             if c == SHEEP and self.settings.exposure == "all_but_sheep":
-                return [error("expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮")]
+                return [violation("expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮")]
         for c in cards:
             first = (self.settings.shouming and not hidden and self.dealt[seat][0] == c
                      and not any(s == seat and x == c and k == "first" for s, x, k in self.exposures))
@@ -639,14 +657,16 @@ class ShuangzhuState(GongzhuState):
         if isinstance(cards, Violation):
             return [cards]
         if len(cards) not in (1, 2):
-            return [error("malformed", "拱双猪 plays one card or two at a time", "拱双猪每次出一张或两张牌")]
+            return [violation("malformed", "拱双猪 plays one card or two at a time", "拱双猪每次出一张或两张牌")]
         hand = self.hands[seat]
         for c in set(cards):
             if cards.count(c) > hand.count(c):
                 held = hand.count(c)
-                return [error("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand" if not held else
+                return [violation("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand" if not held else
                               f"seat {seat} holds only one {NAMES[c]}",
-                              f"{NAMES[c]} 不在该玩家手中" if not held else f"该玩家只有一张 {NAMES[c]}")]
+                              f"{NAMES[c]} 不在该玩家手中" if not held else f"该玩家只有一张 {NAMES[c]}",
+                              **({"code": "holds_fewer", "card": NAMES[c], "held": held} if held else
+                                 {"code": "not_in_hand", "cards": [NAMES[c]]}), seat=seat)]
         play = tuple(sorted(cards))
         if play not in self.legal_combos(seat):
             return [self._why_illegal_combo(seat, play)]
@@ -658,27 +678,27 @@ class ShuangzhuState(GongzhuState):
         if not trick.plays:
             if self.must_lead is not None:
                 m = NAMES[self.must_lead]
-                return error("first_lead", f"the first trick is led with {m} (or the pair {m} {m})",
+                return violation("first_lead", f"the first trick is led with {m} (or the pair {m} {m})",
                              f"第一轮必须先出 {m}（或一对 {m}）")
             if len(play) == 2 and not _is_pair(play):
-                return error("lead_pair", "lead one card or a pair (two identical cards)",
+                return violation("lead_pair", "lead one card or a pair (two identical cards)",
                              "首家只能出一张牌或一对（两张相同的牌）")
         else:
             lead = trick.lead
             led = _suit(lead[0])
             suit_zh = "黑桃红桃方块梅花"[2 * led:2 * led + 2]
             if len(play) != len(lead):
-                return error("follow_count", f"the lead is {len(lead)} card(s): play {len(lead)}",
+                return violation("follow_count", f"the lead is {len(lead)} card(s): play {len(lead)}",
                              f"首家出了 {len(lead)} 张：必须跟 {len(lead)} 张")
             holding = sum(1 for c in self.hands[seat] if _suit(c) == led)
             if sum(1 for c in play if _suit(c) == led) < min(len(lead), holding):
-                return error("follow_suit", f"follow suit: seat {seat} holds {'SHDC'[led]}", f"有{suit_zh}必须跟出")
+                return violation("follow_suit", f"follow suit: seat {seat} holds {'SHDC'[led]}", f"有{suit_zh}必须跟出", code="follow_suit", seat=seat, suit="SHDC"[led])
             counts = Counter(c for c in self.hands[seat] if _suit(c) == led)
             if len(lead) == 2 and any(k >= 2 for k in counts.values()) and not _is_pair(play):
-                return error("follow_pair", f"a pair was led and seat {seat} holds a pair of {'SHDC'[led]}: "
-                             "give a pair", f"首家出对，有{suit_zh}对牌必须给对牌")
+                return violation("follow_pair", f"a pair was led and seat {seat} holds a pair of {'SHDC'[led]}: "
+                             "give a pair", f"首家出对，有{suit_zh}对牌必须给对牌", code="follow_pair", seat=seat, suit="SHDC"[led])
         names_ = " ".join(NAMES[c] for c in play)
-        return error("exposed_first_round",
+        return violation("exposed_first_round",
                      f"the exposed {names_} may not be played on the first round of its suit",
                      f"亮过的 {names_} 不得在该花色首轮打出")
 
@@ -810,13 +830,7 @@ def play_bot_hand(game: GongzhuGame, rng: random.Random, bot: str, settings: Gon
             ev = {"seat": seat, "action": "play", "cards": [NAMES[card]]}
         state.apply(ev)  # every bot action goes through the referee
         events.append(ev)
-    record: dict[str, Any] = {"game": "gongzhu", "preset": game.default_preset,
-                              "rules": settings_overrides(game, settings),
-                              "hands": hands_txt, "bottom": [], "events": events}
-    verdict = state.verdict()
-    record["scores"] = verdict["scores"]
-    record["next_first_seat"] = verdict["next_first_seat"]
-    return record
+    return game.bot_record(state, settings, hands_txt, [], events)
 
 
 class GongzhuGame(Game):
@@ -825,6 +839,7 @@ class GongzhuGame(Game):
     The setting ``decks = 2`` (any preset but ``zhuyang``) plays 拱双猪: see :class:`ShuangzhuState`."""
 
     name = "gongzhu"
+    info = GameInfo("拱猪", "Gong zhu", trick_taking=True, declares_before_play=True, zero_sum=False)
     settings_type = GongzhuSettings
     presets = PRESETS
     default_preset = "gonglue"
@@ -834,7 +849,8 @@ class GongzhuGame(Game):
             return DealPlan(seats=SEATS, cards_per_seat=(26,) * SEATS, bottom=0, deck=TWO_DECKS)
         return DealPlan(seats=SEATS, cards_per_seat=(13,) * SEATS, bottom=0, deck=DECKS["gongzhu"])
 
-    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any) -> GongzhuState:
+    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any, *,
+                  first_seat: int | None = None, dealer: int | None = None) -> GongzhuState:
         from engine.record import RecordError
 
         settings = settings or self.settings()
@@ -850,6 +866,13 @@ class GongzhuGame(Game):
             raise RecordError("拱猪 deals 13 cards to each of 4 seats and no bottom: "
                               f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
         return GongzhuState(hands, settings)
+
+    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+        """The holder of ♣2 leads the first trick."""
+        seat = holder(hands, "C2")
+        if seat is None:
+            raise ValueError("no seat holds C2: the deal is not a whole gongzhu deck")
+        return FirstPlay(seat, "C2", "holder")
 
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
                  first_seat: int = 0) -> dict[str, Any]:

@@ -13,6 +13,7 @@ _GAME_CLASSES = {
     "gongzhu": "engine.gongzhu:GongzhuGame",
     "shengji": "engine.shengji:ShengjiGame",
 }
+DEFAULT_GAME = "hongsi"  # the table's main game: 红桃四
 _cache: dict[str, Game] = {}
 
 

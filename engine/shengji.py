@@ -16,22 +16,32 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine.cards import DECKS, RANKS, Card, parse_cards
-from engine.game import Action, DealPlan, Game, State, Violation
+from engine.game import (
+    Action,
+    DealPlan,
+    FirstPlay,
+    Game,
+    GameInfo,
+    News,
+    State,
+    Violation,
+    mask_cards,
+    violation,
+)
 from engine.tricks import (
     BJ,
     CODES,
     NAMES,
     RJ,
     Trick,
-    error,
     event_cards,
     has_cards,
     names,
-    settings_overrides,
     shuffled_deck,
 )
 
@@ -217,17 +227,17 @@ class ShengjiState(State):
     def _declaration(self, seat: int, cards: list[int], dealt: int) -> tuple[str, int | None, int] | Violation:
         """Check a declaration without applying it: (kind, suit, strength) or the violation."""
         if self.phase != "deal":
-            return error("phase", "trump is declared only during the deal", "只能在抓牌过程中亮主")
+            return violation("phase", "trump is declared only during the deal", "只能在抓牌过程中亮主")
         if dealt < self.last_dealt:
-            return error("dealt", f"dealt = {dealt} is before an earlier declaration ({self.last_dealt})",
+            return violation("dealt", f"dealt = {dealt} is before an earlier declaration ({self.last_dealt})",
                          f"dealt = {dealt} 早于之前的亮主（{self.last_dealt}）")
         if not has_cards(self.counts[seat], cards):
-            return error("not_in_hand", f"seat {seat} does not hold {' '.join(names(cards))}",
-                         f"{seat} 号座位没有 {' '.join(names(cards))}")
+            return violation("not_in_hand", f"seat {seat} does not hold {' '.join(names(cards))}",
+                         f"{seat} 号座位没有 {' '.join(names(cards))}", code="not_in_hand", seat=seat, cards=names(cards))
         got = _counts(self.dealt[seat][:self.received(seat, dealt)])
         if not all(got.get(c, 0) >= k for c, k in _counts(cards).items()):
-            return error("not_dealt", f"seat {seat} had not been dealt {' '.join(names(cards))} "
-                         f"after {dealt} cards", f"发出 {dealt} 张牌时 {seat} 号座位还没有抓到这些牌")
+            return violation("not_dealt", f"seat {seat} had not been dealt {' '.join(names(cards))} "
+                         f"after {dealt} cards", f"发出 {dealt} 张牌时 {seat} 号座位还没有抓到这些牌", code="not_dealt", seat=seat, cards=names(cards), dealt=dealt)
         level_cards = all(c < 52 and c % 13 == self.level for c in cards)
         jokers = all(c >= 52 for c in cards)
         if len(cards) == 1 and level_cards:
@@ -237,17 +247,17 @@ class ShengjiState(State):
         elif len(cards) == 2 and jokers and (cards[0] == cards[1] or self.settings.joker_pair == "any"):
             kind, suit, strength = "jokers", TRUMP, 3
         else:
-            return error("declare", "a declaration is one level card, a pair of them, or a pair of jokers",
+            return violation("declare", "a declaration is one level card, a pair of them, or a pair of jokers",
                          "亮主只能亮一张级牌、一对级牌或一对王")
         if kind == "single" and self.decl_strength:
             if suit != self.decl_suit or self.decl_strength > 1:
-                return error("declare", "a single level card cannot overturn a declaration",
+                return violation("declare", "a single level card cannot overturn a declaration",
                              "单张级牌不能反主")
             if self.settings.reinforce == "declarer" and seat != self.declarer:
-                return error("declare", "only the declarer may reinforce (加固)", "只有亮主者可以加固")
+                return violation("declare", "only the declarer may reinforce (加固)", "只有亮主者可以加固")
             return "reinforce", suit, 2 if self.settings.reinforce_protects else 1
         if strength <= self.decl_strength:
-            return error("declare", "a declaration must outrank the one before: pair > single, jokers > pair",
+            return violation("declare", "a declaration must outrank the one before: pair > single, jokers > pair",
                          "反主必须大于之前的亮主：对子大于单张，对王大于对子")
         return kind, suit, strength
 
@@ -257,7 +267,7 @@ class ShengjiState(State):
             return [cards]
         dealt = action.get("dealt", SEATS * HAND)
         if not isinstance(dealt, int) or isinstance(dealt, bool) or not 1 <= dealt <= SEATS * HAND:
-            return [error("dealt", f"dealt = {dealt!r} is not a count of dealt cards 1..100",
+            return [violation("dealt", f"dealt = {dealt!r} is not a count of dealt cards 1..100",
                           f"dealt = {dealt!r} 不是已发牌数 1..100")]
         found = self._declaration(seat, cards, dealt)
         if isinstance(found, Violation):
@@ -307,18 +317,18 @@ class ShengjiState(State):
 
     def _judge_take_bottom(self, seat: int) -> list[Violation]:
         if self.phase != "deal":
-            return [error("phase", "the dealer has already picked up the bottom", "庄家已经拿过底牌")]
+            return [violation("phase", "the dealer has already picked up the bottom", "庄家已经拿过底牌")]
         if seat != self.dealer:
-            return [error("turn", f"only the dealer (seat {self.dealer}) takes the bottom",
-                          f"只有庄家（{self.dealer} 号）拿底")]
+            return [violation("turn", f"only the dealer (seat {self.dealer}) takes the bottom",
+                          f"只有庄家（{self.dealer} 号）拿底", code="dealer_only", seat=self.dealer)]
         self._fix_trump()
         return []
 
     def _judge_bury(self, seat: int, action: Action) -> list[Violation]:
         if self.phase not in ("deal", "bury"):
-            return [error("phase", "the bottom is buried before play", "埋底只能在出牌之前")]
+            return [violation("phase", "the bottom is buried before play", "埋底只能在出牌之前")]
         if seat != self.dealer:
-            return [error("turn", f"only the dealer (seat {self.dealer}) buries", f"只有庄家（{self.dealer} 号）埋底")]
+            return [violation("turn", f"only the dealer (seat {self.dealer}) buries", f"只有庄家（{self.dealer} 号）埋底", code="dealer_only", seat=self.dealer)]
         cards = event_cards(action)
         if isinstance(cards, Violation):
             return [cards]
@@ -327,10 +337,10 @@ class ShengjiState(State):
             for c in self.bottom:
                 hand[c] += 1
         if not has_cards(hand, cards):
-            return [error("not_in_hand", f"the dealer does not hold {' '.join(names(cards))}",
+            return [violation("not_in_hand", f"the dealer does not hold {' '.join(names(cards))}",
                           f"庄家没有 {' '.join(names(cards))}")]
         if len(self.buried) + len(cards) > BOTTOM:
-            return [error("bury", f"exactly {BOTTOM} cards are buried", f"只能埋 {BOTTOM} 张底牌")]
+            return [violation("bury", f"exactly {BOTTOM} cards are buried", f"只能埋 {BOTTOM} 张底牌")]
         if self.phase == "deal":
             self._fix_trump()
         for c in cards:
@@ -418,17 +428,17 @@ class ShengjiState(State):
 
     def _judge_play(self, seat: int, action: Action) -> list[Violation]:
         if self.phase in ("deal", "bury"):
-            return [error("phase", f"play starts after the dealer buried {BOTTOM} cards",
+            return [violation("phase", f"play starts after the dealer buried {BOTTOM} cards",
                           f"庄家埋完 {BOTTOM} 张底牌后才能出牌")]
         if seat != self.trick.to_play:
-            return [error("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
-                          f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号")]
+            return [violation("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
+                          f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号", code="not_your_turn", seat=seat, due=self.trick.to_play)]
         cards = event_cards(action)
         if isinstance(cards, Violation):
             return [cards]
         if not has_cards(self.counts[seat], cards):
-            return [error("not_in_hand", f"seat {seat} does not hold {' '.join(names(cards))}",
-                          f"{seat} 号座位没有 {' '.join(names(cards))}")]
+            return [violation("not_in_hand", f"seat {seat} does not hold {' '.join(names(cards))}",
+                          f"{seat} 号座位没有 {' '.join(names(cards))}", code="not_in_hand", seat=seat, cards=names(cards))]
         assert self.trumps is not None
         play = tuple(cards)
         if not self.trick.plays:
@@ -447,7 +457,7 @@ class ShengjiState(State):
             return None
         if sh.kind == "other" and self.settings.throw:
             return self._check_throw(seat, play, sh)
-        return error("lead_combo", "lead a single, a pair or a tractor, all of one suit"
+        return violation("lead_combo", "lead a single, a pair or a tractor, all of one suit"
                      + (" (甩牌 is off)" if not self.settings.throw else ""),
                      "首家只能出单张、对子或拖拉机（同一门）" + ("（未开启甩牌）" if not self.settings.throw else ""))
 
@@ -471,20 +481,20 @@ class ShengjiState(State):
                 break
         else:
             return None
-        return error("throw", "甩牌 fails: another seat can beat a part of it; lead that part alone",
+        return violation("throw", "甩牌 fails: another seat can beat a part of it; lead that part alone",
                      "甩牌失败：别家能管住其中一部分")
 
     def _check_follow(self, seat: int, play: tuple[int, ...]) -> Violation | None:
         assert self.trumps is not None
         lead = self.lead_shape
         if len(play) != lead.size:
-            return error("follow_count", f"follow with {lead.size} cards", f"跟牌必须出 {lead.size} 张")
+            return violation("follow_count", f"follow with {lead.size} cards", f"跟牌必须出 {lead.size} 张")
         eff, order = self.trumps.eff, self.trumps.order
         suited = self.holding(seat, lead.suit)
         in_suit = [c for c in play if eff[c] == lead.suit]
         if len(in_suit) < min(lead.size, len(suited)):
             name = "trump" if lead.suit == TRUMP else SUIT_LETTERS[lead.suit]
-            return error("follow_suit", f"follow suit: play your {name} cards first", "有该门牌必须先跟该门牌")
+            return violation("follow_suit", f"follow suit: play your {name} cards first", "有该门牌必须先跟该门牌")
         if lead.pairs:
             held = _counts(suited)
             held_pairs = [c for c in held if held[c] == 2]
@@ -492,10 +502,10 @@ class ShengjiState(State):
             got_pairs = [c for c in got if got[c] == 2]
             if lead.tractor >= 2 and _longest_run(held_pairs, order) >= lead.tractor \
                     and _longest_run(got_pairs, order) < lead.tractor:
-                return error("follow_structure", "a tractor must be followed with a tractor you hold",
+                return violation("follow_structure", "a tractor must be followed with a tractor you hold",
                              "有拖拉机必须跟拖拉机")
             if len(got_pairs) < min(lead.pairs, len(held_pairs)):
-                return error("follow_structure", "follow pairs with the pairs you hold in the suit",
+                return violation("follow_structure", "follow pairs with the pairs you hold in the suit",
                              "有对子必须跟对子")
         return None
 
@@ -556,9 +566,9 @@ class ShengjiState(State):
             out += [{"seat": seat, "action": "declare", "cards": names(o), "dealt": SEATS * HAND}
                     for o in self.declaration_options(seat)]
         if self.phase in ("deal", "bury") and seat == self.dealer:
+            # only the dealer's own cards: the bottom is face down until taken (a bury before
+            # take_bottom takes it, and the referee allows one, but offering it would show the bottom)
             hand = set(c for c in range(54) if self.counts[seat][c])
-            if self.phase == "deal":
-                hand |= set(self.bottom)
             out += [{"seat": seat, "action": "bury", "cards": [NAMES[c]]} for c in sorted(hand)]
             if self.phase == "deal":
                 out.append({"seat": seat, "action": "take_bottom"})
@@ -569,10 +579,10 @@ class ShengjiState(State):
 
     def judge(self, action: Action) -> list[Violation]:
         if self.phase == "over":
-            return [error("finished", "the hand is over", "这一副牌已经打完")]
+            return [violation("finished", "the hand is over", "这一副牌已经打完")]
         seat = action.get("seat")
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < SEATS:
-            return [error("malformed", f"seat {seat!r} is not a seat 0..3", f"座位 {seat!r} 不存在")]
+            return [violation("malformed", f"seat {seat!r} is not a seat 0..3", f"座位 {seat!r} 不存在")]
         kind = action.get("action")
         if kind == "declare":
             return self._judge_declare(seat, action)
@@ -582,7 +592,7 @@ class ShengjiState(State):
             return self._judge_bury(seat, action)
         if kind == "play":
             return self._judge_play(seat, action)
-        return [error("phase", f"unknown action {kind!r} (升级: declare, take_bottom, bury, play)",
+        return [violation("phase", f"unknown action {kind!r} (升级: declare, take_bottom, bury, play)",
                       f"未知动作 {kind!r}（升级：declare 亮主、take_bottom 拿底、bury 埋底、play 出牌）")]
 
     # ------------------------------------------------------------------ results
@@ -624,6 +634,10 @@ class ShengjiState(State):
         return {"trump_suit": None if t is None or t.suit is None else SUIT_LETTERS[t.suit],
                 "no_trump": t is not None and t.suit is None,
                 "trump_from": self.trump_from}
+
+    def public_action(self, event: Action) -> Action:
+        """The dealer buries face down."""
+        return mask_cards(event) if event.get("action") == "bury" else dict(event)
 
     def public_view(self, seat: int | None = None) -> dict[str, Any]:
         view: dict[str, Any] = {
@@ -748,20 +762,16 @@ def play_bot_hand(game: ShengjiGame, rng: random.Random, bot: str, settings: She
         ev = {"seat": seat, "action": "play", "cards": names(option)}
         state.apply(ev)  # every bot action goes through the referee
         events.append(ev)
-    record: dict[str, Any] = {"game": "shengji", "preset": game.default_preset,
-                              "rules": settings_overrides(game, settings),
-                              "hands": hands_txt, "bottom": bottom_txt, "events": events}
-    verdict = state.verdict()
-    record["scores"] = verdict["scores"]
-    record["attacker_points"] = verdict["attacker_points"]
-    record["next_first_seat"] = verdict["next_first_seat"]
-    return record
+    return game.bot_record(state, settings, hands_txt, bottom_txt, events, first_seat=settings.dealer,
+                           attacker_points=state.verdict()["attacker_points"])
 
 
 class ShengjiGame(Game):
     """升级. Preset ``sijen`` (the text: 四人升级)."""
 
     name = "shengji"
+    info = GameInfo("升级", "Tractor", trick_taking=True, declares_before_play=True,
+                    zero_sum=False)
     settings_type = ShengjiSettings
     presets = PRESETS
     default_preset = "sijen"
@@ -769,13 +779,35 @@ class ShengjiGame(Game):
     def deal_plan(self, settings: Any) -> DealPlan:
         return DealPlan(seats=SEATS, cards_per_seat=(HAND,) * SEATS, bottom=BOTTOM, deck=DECKS["shengji"])
 
-    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any) -> ShengjiState:
+    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any, *,
+                  first_seat: int | None = None, dealer: int | None = None) -> ShengjiState:
+        """``dealer``: the dealer, unless the settings already name it."""
         from engine.record import RecordError
 
+        settings = settings or self.settings()
+        if dealer is not None and dealer != settings.dealer:
+            settings = dataclasses.replace(settings, dealer=dealer)
         if len(hands) != SEATS or any(len(h) != HAND for h in hands) or len(bottom) != BOTTOM:
             raise RecordError(f"升级 deals {HAND} cards to each of 4 seats and {BOTTOM} to the bottom: "
                               f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
-        return ShengjiState(hands, bottom, settings or self.settings())
+        return ShengjiState(hands, bottom, settings)
+
+    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+        """The dealer (庄家), the seat the deal started from, plays first."""
+        return FirstPlay(dealer, None, "dealer")
+
+    def may_make_news(self, action: str | None) -> bool:
+        return True
+
+    def news(self, before: dict[str, Any], after: dict[str, Any]) -> News | None:
+        """The trump, once declared (or no trump)."""
+        if before.get("trump_suit") is not None or before.get("no_trump"):
+            return None
+        if after.get("no_trump"):
+            return News("no_trump")
+        if after.get("trump_suit") in ("S", "H", "D", "C"):
+            return News("trump", {"suit": after["trump_suit"]})
+        return None
 
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
                  first_seat: int = 0) -> dict[str, Any]:

@@ -21,13 +21,12 @@ Cards are small integer *codes* here for speed (``suit * 13 + rank``, rank 0 = `
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from engine.cards import JOKERS, RANKS, SUITS
-from engine.game import Violation
+from engine.game import Violation, violation
 
 BJ, RJ = 52, 53
 NAMES: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) + JOKERS
@@ -57,23 +56,19 @@ def rank_index(card: int) -> int:
     return card % 13 if card < 52 else card - 39
 
 
-def error(rule: str, message: str, message_zh: str) -> Violation:
-    return Violation(rule, message, message_zh, "error")
-
-
 def event_cards(event: dict[str, Any]) -> list[int] | Violation:
     """The cards of an event (``cards`` list, or a single ``card``) as codes, or a ``malformed`` error."""
     raw = event.get("cards")
     if raw is None and "card" in event:
         raw = [event["card"]]
     if not isinstance(raw, list) or not raw:
-        return error("malformed", "the action needs 'cards': a non-empty list of cards",
+        return violation("malformed", "the action needs 'cards': a non-empty list of cards",
                      "该动作需要 cards：非空的牌列表")
     out = []
     for text in raw:
         c = CODES.get(text.strip().upper()) if isinstance(text, str) else None
         if c is None:
-            return error("malformed", f"not a card: {text!r}", f"不是一张牌：{text!r}")
+            return violation("malformed", f"not a card: {text!r}", f"不是一张牌：{text!r}")
         out.append(c)
     return out
 
@@ -135,13 +130,6 @@ class Trick:
     def to_json(self) -> dict[str, Any]:
         return {"leader": self.leader, "plays": [{"seat": s, "cards": names(cs)} for s, cs in self.plays],
                 "winner": self.winner if self.plays else None}
-
-
-def settings_overrides(game: Any, settings: Any) -> dict[str, Any]:
-    """The fields of ``settings`` that differ from the game's default preset (a record's ``rules``)."""
-    base = game.presets[game.default_preset]
-    return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
-            if getattr(settings, f.name) != getattr(base, f.name)}
 
 
 def shuffled_deck(deck_cards: list[Any], rng: random.Random) -> list[str]:

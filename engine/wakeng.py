@@ -15,6 +15,7 @@ is shown to all) → ``play`` → ``over``. Seats are numbered in play order (co
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,10 +27,9 @@ from engine.climbing import (
     TrickPlay,
     cards_text,
     choose,
-    err,
     parse_play_cards,
 )
-from engine.game import Action, DealPlan, Game, State, Violation
+from engine.game import Action, DealPlan, FirstPlay, Game, GameInfo, News, State, Violation, holder, violation
 
 H4 = "H4"
 HEARTS_LOW_TO_HIGH = ["H" + r for r in CLIMBING.ranks]  # ♥4 ♥5 … ♥A ♥2 ♥3
@@ -166,9 +166,9 @@ class WakengState(State):
     def judge(self, action: Action) -> list[Violation]:
         seat, kind = action.get("seat"), action.get("action")
         if self.phase == "over":
-            return err("finished", "the hand is over", "本局已结束")
+            return [violation("finished", "the hand is over", "本局已结束")]
         if not isinstance(seat, int) or not 0 <= seat < self.n:
-            return err("turn", f"no seat {seat!r}", f"没有座位 {seat!r}")
+            return [violation("turn", f"no seat {seat!r}", f"没有座位 {seat!r}")]
         if kind == "escape":
             self.escaped = seat
             self._end()
@@ -182,7 +182,7 @@ class WakengState(State):
             return violations
         handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
         if handler is None:
-            return err("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")
+            return [violation("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")]
         return handler(self, seat, action)
 
     def _log(self, action: Action) -> list[Violation]:
@@ -191,17 +191,17 @@ class WakengState(State):
 
     def _turn(self, seat: int, due: int | None) -> list[Violation]:
         if seat != due:
-            return err("turn", f"not seat {seat}'s turn (seat {due} is to act)", f"还没轮到{seat}号位 (应{due}号位)")
+            return [violation("turn", f"not seat {seat}'s turn (seat {due} is to act)", f"还没轮到{seat}号位 (应{due}号位)", code="not_your_turn", seat=seat, due=due)]
         return []
 
     def _black_dig(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "black_dig":
-            return err("phase", "黑挖 is offered only before the bidding", "黑挖只能在叫分之前")
+            return [violation("phase", "黑挖 is offered only before the bidding", "黑挖只能在叫分之前")]
         if self.bd_next is not None and (v := self._turn(seat, self.bd_next)):
             return v
         dig = action.get("dig", True)
         if not isinstance(dig, bool):
-            return err("black_dig", "'dig' must be true or false", "dig 须为 true 或 false")
+            return [violation("black_dig", "'dig' must be true or false", "dig 须为 true 或 false")]
         if dig:
             self.black_digger = self.digger = seat
             self.bid = self.s.black_dig_bid
@@ -215,18 +215,18 @@ class WakengState(State):
 
     def _bid(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "bid":
-            return err("phase", "the bidding is over", "叫分已结束")
+            return [violation("phase", "the bidding is over", "叫分已结束")]
         if v := self._turn(seat, self._bid_turn()):
             return v
         value = action.get("value")
         if value not in (0, 1, 2, 3) or isinstance(value, bool):
-            return err("bid", f"a bid is 0 (pass), 1, 2 or 3, not {value!r}", f"叫分只能是0(不叫)、1、2、3, 不是{value!r}")
+            return [violation("bid", f"a bid is 0 (pass), 1, 2 or 3, not {value!r}", f"叫分只能是0(不叫)、1、2、3, 不是{value!r}")]
         high = max((b for _, b in self.bids), default=0)
         if forced_to_dig(self.dealt[seat], self.s.forced_bid) and value != 3:
-            return err("forced_bid", f"seat {seat} holds the cards that must dig: bid 3",
-                       f"{seat}号位持必挖之牌, 须叫3分")
+            return [violation("forced_bid", f"seat {seat} holds the cards that must dig: bid 3",
+                       f"{seat}号位持必挖之牌, 须叫3分", code="forced_bid", seat=seat)]
         if value and value <= high:
-            return err("bid", f"a bid must be higher than {high}", f"叫分须高于{high}分")
+            return [violation("bid", f"a bid must be higher than {high}", f"叫分须高于{high}分")]
         self.bids.append((seat, value))
         if value == 3 or len(self.bids) == self.n:
             best = max(self.bids, key=lambda b: b[1])
@@ -236,10 +236,10 @@ class WakengState(State):
 
     def _take_bottom(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "take_bottom":
-            return err("phase", "the bottom is taken once, after the bidding", "底牌只在叫分后由挖坑者抓一次")
+            return [violation("phase", "the bottom is taken once, after the bidding", "底牌只在叫分后由挖坑者抓一次")]
         if seat != self.digger:
-            return err("take_bottom", f"only the digger (seat {self.digger}) takes the bottom",
-                       f"只有挖坑者({self.digger}号位)抓底")
+            return [violation("take_bottom", f"only the digger (seat {self.digger}) takes the bottom",
+                       f"只有挖坑者({self.digger}号位)抓底", code="digger_only", seat=self.digger)]
         assert self.digger is not None
         self.hands[self.digger].add(self.bottom)
         if any(H4 in h for h in self.dealt):
@@ -252,7 +252,7 @@ class WakengState(State):
 
     def _play(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "play":
-            return err("phase", f"no playing during {self.phase}", f"{self.phase}阶段不能出牌")
+            return [violation("phase", f"no playing during {self.phase}", f"{self.phase}阶段不能出牌")]
         trick = self.trick
         assert trick is not None
         if v := self._turn(seat, trick.turn):
@@ -270,7 +270,7 @@ class WakengState(State):
 
     def _pass(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "play":
-            return err("phase", f"no passing during {self.phase}", f"{self.phase}阶段不能不出")
+            return [violation("phase", f"no passing during {self.phase}", f"{self.phase}阶段不能不出")]
         trick = self.trick
         assert trick is not None
         if v := self._turn(seat, trick.turn) or trick.check_pass():
@@ -364,6 +364,7 @@ _HANDLERS = {"black_dig": WakengState._black_dig, "bid": WakengState._bid,
 
 class WakengGame(Game):
     name = "wakeng"
+    info = GameInfo("挖坑", "Wakeng", passes=True, bottom_public=True)
     settings_type = WakengSettings
     presets = PRESETS
     default_preset = "xian"
@@ -374,9 +375,26 @@ class WakengGame(Game):
                         deck=DECKS["wakeng"])
 
     def new_state(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
-                  settings: WakengSettings,
-                  first_seat: int | None = None) -> WakengState:
+                  settings: WakengSettings, *, first_seat: int | None = None,
+                  dealer: int | None = None) -> WakengState:
         return WakengState(hands, bottom, settings, first_seat)
+
+    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+        """The holder of ♥4; if it is in the bottom, the holder of the lowest heart (4 5 … A 2 3)."""
+        for rank in CLIMBING.ranks:
+            seat = holder(hands, "H" + rank)
+            if seat is not None:
+                return FirstPlay(seat, "H" + rank, "lowest_heart")
+        raise ValueError("no seat holds a heart")
+
+    def may_make_news(self, action: str | None) -> bool:
+        return True
+
+    def news(self, before: dict[str, Any], after: dict[str, Any]) -> News | None:
+        """The digger and the bid, once known."""
+        if before.get("digger") is None and isinstance(after.get("digger"), int):
+            return News("digger", {"seat": after["digger"], "bid": after.get("bid")})
+        return None
 
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: WakengSettings | None = None,
                  first_seat: int = 0) -> dict[str, Any]:
@@ -388,7 +406,7 @@ class WakengGame(Game):
         hands = [deck[i * per:(i + 1) * per] for i in range(plan.seats)]
         bottom = deck[plan.seats * per:]
         first_seat %= plan.seats
-        state = self.new_state(hands, bottom, s, first_seat)
+        state = self.new_state(hands, bottom, s, first_seat=first_seat)
         act = BotTable(state)
 
         if s.black_dig:

@@ -15,6 +15,7 @@ played ace as ``?A`` — rank known, suit hidden. The referee sees the real card
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -25,10 +26,21 @@ from engine.climbing import (
     Hand,
     TrickPlay,
     choose,
-    err,
     parse_play_cards,
 )
-from engine.game import Action, DealPlan, Game, State, Violation
+from engine.game import (
+    HIDDEN,
+    Action,
+    DealPlan,
+    FirstPlay,
+    Game,
+    GameInfo,
+    News,
+    State,
+    Violation,
+    holder,
+    violation,
+)
 
 H4 = "H4"
 RED_ACES = ("HA", "DA")
@@ -138,15 +150,15 @@ class ZhuohongaState(State):
     def judge(self, action: Action) -> list[Violation]:
         seat, kind = action.get("seat"), action.get("action")
         if self.over:
-            return err("finished", "the hand is over", "本局已结束")
+            return [violation("finished", "the hand is over", "本局已结束")]
         if not isinstance(seat, int) or not 0 <= seat < self.n:
-            return err("turn", f"no seat {seat!r}", f"没有座位 {seat!r}")
+            return [violation("turn", f"no seat {seat!r}", f"没有座位 {seat!r}")]
         handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
         if handler is None:
-            return err("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")
+            return [violation("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")]
         if self.xuan == "pending" and kind not in ("xuan_consent", "xuan_refuse"):
             due = self.current_player()
-            return err("turn", f"seat {due} must first answer the 宣红A", f"须先由{due}号位回应宣红A")
+            return [violation("turn", f"seat {due} must first answer the 宣红A", f"须先由{due}号位回应宣红A", code="xuan_answer_due", seat=due)]
         return handler(self, seat, action)
 
     def _log(self, action: Action) -> list[Violation]:
@@ -155,11 +167,11 @@ class ZhuohongaState(State):
 
     def _xuan(self, seat: int, action: Action) -> list[Violation]:
         if self.started:
-            return err("phase", "宣红A only before the first play", "宣红A只能在首次出牌之前")
+            return [violation("phase", "宣红A only before the first play", "宣红A只能在首次出牌之前")]
         if seat not in self.red:
-            return err("xuan", f"seat {seat} holds no red ace", f"{seat}号位没有红A")
+            return [violation("xuan", f"seat {seat} holds no red ace", f"{seat}号位没有红A", code="xuan_no_red_ace", seat=seat)]
         if self.xuan is not None:
-            return err("xuan", "宣红A was already declared this hand", "本局已宣过红A")
+            return [violation("xuan", "宣红A was already declared this hand", "本局已宣过红A")]
         self.xuan_by = seat
         if len(self.red) == 1:
             self.xuan = "du_xuan"
@@ -171,32 +183,32 @@ class ZhuohongaState(State):
 
     def _answer(self, seat: int, action: Action) -> list[Violation]:
         if self.xuan != "pending":
-            return err("xuan", "no 宣红A is waiting for an answer", "没有待回应的宣红A")
+            return [violation("xuan", "no 宣红A is waiting for an answer", "没有待回应的宣红A")]
         if seat != self.current_player():
             due = self.current_player()
-            return err("xuan", f"only seat {due}, the other red ace, answers the 宣红A",
-                       f"只有持另一张红A的{due}号位可回应宣红A")
+            return [violation("xuan", f"only seat {due}, the other red ace, answers the 宣红A",
+                       f"只有持另一张红A的{due}号位可回应宣红A", code="xuan_answer_only", seat=due)]
         self.xuan = "xuan" if action["action"] == "xuan_consent" else "refused"
         return self._log(action)
 
     def _fan_xuan(self, seat: int, action: Action) -> list[Violation]:
         if self.started:
-            return err("phase", "反宣 only before the first play", "反宣只能在首次出牌之前")
+            return [violation("phase", "反宣 only before the first play", "反宣只能在首次出牌之前")]
         if not self.s.fan_xuan:
-            return err("fan_xuan", "反宣 is not played at this table", "本桌不玩反宣")
+            return [violation("fan_xuan", "反宣 is not played at this table", "本桌不玩反宣")]
         if not self.xuan_ok:
-            return err("fan_xuan", "反宣 answers a successful 宣红A", "反宣须在宣红A成功之后")
+            return [violation("fan_xuan", "反宣 answers a successful 宣红A", "反宣须在宣红A成功之后")]
         if seat not in self.others:
-            return err("fan_xuan", f"seat {seat} is on the red-ace side", f"{seat}号位是红A一方")
+            return [violation("fan_xuan", f"seat {seat} is on the red-ace side", f"{seat}号位是红A一方", code="fan_xuan_red", seat=seat)]
         if seat in self.fan:
-            return err("fan_xuan", f"seat {seat} already declared 反宣", f"{seat}号位已反宣")
+            return [violation("fan_xuan", f"seat {seat} already declared 反宣", f"{seat}号位已反宣", code="fan_xuan_again", seat=seat)]
         self.fan.add(seat)
         return self._log(action)
 
     def _play(self, seat: int, action: Action) -> list[Violation]:
         if seat != self.trick.turn:
-            return err("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
-                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)")
+            return [violation("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
+                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)", code="not_your_turn", seat=seat, due=self.trick.turn)]
         cards = parse_play_cards(action)
         if cards and isinstance(cards[0], Violation):
             return cards  # type: ignore[return-value]
@@ -204,7 +216,7 @@ class ZhuohongaState(State):
         if combo is None:
             return v
         if self._must_show_h4() and H4 not in cards:
-            return err("lead", "the first play must contain ♥4", "首次出牌必须包含红桃4")
+            return [violation("lead", "the first play must contain ♥4", "首次出牌必须包含红桃4")]
         self.trick.play(seat, cards, combo)  # type: ignore[arg-type]
         self.started = True
         self.over = bool(self.trick.out) and self.trick.out[-1] == seat and self._decided()
@@ -212,8 +224,8 @@ class ZhuohongaState(State):
 
     def _pass(self, seat: int, action: Action) -> list[Violation]:
         if seat != self.trick.turn:
-            return err("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
-                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)")
+            return [violation("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
+                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)", code="not_your_turn", seat=seat, due=self.trick.turn)]
         if v := self.trick.check_pass():
             return v
         self.trick.pass_(seat)
@@ -305,8 +317,18 @@ class ZhuohongaState(State):
             "next_first_seat": ranking[-1] if ranking else None,  # 末贡 is dealt first next hand
         }
 
+    def aces_shown(self) -> bool:
+        return self.over or self.xuan_ok or not self.s.aces_face_down
+
+    def public_action(self, event: Action) -> Action:
+        """A played ace stays face down until the hand is over (or a 宣红A stood)."""
+        out = dict(event)
+        if event.get("action") == "play" and isinstance(event.get("cards"), list) and not self.aces_shown():
+            out["cards"] = [c if hidden(c) == c else HIDDEN for c in event["cards"]]
+        return out
+
     def public_view(self, seat: int | None = None) -> dict[str, Any]:
-        reveal = self.over or self.xuan_ok or not self.s.aces_face_down
+        reveal = self.aces_shown()
         show = str if reveal else hidden
         history = []
         for a in self.history:
@@ -343,6 +365,7 @@ _HANDLERS = {"xuan": ZhuohongaState._xuan, "xuan_consent": ZhuohongaState._answe
 
 class ZhuohongaGame(Game):
     name = "zhuohonga"
+    info = GameInfo("捉红A", "Catch the red aces", declares_before_play=True, passes=True)
     settings_type = ZhuohongaSettings
     presets = PRESETS
     default_preset = "hebei"
@@ -352,8 +375,26 @@ class ZhuohongaGame(Game):
         return DealPlan(seats=4, cards_per_seat=per, bottom=0, deck=DECKS["zhuohonga"])
 
     def new_state(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
-                  settings: ZhuohongaSettings) -> ZhuohongaState:
+                  settings: ZhuohongaSettings, *, first_seat: int | None = None,
+                  dealer: int | None = None) -> ZhuohongaState:
         return ZhuohongaState(hands, bottom, settings)
+
+    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+        """The holder of ♥4 plays first."""
+        seat = holder(hands, "H4")
+        if seat is None:
+            raise ValueError("no seat holds H4: the deal is not a whole zhuohonga deck")
+        return FirstPlay(seat, "H4", "holder")
+
+    def may_make_news(self, action: str | None) -> bool:
+        return True
+
+    def news(self, before: dict[str, Any], after: dict[str, Any]) -> News | None:
+        """A 宣红A (or 独宣) that stands doubles the hand."""
+        if before.get("xuan") != after.get("xuan") and after.get("xuan") in ("xuan", "du_xuan"):
+            by = after.get("xuan_by")
+            return News("xuan", {"seat": by if isinstance(by, int) else None, "alone": after["xuan"] == "du_xuan"})
+        return None
 
     def deal(self, rng: random.Random, settings: ZhuohongaSettings, first_seat: int = 0) -> list[list[str]]:
         """Shuffle and deal one card at a time from ``first_seat`` on; hands (card names) in the order dealt."""

@@ -33,6 +33,7 @@ from controller.service.limits import MAX_BODY, BodyLimit
 from controller.service.table import ServiceError, TableService
 from controller.service.tokens import Identity
 from engine.cards import CardError, parse_card
+from engine.registry import DEFAULT_GAME, game_names
 
 log = logging.getLogger("hongsi.service")
 STATIC = Path(__file__).with_name("static")
@@ -47,7 +48,7 @@ class NewRound(BaseModel):
     """``POST /api/rounds``: shuffle and deal a new hand."""
 
     model_config = ConfigDict(extra="forbid", strict=True)  # "1" is not a seat: numbers are numbers
-    game: str = Field("hongsi", max_length=32, description="hongsi, wakeng, zhuohonga, gongzhu or shengji")
+    game: str = Field(DEFAULT_GAME, max_length=32, description=", ".join(game_names()))
     first_seat: int | None = Field(None, ge=0, le=7, description=(
         "the first seat to receive a card; null: the first player out of the last hand (the rules' "
         "next_first_seat, also in GET /api/ledger), else 0"))

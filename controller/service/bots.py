@@ -5,7 +5,7 @@ A bot uses its game's own greedy player for plays (``engine.<game>.bots.choose_p
 table talk, a plain policy over ``State.legal_actions``: answer a 趴 request with a refusal, never declare (挑/爆闷/趴), call when a
 call is due, and play the smallest play it has (passing only when it cannot play).
 
->>> choose_action("hongsi", state, 2, state.legal_actions(2), random.Random(1))   # doctest: +SKIP
+>>> choose_action(get_game("hongsi"), state, 2, state.legal_actions(2), random.Random(1))   # doctest: +SKIP
 {'seat': 2, 'action': 'play', 'cards': ['S5']}
 """
 
@@ -15,14 +15,16 @@ import importlib
 import random
 from typing import Any
 
-from engine.game import State
+from engine.game import Game, State
 
 DECLARATIONS = {"tiao", "baomen", "pa", "announce"}
 
 
-def _engine_bot(game: str) -> Any:
+def _engine_bot(game: Game) -> Any:
+    """The game's own bot: ``bots`` beside the module that implements the game (a package's)."""
+    package = type(game).__module__.rpartition(".")[0]
     try:
-        module = importlib.import_module(f"engine.{game}.bots")
+        module = importlib.import_module(f"{package}.bots")
     except ImportError:
         return None
     if hasattr(module, "choose_action"):
@@ -32,7 +34,7 @@ def _engine_bot(game: str) -> Any:
     return None
 
 
-def choose_action(game: str, state: State, seat: int, legal: list[dict[str, Any]],
+def choose_action(game: Game, state: State, seat: int, legal: list[dict[str, Any]],
                   rng: random.Random) -> dict[str, Any]:
     """One legal action for the bot in ``seat`` (``legal`` is ``state.legal_actions(seat)``)."""
     bot = _engine_bot(game)

@@ -47,7 +47,7 @@ def replay(record: dict[str, Any], journal: Journal | None = None, rid: int | No
     remaining = [[str(c) for c in h] for h in rec.hands]
     steps = []
     for index, event in enumerate(rec.events):
-        violations = [violation_for_people(v.at(index).to_json()) for v in state.judge(event)]
+        violations = [violation_for_people(v.at(index)) for v in state.judge(event)]
         applied = not any(v["severity"] == "error" for v in violations)
         if applied and event.get("action") == "play":
             for c in event.get("cards") or []:

@@ -16,6 +16,7 @@ import logging
 from typing import Any
 
 from controller.service.table import ServiceError, TableService
+from engine.registry import DEFAULT_GAME
 
 log = logging.getLogger("hongsi.service")
 
@@ -23,7 +24,7 @@ log = logging.getLogger("hongsi.service")
 class PanelLink:
     """Connects a ``firmware_bridge.panel.Panel`` (lights, deal button, e-stop, buzzer) to ``service``."""
 
-    def __init__(self, service: TableService, panel: Any, *, game: str = "hongsi", fair_deal: bool = True):
+    def __init__(self, service: TableService, panel: Any, *, game: str = DEFAULT_GAME, fair_deal: bool = True):
         self.service, self.panel = service, panel
         self.game, self.fair_deal = game, fair_deal
         self.refusals: list[str] = []

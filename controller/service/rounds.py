@@ -13,30 +13,17 @@ The round is game-generic: everything game-specific comes through ``engine.game.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import Counter
 from typing import Any
 
-from controller.announce import first_player, seat_zh
+from controller.announce import first_player_words
 from engine.cards import JOKERS, RANK_ORDERS, Card, parse_card
-from engine.game import Game, State, Violation
+from engine.game import HIDDEN, Game, State, Violation
 
 PHASES = ("dealing", "interrupted", "playing", "finished", "void")
-# Actions whose cards stay secret even when applied (升级's dealer buries the bottom face down).
-SECRET_ACTIONS = {"bury"}
-# Games whose plays are all face up. Elsewhere (捉红A: aces go down face down) a played card is shown
-# only while the engine's public view shows it.
-FACE_UP_PLAYS = {"hongsi", "wakeng", "gongzhu", "shengji"}
-# Trick-taking games: a trick is one play from each seat, and every seat holds as many cards as the
-# others (the climbing games start a new trick when the others have passed, and hands shrink unevenly).
-TRICK_TAKING = {"gongzhu", "shengji"}
-# Games where any seat may declare before the first play, out of turn (红桃四's 挑/爆闷/趴, 拱猪's 亮牌,
-# 捉红A's 宣, 升级's 亮主): the bots give the people at the table time to decide (see ``undecided``).
-DECLARING_GAMES = {"hongsi", "gongzhu", "zhuohonga", "shengji"}
-HIDDEN = "?"  # what the table sees of a card it may not see
-_CARD = re.compile(r"^(?:[SHDC](?:10|[2-9JQKA])|BJ|RJ)$")
+__all__ = ["HIDDEN", "PHASES", "Round", "by_suit", "public_violation"]
 # What everyone is told about a refused action, by rule. The engine's own message goes to the seat that
 # acted (and the operator): it may name the cards tried ("C2 SJ is not a combination"), which are secret.
 RULE_TEXT = {
@@ -109,8 +96,8 @@ class Round:
         self.verdict: dict[str, Any] | None = None
         self.announced_low: dict[int, int] = {}
         self.ready: set[int] = set()  # people who said they will not declare (more) this hand
-        self.pa_asked: set[int] = set()  # 红桃四 seats that asked for a 趴, applied or refused (one ask a hand)
-        self.pa_misasked: set[int] = set()  # events: a 趴 asked of the other side (its target is public)
+        self.asked: set[int] = set()  # seats that made their one ask of the hand (红桃四's 趴), right or wrong
+        self.refusals: dict[int, dict[str, Any]] = {}  # event index -> what the table learns of that refusal
         self.play_since: float | None = None  # time.monotonic() when play began
         self.talk_since: float | None = None  # when the last declaration before the first play was applied
         self.declare_window: float | None = None  # seconds the bots wait for people to declare (the service's)
@@ -134,7 +121,7 @@ class Round:
             self.first_text = None
         self.first_player = first if first is not None else by_rule
         if self.first_text is None and self.first_player is not None:
-            self.first_text = (f"{seat_zh(self.first_player)}先出", f"Seat {self.first_player + 1} plays first.")
+            self.first_text = first_player_words(None, self.first_player)
         self.phase = "playing"
         self.play_since = time.monotonic()
 
@@ -142,7 +129,7 @@ class Round:
         """The people (not bots) who may still declare before the first play and have not said they are
         ready. It depends on nobody's cards: who holds a card one could declare is no one's business.
         ``view``: the engine's public view, if the caller has built it already."""
-        if (self.game.name not in DECLARING_GAMES or self.phase != "playing"
+        if (not self.game.info.declares_before_play or self.phase != "playing"
                 or any(ok and ev.get("action") == "play" for ev, ok in zip(self.events, self.applied, strict=True))):
             return []
         view = self._view(None) if view is None else view
@@ -163,15 +150,14 @@ class Round:
         return max(0.0, since + window - time.monotonic())
 
     def _first_player(self) -> int | None:
-        """The first player by the game's rule (``controller.announce.first_player``: ♥4's holder in
-        红桃四), with what to announce; else whoever the engine says acts first."""
+        """The first player by the game's rule (``Game.first_play``: ♥4's holder in 红桃四), with what
+        to announce; else whoever the engine says acts first."""
         try:
-            fp = first_player(self.game.name, [[str(c) for c in h] for h in self.hands or []],
-                              [str(c) for c in self.bottom], dealer=self.first_seat)
+            first = self.game.first_play(self.hands or [], self.bottom, dealer=self.first_seat)
         except ValueError:
             return self.state.current_player() if self.state is not None else None
-        self.first_text = (fp.text_zh, fp.text_en)
-        return fp.seat
+        self.first_text = first_player_words(first.card, first.seat, first.rule)
+        return first.seat
 
     # ------------------------------------------------------------------ actions
     def judge(self, action: dict[str, Any]) -> tuple[int, list[Violation], bool]:
@@ -191,64 +177,53 @@ class Round:
             self.phase = "finished"
         return index, violations, applied
 
-    def count_pa_ask(self, index: int, seat: int, target: Any, violations: list[Violation]) -> None:
-        """红桃四: a seat asks for a 趴 once a hand. A request applied, or refused because the target is on
-        the other side (the digest's violation, which tells who holds the called card), is that ask;
-        one refused for another reason (before the call, a target lying down) is not."""
-        errors = [v.rule for v in violations if v.severity == "error"]
-        applied = not errors
-        misasked = (errors == ["pa"] and isinstance(target, int) and 0 <= target < self.plan.seats
-                    and target != seat and self.state is not None and not self.state.teammates(seat, target))
-        if misasked:
-            self.pa_misasked.add(index)
-        if applied or misasked:
-            self.pa_asked.add(seat)
+    def count_ask(self, index: int, action: dict[str, Any], violations: list[Violation]) -> None:
+        """Whether event ``index`` was its seat's one ask of the hand (``State.counts_as_ask``), and what
+        the table learns of it if refused (``State.public_refusal``). Call before the next judge."""
+        assert self.state is not None
+        if self.state.counts_as_ask(action, violations):
+            self.asked.add(action["seat"])
+        if not self.applied[index]:
+            extra = self.state.public_refusal(action, violations)
+            if extra:
+                self.refusals[index] = extra
+
+    def asked_already(self, action: dict[str, Any]) -> bool:
+        """Whether ``action`` is a seat's second ask of the hand (refused before the referee sees it)."""
+        return self.state is not None and self.state.one_ask(action) and action.get("seat") in self.asked
 
     def _track_trick(self, action: dict[str, Any]) -> None:
         entry = {"seat": action["seat"], "action": action["action"]}
         if action["action"] == "play":
             entry["cards"] = list(action.get("cards") or [])
             plays = [e for e in self.trick if e["action"] == "play"]
-            if self.game.name in TRICK_TAKING:
+            if self.game.info.trick_taking:
                 if len(plays) >= self.plan.seats:
                     self.trick = []  # the last trick is complete: this play leads the next one
             elif not plays or plays[-1]["seat"] == action["seat"]:
                 self.trick = []  # everyone else passed: the same player leads a new trick
         self.trick.append(entry)
 
-    def public_action(self, index: int, visible: set[str] | None = None) -> dict[str, Any]:
-        """Event ``index`` as anyone may see it. A refused action shows only its seat, its name and the
-        rule; an applied one its fields, each card shown only if the engine's public view shows it too
-        (捉红A's face-down aces, 拱猪's hidden exposes) and never for a secret action (a bury)."""
+    def public_action(self, index: int) -> dict[str, Any]:
+        """Event ``index`` as anyone may see it. A refused action shows only its seat, its name, the rule
+        and what the engine says its refusal tells the table; an applied one its fields as the engine
+        shows that event now (``State.public_action``: 捉红A's face-down aces, 拱猪's hidden exposes,
+        升级's bury): by the event, never by a card's name."""
         ev = self.events[index]
         out: dict[str, Any] = {"index": index, "seat": ev.get("seat"), "action": ev.get("action"),
                                "applied": self.applied[index]}
-        if self.applied[index]:
-            if visible is None:
-                visible = self.visible_cards()
-            secret = ev.get("action") in SECRET_ACTIONS
-            face_up = ev.get("action") == "play" and self.game.name in FACE_UP_PLAYS
-            for k, v in ev.items():
-                if k not in ("seat", "action"):
-                    out[k] = v if face_up else _mask(v, visible, secret)
-        elif index in self.pa_misasked:
-            # a 趴 refused as asked of the other side says the two are not a side: the whole table learns
-            # it, as the asker did
-            out["target"] = ev["target"]
+        if self.applied[index] and self.state is not None:
+            shown = self.state.public_action(ev)
+            out.update({k: v for k, v in shown.items() if k not in ("seat", "action")})
+        elif index in self.refusals:
+            out.update(self.refusals[index])
         out["violations"] = [public_violation(v) for v in self.violations[index]["list"]]
         return out
 
-    def visible_cards(self, view: dict[str, Any] | None = None) -> set[str]:
-        """Every card the engine's public view shows now (played cards, the called card, …)."""
+    def public_trick(self) -> list[dict[str, Any]]:
         if self.state is None:
-            return set()
-        return _card_strings(self._view(None) if view is None else view)
-
-    def public_trick(self, visible: set[str] | None = None) -> list[dict[str, Any]]:
-        if self.game.name in FACE_UP_PLAYS:
             return [dict(t) for t in self.trick]
-        visible = self.visible_cards() if visible is None else visible
-        return [{**t, "cards": _mask(t["cards"], visible, False)} if "cards" in t else dict(t) for t in self.trick]
+        return [self.state.public_action(t) for t in self.trick]
 
     # ------------------------------------------------------------------ views
     def counts(self, view: dict[str, Any] | None = None) -> list[int] | None:
@@ -278,12 +253,8 @@ class Round:
         return view if isinstance(view, dict) else {}
 
     def announce_at(self) -> int:
-        """A seat left with 1..this many cards is announced: 红桃四's rule 8 (``count_announce_at``); the
-        other climbing games by the table's courtesy at 3; never in a trick-taking game, where every
-        seat holds as many cards as the others."""
-        if hasattr(self.settings, "count_announce_at"):
-            return int(self.settings.count_announce_at or 0)
-        return 0 if self.game.name in TRICK_TAKING else 3
+        """A seat left with 1..this many cards is announced (``Game.announce_at``)."""
+        return self.game.announce_at(self.settings)
 
     def called(self) -> dict[str, Any] | None:
         """The 记牌器: which seat called which card (the call is public once applied)."""
@@ -304,18 +275,18 @@ class Round:
         view = self._view(None)  # the engine's public view, built once for this answer
         counts = self.counts(view)
         low_at = self.announce_at()
-        visible = self.visible_cards(view)
         out: dict[str, Any] = {
-            "id": self.id, "game": self.game.name, "phase": self.phase, "paused": self.paused,
+            "id": self.id, "game": self.game.name, "info": self.game.info.to_json(), "phase": self.phase,
+            "paused": self.paused,
             "message": self.message, "message_zh": self.message_zh, "seats": self.plan.seats,
             "first_seat": self.first_seat, "fair_deal": self.fair_deal, "bots": sorted(self.bots),
             "total": self.total, "dealt": self.dealt, "dealt_per_seat": list(self.dealt_per_seat),
             "first_player": self.first_player, "counts": counts,
             "low": [s for s, n in enumerate(counts or []) if 0 < n <= low_at],
-            "turn": self.turn(), "called": self.called(), "trick": self.public_trick(visible),
+            "turn": self.turn(), "called": self.called(), "trick": self.public_trick(),
             "undecided": (waiting := self.undecided(view)),
             "declare_left": None if (left := self.declare_left(undecided=waiting)) is None else round(left, 1),
-            "actions": [self.public_action(i, visible) for i in range(len(self.events))],
+            "actions": [self.public_action(i) for i in range(len(self.events))],
             "result": None,
         }
         if self.state is not None and self.phase in ("playing", "finished"):
@@ -337,7 +308,8 @@ class Round:
 
     def seat_view(self, seat: int) -> dict[str, Any]:
         """``seat``'s own hand (as dealt so far: the engine's view once play starts) and legal actions."""
-        out: dict[str, Any] = {"id": self.id, "game": self.game.name, "seat": seat, "phase": self.phase,
+        out: dict[str, Any] = {"id": self.id, "game": self.game.name, "info": self.game.info.to_json(),
+                               "seat": seat, "phase": self.phase,
                                "paused": self.paused, "hand": [], "legal": [], "turn": self.turn(),
                                "undecided": seat in (waiting := self.undecided())}
         if out["undecided"]:
@@ -358,14 +330,13 @@ class Round:
                 else:
                     hand.append(str(c))
         cards = [parse_card(c) for c in hand]
-        if self.game.name in TRICK_TAKING:
+        if self.game.info.trick_taking:
             out["hand"] = by_suit(cards, order, view)
         else:
             out["hand"] = order.sort(cards) if order else [str(c) for c in cards]
         if self.phase == "playing" and not self.paused and self.state is not None:
             try:
-                out["legal"] = [a for a in self.state.offered_actions(seat)
-                                if not (a.get("action") == "pa" and seat in self.pa_asked)]
+                out["legal"] = [a for a in self.state.offered_actions(seat) if not self.asked_already(a)]
             except Exception:
                 out["legal"] = []
         out["view"] = view
@@ -386,25 +357,6 @@ class Round:
         rec["fair_deal"] = self.fair_deal
         rec.update({k: v for k, v in self.deal_extra.items() if k not in rec})
         return rec
-
-
-def _card_strings(obj: Any) -> set[str]:
-    if isinstance(obj, str):
-        return {obj} if _CARD.match(obj) else set()
-    if isinstance(obj, dict):
-        return set().union(*(_card_strings(v) for v in obj.values())) if obj else set()
-    if isinstance(obj, (list, tuple)):
-        return set().union(*(_card_strings(v) for v in obj)) if obj else set()
-    return set()
-
-
-def _mask(value: Any, visible: set[str], secret: bool) -> Any:
-    """``value`` with every card the table may not see replaced by :data:`HIDDEN`."""
-    if isinstance(value, list):
-        return [_mask(v, visible, secret) for v in value]
-    if isinstance(value, str) and _CARD.match(value) and (secret or value not in visible):
-        return HIDDEN
-    return value
 
 
 HAND_SUITS = "SHCD"  # a hand held by suit alternates colours: ♠ ♥ ♣ ♦

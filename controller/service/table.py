@@ -17,14 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.announce import (
-    ZH_DIGITS,
-    may_make_news,
-    result_words,
-    seat_zh,
-    table_news,
-    violation_for_people,
-)
+from controller.announce import result_words, table_news
 from controller.journal import Journal, private_dir
 from controller.service.bots import choose_action
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
@@ -32,7 +25,9 @@ from controller.service.hub import EventHub
 from controller.service.rounds import Round, public_violation
 from controller.service.tokens import TokenStore
 from controller.service.voice import Announcer
-from engine.registry import UnknownGame, get_game
+from controller.text import count_words, seat_en, seat_zh, violation_for_people
+from engine.game import Violation
+from engine.registry import DEFAULT_GAME, UnknownGame, get_game
 
 log = logging.getLogger("hongsi.service")
 
@@ -143,7 +138,7 @@ class TableService:
         with self._lock:
             return sorted(self.rounds.values(), key=lambda r: -r.id)[:n]
 
-    def start_round(self, *, game: str = "hongsi", first_seat: int = 0, fair_deal: bool = True,
+    def start_round(self, *, game: str = DEFAULT_GAME, first_seat: int = 0, fair_deal: bool = True,
                     bots: list[int] | str | None = None, preset: str | None = None,
                     rules: dict[str, Any] | None = None) -> Round:
         """Start shuffling and dealing a new hand (in a thread); return the new round at once.
@@ -289,68 +284,93 @@ class TableService:
     def act(self, rid: int, action: dict[str, Any], *, by_bot: bool = False) -> dict[str, Any]:
         """Referee one action now; apply it if legal. Return ``{"index", "applied", "violations"}``.
 
-        After a play that leaves a seat with ``count_announce_at`` or fewer cards (rule 8), the service
-        announces the count itself: by voice, on the display, and in the record as an ``announce``."""
+        After a play that leaves a seat with few cards, the table is told the count; where the rules
+        make the announcement a record event (红桃四's rule 8), the service makes it for the player."""
         rnd = self.get_round(rid)
-        seat = action.get("seat")
         with rnd.lock:
-            if rnd.phase == "dealing" or rnd.phase == "interrupted":
-                raise ServiceError(409, f"round {rid} is still being dealt", "还在发牌")
-            if rnd.phase == "void":
-                raise ServiceError(409, f"round {rid} was voided", "本局已作废")
-            if rnd.paused or self.estopped:
-                raise ServiceError(409, "the round is paused (emergency stop)", "本局暂停（急停）")
-            if not isinstance(seat, int) or not 0 <= seat < rnd.plan.seats:
-                raise ServiceError(422, f"seat {seat!r}: not a seat 0..{rnd.plan.seats - 1}", "座位有误")
-            if rnd.game.name == "hongsi" and action.get("action") == "pa":
-                if seat in rnd.pa_asked:  # a refused ask would otherwise let a seat try every seat in turn
-                    raise ServiceError(409, "this seat has already asked for a 趴 this hand", "本局已经喊过趴")
+            self._check_may_act(rnd, action)
             before = rnd.counts() or []
-            # the public facts before: what this action makes known is announced (in games that have such news)
-            facts = rnd.facts() if may_make_news(rnd.game.name, action.get("action")) else None
-            index, violations, applied = rnd.judge(action)
-            if action.get("action") == "pa":
-                rnd.count_pa_ask(index, seat, action.get("target"), violations)
-            news = table_news(facts, rnd.facts()) if applied and facts is not None else None
-            published = [rnd.public_action(index)]
-            self.journal.append(rid, "action", {"index": index, "event": action, "applied": applied, "bot": by_bot,
-                                                "violations": rnd.violations[index]["list"]})
-            after = rnd.counts() or []
-            count = None
-            if applied and action.get("action") == "play" and rnd.phase == "playing" and seat < len(after):
-                n = after[seat]
-                if 0 < n <= rnd.announce_at() and (not before or before[seat] != n):
-                    count = n
-                    if rnd.game.name == "hongsi":  # the service announces for the player (rule 8)
-                        ann = {"seat": seat, "action": "announce", "count": n}
-                        i2, _, _ = rnd.judge(ann)
-                        published.append(rnd.public_action(i2))
-                        self.journal.append(rid, "action", {"index": i2, "event": ann, "applied": rnd.applied[i2],
-                                                            "violations": rnd.violations[i2]["list"]})
+            index, violations, news = self._referee(rnd, action, by_bot)
+            applied = rnd.applied[index]
+            made = self._announce_for_player(rnd, action) if applied else []
+            count = self._count_left(rnd, action, before) if applied else None
             finished = rnd.phase == "finished"
-            turn = rnd.turn()
-            trick = rnd.public_trick()
             # published under the round's lock: live events come in the order the referee saw them
-            for pub in published:
-                self.hub.publish({"type": "action", "round": rid, **pub, "turn": turn, "counts": after,
-                                  "trick": trick})
-            errors = [v for v in violations if v.severity == "error"]
-            if errors:
-                v = public_violation(errors[0].to_json())  # the table hears the rule, not the cards tried
-                self.hub.publish({"type": "refused", "round": rid, "seat": seat, "action": action.get("action"),
-                                  **v})
-                self.voice.say(f"{seat_zh(seat)}位违规：{v['message_zh']}", f"Seat {seat + 1}: {v['message']}")
-            if news is not None:
-                self.voice.say(*news)
-            if count is not None:
-                self.hub.publish({"type": "count", "round": rid, "seat": seat, "count": count})
-                self.voice.say(f"{seat_zh(seat)}位剩{'两' if count == 2 else ZH_DIGITS.get(count, count)}张",
-                               f"Seat {seat + 1} has {count} card{'s' if count > 1 else ''} left")
+            self._publish_actions(rnd, [index, *made])
+            self._tell_table(rnd, action, violations, news, count)
         if finished:
             self._finish(rnd)
         self._kick()
-        # the acting seat reads the engine's own reason, its seats named as the table names them
-        return {"index": index, "applied": applied, "violations": [violation_for_people(v.to_json()) for v in violations]}
+        # the acting seat reads the engine's reason in people's words (seats from 1, cards as ♠A)
+        return {"index": index, "applied": applied, "violations": [violation_for_people(v) for v in violations]}
+
+    def _check_may_act(self, rnd: Round, action: dict[str, Any]) -> None:
+        """Refuse (``ServiceError``) an action the round cannot take now, before the referee sees it."""
+        seat = action.get("seat")
+        if rnd.phase in ("dealing", "interrupted"):
+            raise ServiceError(409, f"round {rnd.id} is still being dealt", "还在发牌")
+        if rnd.phase == "void":
+            raise ServiceError(409, f"round {rnd.id} was voided", "本局已作废")
+        if rnd.paused or self.estopped:
+            raise ServiceError(409, "the round is paused (emergency stop)", "本局暂停（急停）")
+        if not isinstance(seat, int) or not 0 <= seat < rnd.plan.seats:
+            raise ServiceError(422, f"seat {seat!r}: not a seat 0..{rnd.plan.seats - 1}", "座位有误")
+        if rnd.asked_already(action):  # a refused ask would otherwise let a seat try every seat in turn
+            raise ServiceError(409, "this seat has already asked for a 趴 this hand", "本局已经喊过趴")
+
+    def _referee(self, rnd: Round, action: dict[str, Any], by_bot: bool) -> tuple[int, list[Violation], Any]:
+        """Judge ``action`` and journal it; return its index, its violations and the news it made."""
+        game = rnd.game
+        facts = rnd.facts() if game.may_make_news(action.get("action")) else None
+        index, violations, applied = rnd.judge(action)
+        rnd.count_ask(index, action, violations)
+        news = table_news(facts, rnd.facts()) if applied and facts is not None else None
+        self.journal.append(rnd.id, "action", {"index": index, "event": action, "applied": applied, "bot": by_bot,
+                                               "violations": rnd.violations[index]["list"]})
+        return index, violations, news
+
+    def _announce_for_player(self, rnd: Round, action: dict[str, Any]) -> list[int]:
+        """The announcements the rules require after ``action`` (``State.due_announcements``), judged
+        and journaled as the player's events; their indexes."""
+        if action.get("action") != "play" or rnd.phase != "playing" or rnd.state is None:
+            return []
+        made = []
+        for ann in rnd.state.due_announcements():
+            i, _, _ = rnd.judge(ann)
+            self.journal.append(rnd.id, "action", {"index": i, "event": ann, "applied": rnd.applied[i],
+                                                   "violations": rnd.violations[i]["list"]})
+            made.append(i)
+        return made
+
+    def _count_left(self, rnd: Round, action: dict[str, Any], before: list[int]) -> int | None:
+        """The cards an applied play left its seat, if few enough to tell the table."""
+        seat, after = action["seat"], rnd.counts() or []
+        if action.get("action") != "play" or rnd.phase != "playing" or seat >= len(after):
+            return None
+        n = after[seat]
+        return n if 0 < n <= rnd.announce_at() and (not before or before[seat] != n) else None
+
+    def _publish_actions(self, rnd: Round, indexes: list[int]) -> None:
+        turn, counts, trick = rnd.turn(), rnd.counts() or [], rnd.public_trick()
+        for i in indexes:
+            self.hub.publish({"type": "action", "round": rnd.id, **rnd.public_action(i), "turn": turn,
+                              "counts": counts, "trick": trick})
+
+    def _tell_table(self, rnd: Round, action: dict[str, Any], violations: list[Violation],
+                    news: tuple[str, str] | None, count: int | None) -> None:
+        """The refusal (its rule, never the cards tried), the news and the count: display and voice."""
+        seat = action["seat"]
+        errors = [v for v in violations if v.severity == "error"]
+        if errors:
+            v = public_violation(errors[0].to_json())
+            self.hub.publish({"type": "refused", "round": rnd.id, "seat": seat, "action": action.get("action"),
+                              **v})
+            self.voice.say(f"{seat_zh(seat)}位违规：{v['message_zh']}", f"{seat_en(seat)}: {v['message']}")
+        if news is not None:
+            self.voice.say(*news)
+        if count is not None:
+            self.hub.publish({"type": "count", "round": rnd.id, "seat": seat, "count": count})
+            self.voice.say(*count_words(seat, count))
 
     def _finish(self, rnd: Round) -> None:
         with rnd.lock:
@@ -381,7 +401,7 @@ class TableService:
                 return
             rows = self.journal.rows(rid)
             start = next((r.data for r in rows if r.kind == "round_start"), {})
-            impl = get_game(str(start.get("game", "hongsi")))
+            impl = get_game(str(start.get("game", DEFAULT_GAME)))
             settings = impl.settings(start.get("preset"), start.get("rules"))
             plan = impl.deal_plan(settings)
             first = int(start.get("first_seat") or 0)
@@ -523,14 +543,14 @@ class TableService:
             for seat in sorted(cur.bots):  # answers first: a 趴 request to a bot seat
                 legal = state.legal_actions(seat)
                 if any(a.get("action") in ANSWERS for a in legal):
-                    return cur, choose_action(cur.game.name, state, seat, legal, self._rng), len(cur.events)
+                    return cur, choose_action(cur.game, state, seat, legal, self._rng), len(cur.events)
             seat = state.current_player()
             if seat is None or seat not in cur.bots:
                 return None
             legal = state.legal_actions(seat)
             if not legal:
                 return None
-            return cur, choose_action(cur.game.name, state, seat, legal, self._rng), len(cur.events)
+            return cur, choose_action(cur.game, state, seat, legal, self._rng), len(cur.events)
 
     def _bot_loop(self) -> None:
         while True:

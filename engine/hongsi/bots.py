@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from engine.game import Action
-from engine.hongsi import combos as C
+from engine.hongsi import combos
 from engine.hongsi.state import CALLABLE, HongsiState
 
 BOTS = ("greedy", "random")
@@ -28,9 +28,9 @@ P_ACCEPT = 0.7
 P_LEAVE_UNANSWERED = 0.1
 
 
-def _keeps(combo: C.Combo, counts: list[int], bombs: bool) -> bool:
+def _keeps(combo: combos.Combo, counts: list[int], bombs: bool) -> bool:
     """Greedy keeps its 3s and its bombs: plays using a 3, a bomb, or part of a bomb are held back."""
-    if combo.kind == C.BOMB or combo.top == THREE:
+    if combo.kind == combos.BOMB or combo.top == THREE:
         return True
     return bombs and any(counts[r] == 4 for r in combo.ranks())
 
@@ -47,7 +47,7 @@ def choose_play(state: HongsiState, seat: int, rng: random.Random, bot: str) -> 
     out = [c for c in options if c.size == size]
     if out:
         return state.play_event(seat, out[0])
-    counts = C.counts_of(hand)
+    counts = combos.counts_of(hand)
     normal = [c for c in options if not _keeps(c, counts, state.settings.bombs)]
     if not can_pass:  # lead: the lowest cards first, as many of them as one combination takes
         best = min(normal or options, key=lambda c: (c.low, -c.size))
@@ -55,7 +55,7 @@ def choose_play(state: HongsiState, seat: int, rng: random.Random, bot: str) -> 
     pool = normal or (options if size <= 5 else [])
     if not pool:
         return {"seat": seat, "action": "pass"}
-    return state.play_event(seat, min(pool, key=lambda c: (c.kind == C.BOMB, c.top)))
+    return state.play_event(seat, min(pool, key=lambda c: (c.kind == combos.BOMB, c.top)))
 
 
 def talk(state: HongsiState, rng: random.Random, do) -> None:
@@ -76,7 +76,7 @@ def talk(state: HongsiState, rng: random.Random, do) -> None:
         card = rng.choice(own)
     else:
         card = rng.choice([c for c in CALLABLE if not state.dealt[h4] >> c & 1])
-    do({"seat": h4, "action": "call", "card": C.CARD_NAMES[card]})
+    do({"seat": h4, "action": "call", "card": combos.CARD_NAMES[card]})
     for seat in rng.sample(range(4), 4):
         asks = [a for a in state.declaration_options(seat) if a["action"] == "pa"]
         if asks and rng.random() < P_PA:

@@ -11,20 +11,24 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from engine.cards import DECKS, Card
-from engine.game import Action, DealPlan, Game, IllegalAction
-from engine.hongsi import combos as C
+from engine.game import Action, DealPlan, FirstPlay, Game, GameInfo, IllegalAction, News, holder
+from engine.hongsi import combos
 from engine.hongsi.bots import BOTS, play_out, talk
 from engine.hongsi.settings import DEFAULT_PRESET, PRESETS, HongsiSettings
 from engine.hongsi.state import HongsiState
 
+PLAIN_PLAY = frozenset({"play", "pass", "announce"})  # actions that make no news (plays are shown anyway)
+
 
 class HongsiGame(Game):
     name = "hongsi"
+    info = GameInfo("红桃四", "Hongsi", declares_before_play=True, passes=True, count_announce_events=True,
+                    call_tracker=True, lead_moves=True, talk=("tiao", "baomen", "pa"))
     settings_type = HongsiSettings
     presets = PRESETS
     default_preset = DEFAULT_PRESET
@@ -32,14 +36,32 @@ class HongsiGame(Game):
     def deal_plan(self, settings: Any) -> DealPlan:
         return DealPlan(seats=4, cards_per_seat=(13, 13, 13, 13), bottom=0, deck=DECKS["hongsi"])
 
-    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any) -> HongsiState:
+    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any, *,
+                  first_seat: int | None = None, dealer: int | None = None) -> HongsiState:
         return HongsiState(hands, settings or self.settings())
 
-    def rules_of(self, settings: HongsiSettings) -> dict[str, Any]:
-        """The settings that differ from the default preset (the record's ``rules``)."""
-        base = self.presets[self.default_preset]
-        return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
-                if getattr(settings, f.name) != getattr(base, f.name)}
+    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+        """The holder of ♥4 plays first (and calls)."""
+        seat = holder(hands, "H4")
+        if seat is None:
+            raise ValueError("no seat holds H4: the deal is not a whole hongsi deck")
+        return FirstPlay(seat, "H4", "holder")
+
+    def may_make_news(self, action: str | None) -> bool:
+        return action not in PLAIN_PLAY
+
+    def news(self, before: dict[str, Any], after: dict[str, Any]) -> News | None:
+        """Who leads the first trick, when a 对挑 or a 趴 moves it from the ♥4 holder, and who lies down."""
+        lead = after.get("first_leader")
+        moved = isinstance(lead, int) and lead != before.get("first_leader") and after.get("phase") != "play"
+        down = [s for s in after.get("lying_down") or [] if s not in (before.get("lying_down") or [])]
+        if not moved and not down:
+            return None
+        duitiao = len(after.get("tiao") or []) == 2 and len(before.get("tiao") or []) < 2 and moved
+        return News("lead", {"duitiao": duitiao, "lying_down": down, "lead": lead if moved else None})
+
+    def announce_at(self, settings: Any) -> int:
+        return int(settings.count_announce_at or 0)
 
     def deal(self, rng: random.Random, first_seat: int = 0) -> list[list[str]]:
         """Shuffle and deal 13 cards each, one at a time, starting at ``first_seat``."""
@@ -48,7 +70,7 @@ class HongsiGame(Game):
         masks = [0, 0, 0, 0]
         for i, code in enumerate(deck):
             masks[(first_seat + i) % 4] |= 1 << code
-        return [C.cards_of(m) for m in masks]
+        return [combos.cards_of(m) for m in masks]
 
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
                  first_seat: int = 0) -> dict[str, Any]:
@@ -67,12 +89,4 @@ class HongsiGame(Game):
 
         talk(state, rng, do)
         play_out(state, rng, bot, do)
-        return {
-            "game": self.name,
-            "preset": self.default_preset,
-            "rules": self.rules_of(settings),
-            "hands": hands,
-            "bottom": [],
-            "events": events,
-            "next_first_seat": state.next_first_seat,
-        }
+        return self.bot_record(state, settings, hands, [], events, first_seat=first_seat)

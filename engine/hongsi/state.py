@@ -8,8 +8,8 @@ and returns the violations: one error per event, chosen in the digest's preceden
 >>> from engine.cards import parse_cards
 >>> from engine.hongsi.settings import HongsiSettings
 >>> hands = [parse_cards(h) for h in (["H4", "S5"], ["S6"], ["S7"], ["S8"])]
->>> st = HongsiState(hands, HongsiSettings())
->>> st.judge({"seat": 0, "action": "play", "cards": ["H4"]})[0].rule   # the call is due
+>>> state = HongsiState(hands, HongsiSettings())
+>>> state.judge({"seat": 0, "action": "play", "cards": ["H4"]})[0].rule   # the call is due
 'phase'
 
 Hands are 52-bit masks (see :mod:`engine.hongsi.combos`), so judging a play is a handful of integer
@@ -22,20 +22,16 @@ import copy
 from typing import Any
 
 from engine.cards import Card
-from engine.game import Action, State, Violation
-from engine.hongsi import combos as C
+from engine.game import Action, State, Violation, violation
+from engine.hongsi import combos
 from engine.hongsi.scoring import multiplier, settle
 from engine.hongsi.settings import HongsiSettings
 
 SEATS = 4
-CALLABLE = tuple(code for code in range(C.N_RANKS * 4) if code >> 2 <= 6 and code != C.H4)  # 4..10, not ♥4
+CALLABLE = tuple(code for code in range(combos.N_RANKS * 4) if code >> 2 <= 6 and code != combos.H4)  # 4..10, not ♥4
 DECLARED = ("baomen", "dantiao", "duitiao")
 MODE_ZH = {"normal": "普通二打二", "pa": "趴", "dui_pa": "对趴", "anjiao": "暗叫", "dantiao": "单挑",
            "duitiao": "对挑", "baomen": "爆闷"}
-
-
-def _v(rule: str, en: str, zh: str, severity: str = "error", event: int | None = None) -> Violation:
-    return Violation(rule, en, zh, severity, event)
 
 
 def _seat_ok(x: Any) -> bool:
@@ -47,10 +43,10 @@ class HongsiState(State):
 
     def __init__(self, hands: list[list[Card]], settings: HongsiSettings):
         self.settings = settings
-        self.dealt = [C.mask_of(C.CODE[str(c)] for c in h) for h in hands]
+        self.dealt = [combos.mask_of(combos.CODE[str(c)] for c in h) for h in hands]
         self.hands = list(self.dealt)
-        self.rank_masks = [C.rank_masks(m) for m in self.hands]  # kept in step with ``hands``
-        self.h4 = next((s for s, m in enumerate(self.dealt) if m >> C.H4 & 1), None)
+        self.rank_masks = [combos.rank_masks(m) for m in self.hands]  # kept in step with ``hands``
+        self.h4 = next((s for s, m in enumerate(self.dealt) if m >> combos.H4 & 1), None)
         self.n_events = 0
         self.log: list[Action] = []  # applied events: every one of them is public
         self.tiaos: list[int] = []
@@ -66,7 +62,7 @@ class HongsiState(State):
         self.started = False
         self.leader: int | None = None
         self.turn: int | None = None
-        self.trick: C.Combo | None = None
+        self.trick: combos.Combo | None = None
         self.trick_seat: int | None = None
         self.trick_mask = 0
         self.passes = 0
@@ -155,7 +151,7 @@ class HongsiState(State):
         h4 = self.h4 if self.h4 is not None else 0
         if len(self.tiaos) == 2 and not self.baomen:
             duel = self.tiaos
-            for code in C.HEART_ORDER:
+            for code in combos.HEART_ORDER:
                 holder = next((s for s in duel if self.dealt[s] >> code & 1), None)
                 if holder is not None:
                     return holder
@@ -195,25 +191,25 @@ class HongsiState(State):
     def returns(self) -> list[int] | None:
         return list(self.scores) if self.scores is not None else None
 
-    def play_options(self, seat: int) -> list[C.Combo]:
+    def play_options(self, seat: int) -> list[combos.Combo]:
         """The combinations ``seat`` may play now (empty when it is not that seat's play)."""
         if self.finished or self.pending is not None or self.call_due() or seat != self.to_play():
             return []
         s = self.settings
         masks = self.rank_masks[seat]
         if self.trick is None:
-            return C.lead_combos(self.hands[seat], bombs=s.bombs, min_pair_run=s.min_pair_run, masks=masks)
-        return C.follow_combos(self.hands[seat], self.trick, bombs=s.bombs, min_pair_run=s.min_pair_run,
+            return combos.lead_combos(self.hands[seat], bombs=s.bombs, min_pair_run=s.min_pair_run, masks=masks)
+        return combos.follow_combos(self.hands[seat], self.trick, bombs=s.bombs, min_pair_run=s.min_pair_run,
                                masks=masks)
 
     def may_pass(self, seat: int) -> bool:
         return (not self.finished and self.pending is None and not self.call_due()
                 and self.trick is not None and seat == self.to_play())
 
-    def play_event(self, seat: int, combo: C.Combo) -> Action:
+    def play_event(self, seat: int, combo: combos.Combo) -> Action:
         """The play event of ``combo`` from ``seat``'s hand (the called card is kept back when it can be)."""
         avoid = 1 << self.called if self.called is not None else 0
-        return {"seat": seat, "action": "play", "cards": C.cards_of(C.take(self.hands[seat], combo, avoid))}
+        return {"seat": seat, "action": "play", "cards": combos.cards_of(combos.take(self.hands[seat], combo, avoid))}
 
     def declaration_options(self, seat: int) -> list[Action]:
         """The declarations, the call and the 趴 talk ``seat`` may make now."""
@@ -226,7 +222,7 @@ class HongsiState(State):
             if seat == self.h4 and not self.baomen:
                 out.append({"seat": seat, "action": "baomen"})
             if self.call_due() and seat == self.h4:
-                out += [{"seat": seat, "action": "call", "card": C.CARD_NAMES[c]} for c in CALLABLE]
+                out += [{"seat": seat, "action": "call", "card": combos.CARD_NAMES[c]} for c in CALLABLE]
             return out
         if self.declared or self.exposed or seat in self.lying:
             return out
@@ -277,6 +273,39 @@ class HongsiState(State):
         return (not self.finished and self.pending is None and not self.started and self.called is not None
                 and not self.declared and not self.exposed and seat not in self.lying and seat not in self.asked)
 
+    def due_announcements(self) -> list[Action]:
+        """Rule 8: the count a play left due, announced by the table service for the player."""
+        if self.pending is None:
+            return []
+        seat, count, _ = self.pending
+        return [{"seat": seat, "action": "announce", "count": count}]
+
+    def one_ask(self, action: Action) -> bool:
+        """A seat asks for a 趴 once a hand, right or wrong: else a refused ask would let it try every
+        seat in turn and learn who holds the called card."""
+        return action.get("action") == "pa"
+
+    def counts_as_ask(self, action: Action, violations: list[Violation]) -> bool:
+        """A 趴 applied, or refused because its target is on the other side (which tells who holds the
+        called card), is the seat's ask; one refused for another reason (before the call, say) is not."""
+        if not self.one_ask(action):
+            return False
+        errors = [v.rule for v in violations if v.severity == "error"]
+        return not errors or self._misasked(action, errors)
+
+    def public_refusal(self, action: Action, violations: list[Violation]) -> Action:
+        """A 趴 refused as asked of the other side says the two are not a side: the whole table learns
+        it, as the asker did."""
+        errors = [v.rule for v in violations if v.severity == "error"]
+        if self.one_ask(action) and errors and self._misasked(action, errors):
+            return {"target": action["target"]}
+        return {}
+
+    def _misasked(self, action: Action, errors: list[str]) -> bool:
+        seat, target = action.get("seat"), action.get("target")
+        return (errors == ["pa"] and _seat_ok(seat) and _seat_ok(target) and target != seat
+                and not self.teammates(seat, target))
+
     def legal_actions(self, seat: int) -> list[Action]:
         if self.pending is not None:
             p, count, _ = self.pending
@@ -292,12 +321,12 @@ class HongsiState(State):
         index = self.n_events
         self.n_events += 1
         if not isinstance(action, dict):
-            return [_v("phase", "an event is an object with 'seat' and 'action'", "事件须含座位和动作")]
+            return [violation("phase", "an event is an object with 'seat' and 'action'", "事件须含座位和动作")]
         seat, name = action.get("seat"), action.get("action")
         if not _seat_ok(seat):
-            return [_v("turn", f"no such seat {seat!r} (0..3)", f"没有座位 {seat!r}（0..3）")]
+            return [violation("turn", f"no such seat {seat!r} (0..3)", f"没有座位 {seat!r}（0..3）")]
         if self.finished:
-            return [_v("finished", "the hand is over", "本局已结束")]
+            return [violation("finished", "the hand is over", "本局已结束")]
         out: list[Violation] = []
         if self.pending is not None:
             if name == "announce":
@@ -306,7 +335,7 @@ class HongsiState(State):
                 return [] if v is None else [v]
         handler = _HANDLERS.get(name)  # type: ignore[arg-type]
         if handler is None:
-            return [_v("phase", f"unknown action {name!r}", f"未知动作 {name!r}")]
+            return [violation("phase", f"unknown action {name!r}", f"未知动作 {name!r}")]
         due, self.pending = self.pending, None
         v = handler(self, seat, action, index)
         if v is not None and v.severity == "error":
@@ -314,8 +343,8 @@ class HongsiState(State):
             return [v]
         if due is not None:  # an applied action came before the announcement
             p, count, at = due
-            out.append(_v("count", f"seat {p} did not announce {count} card(s) left",
-                          f"座位{p}未报剩余牌数（{count}张）", "warning", at))
+            out.append(violation("count", f"seat {p} did not announce {count} card(s) left",
+                          f"座位{p}未报剩余牌数（{count}张）", "warning", at, code="count_missed", seat=p, count=count))
         if v is not None:
             out.append(v)
         self.log.append(action)
@@ -328,20 +357,20 @@ class HongsiState(State):
             self.pending = None
             if count == left and not isinstance(count, bool):
                 return None
-            return _v("count", f"seat {seat} announced {count!r} but holds {left}",
-                      f"座位{seat}报{count!r}张，实有{left}张", "warning")
-        return _v("count", f"seat {seat} announced a count that was not due ({left} card(s) left)",
-                  f"座位{seat}无需报牌数（剩{left}张）", "warning")
+            return violation("count", f"seat {seat} announced {count!r} but holds {left}",
+                      f"座位{seat}报{count!r}张，实有{left}张", "warning", code="count_wrong", seat=seat, count=count, left=left)
+        return violation("count", f"seat {seat} announced a count that was not due ({left} card(s) left)",
+                  f"座位{seat}无需报牌数（剩{left}张）", "warning", code="count_not_due", seat=seat, left=left)
 
     def _phase_for_play(self, seat: int) -> Violation | None:
         if self.call_due():
-            return _v("phase", "the ♥4 holder must call a card before play starts",
+            return violation("phase", "the ♥4 holder must call a card before play starts",
                       "红桃四须先叫牌，才能出牌")
         if seat != self.to_play():
             whose = self.to_play()
             if seat not in self._active:
-                return _v("turn", f"seat {seat} does not play this hand", f"座位{seat}本局不出牌")
-            return _v("turn", f"it is seat {whose}'s turn, not seat {seat}'s", f"轮到座位{whose}，不是座位{seat}")
+                return violation("turn", f"seat {seat} does not play this hand", f"座位{seat}本局不出牌", code="sits_out", seat=seat)
+            return violation("turn", f"it is seat {whose}'s turn, not seat {seat}'s", f"轮到座位{whose}，不是座位{seat}", code="not_your_turn", seat=seat, due=whose)
         return None
 
     def _play(self, seat: int, ev: Action, index: int) -> Violation | None:
@@ -350,43 +379,43 @@ class HongsiState(State):
             return v
         cards = ev.get("cards")
         if not isinstance(cards, list) or not cards:
-            return _v("combo", "a play needs a non-empty list of cards", "出牌须列出牌")
-        code = C.CODE.get
+            return violation("combo", "a play needs a non-empty list of cards", "出牌须列出牌")
+        code = combos.CODE.get
         codes = [code(x) if isinstance(x, str) else None for x in cards]
         if None in codes:
-            codes = [C.code_of(x) for x in cards]
+            codes = [combos.code_of(x) for x in cards]
             bad = next((x for x, c in zip(cards, codes, strict=True) if c is None), None)
             if bad is not None or None in codes:
-                return _v("not_in_hand", f"{bad!r} is not a card", f"{bad!r} 不是一张牌")
+                return violation("not_in_hand", f"{bad!r} is not a card", f"{bad!r} 不是一张牌")
         mask = 0
         for c in codes:
             mask |= 1 << c  # type: ignore[operator]
         hand = self.hands[seat]
         if mask.bit_count() != len(codes):
-            return _v("not_in_hand", "a card is listed twice", "同一张牌列了两次")
+            return violation("not_in_hand", "a card is listed twice", "同一张牌列了两次")
         if mask & ~hand:
-            missing = " ".join(C.cards_of(mask & ~hand))
-            return _v("not_in_hand", f"seat {seat} does not hold {missing}", f"座位{seat}手中没有 {missing}")
+            missing = " ".join(combos.cards_of(mask & ~hand))
+            return violation("not_in_hand", f"seat {seat} does not hold {missing}", f"座位{seat}手中没有 {missing}", code="not_in_hand", seat=seat, cards=missing.split())
         s = self.settings
-        combo = C.classify(codes, bombs=s.bombs, min_pair_run=s.min_pair_run)  # type: ignore[arg-type]
+        combo = combos.classify(codes, bombs=s.bombs, min_pair_run=s.min_pair_run)  # type: ignore[arg-type]
         if combo is None:
             shown = " ".join(str(x) for x in cards)
-            return _v("combo", f"{shown} is not a combination", f"{shown} 不是合法牌型")
+            return violation("combo", f"{shown} is not a combination", f"{shown} 不是合法牌型")
         trick = self.trick
         if trick is not None and not combo.beats(trick):
-            return _v("follow", f"{combo} does not beat {trick}", f"{combo.zh} 压不过 {trick.zh}")
+            return violation("follow", f"{combo} does not beat {trick}", f"{combo.zh} 压不过 {trick.zh}")
         self._apply_play(seat, mask, combo, index)
         return None
 
-    def _apply_play(self, seat: int, mask: int, combo: C.Combo, index: int) -> None:
+    def _apply_play(self, seat: int, mask: int, combo: combos.Combo, index: int) -> None:
         if not self.started:
             self.started = True
             self.leader = seat
             self.requests.clear()  # unanswered 趴 requests count as refused
             self.turn = seat
         self.hands[seat] &= ~mask
-        self.rank_masks[seat] = C.rank_masks(self.hands[seat])
-        if combo.kind == C.BOMB:
+        self.rank_masks[seat] = combos.rank_masks(self.hands[seat])
+        if combo.kind == combos.BOMB:
             self.bombs += 1
         if self.called is not None and mask >> self.called & 1:
             self.revealed = True
@@ -407,7 +436,7 @@ class HongsiState(State):
         if v is not None:
             return v
         if self.trick is None:
-            return _v("lead_pass", f"seat {seat} leads and may not pass", f"座位{seat}首出，不能不出")
+            return violation("lead_pass", f"seat {seat} leads and may not pass", f"座位{seat}首出，不能不出", code="lead_pass", seat=seat)
         self.passes += 1
         self.turn = self._next_active(seat)
         if self.passes >= len(self._active) - 1:
@@ -416,9 +445,9 @@ class HongsiState(State):
 
     def _closed(self, what: str, what_zh: str) -> Violation | None:
         if self.started:
-            return _v("phase", f"{what} is not allowed once play has started", f"出牌开始后不能{what_zh}")
+            return violation("phase", f"{what} is not allowed once play has started", f"出牌开始后不能{what_zh}")
         if self.called is not None:
-            return _v("phase", f"{what} is not allowed after the call", f"叫牌后不能{what_zh}")
+            return violation("phase", f"{what} is not allowed after the call", f"叫牌后不能{what_zh}")
         return None
 
     def _tiao(self, seat: int, ev: Action, index: int) -> Violation | None:
@@ -426,11 +455,11 @@ class HongsiState(State):
         if v is not None:
             return v
         if self.baomen:
-            return _v("tiao", "no 挑 after a 爆闷", "爆闷之后不能挑")
+            return violation("tiao", "no 挑 after a 爆闷", "爆闷之后不能挑")
         if seat in self.tiaos:
-            return _v("tiao", f"seat {seat} has already declared 挑", f"座位{seat}已经挑过")
+            return violation("tiao", f"seat {seat} has already declared 挑", f"座位{seat}已经挑过", code="tiao_again", seat=seat)
         if len(self.tiaos) >= 2:
-            return _v("tiao", "two seats already duel (对挑): no third 挑", "已经对挑，不能再挑")
+            return violation("tiao", "two seats already duel (对挑): no third 挑", "已经对挑，不能再挑")
         self.tiaos.append(seat)
         self._refresh_active()
         return None
@@ -440,9 +469,9 @@ class HongsiState(State):
         if v is not None:
             return v
         if seat != self.h4:
-            return _v("baomen", "only the ♥4 holder may declare 爆闷", "只有红桃四可以爆闷")
+            return violation("baomen", "only the ♥4 holder may declare 爆闷", "只有红桃四可以爆闷")
         if self.baomen:
-            return _v("baomen", "爆闷 is already declared", "已经宣布爆闷")
+            return violation("baomen", "爆闷 is already declared", "已经宣布爆闷")
         self.baomen = True
         self.tiaos = []  # 爆闷 outranks everything: earlier 挑s are void
         self._refresh_active()
@@ -454,14 +483,14 @@ class HongsiState(State):
                 "play has started" if self.started else f"this hand is {self.mode}: no call")
             why_zh = "已经叫过牌" if self.called is not None else (
                 "已经开始出牌" if self.started else f"本局为{MODE_ZH[self.mode or 'normal']}，无需叫牌")
-            return _v("phase", f"no call now: {why}", f"现在不能叫牌：{why_zh}")
+            return violation("phase", f"no call now: {why}", f"现在不能叫牌：{why_zh}")
         if seat != self.h4:
-            return _v("call", f"only the ♥4 holder (seat {self.h4}) calls", f"只有红桃四（座位{self.h4}）叫牌")
+            return violation("call", f"only the ♥4 holder (seat {self.h4}) calls", f"只有红桃四（座位{self.h4}）叫牌", code="h4_only", seat=self.h4)
         card = ev.get("card")
-        code = C.code_of(card) if isinstance(card, str) else None
+        code = combos.code_of(card) if isinstance(card, str) else None
         if code is None or code not in CALLABLE:
-            return _v("call", f"cannot call {card!r}: call one card of rank 4..10, not ♥4",
-                      f"不能叫 {card!r}：只能叫4到10中的一张，且不能叫红桃四")
+            return violation("call", f"cannot call {card!r}: call one card of rank 4..10, not ♥4",
+                      f"不能叫 {card!r}：只能叫4到10中的一张，且不能叫红桃四", code="call_card", card=card)
         self.called = code
         holder = next((s for s, m in enumerate(self.dealt) if m >> code & 1), None)
         self.partner = holder
@@ -470,11 +499,11 @@ class HongsiState(State):
 
     def _talk_closed(self, what: str, what_zh: str) -> Violation | None:
         if self.started:
-            return _v("phase", f"{what} is not allowed once play has started", f"出牌开始后不能{what_zh}")
+            return violation("phase", f"{what} is not allowed once play has started", f"出牌开始后不能{what_zh}")
         if self.declared:
-            return _v("pa", f"no 趴 in {self.mode}", f"{MODE_ZH[self.mode or 'normal']}中不能喊趴")
+            return violation("pa", f"no 趴 in {self.mode}", f"{MODE_ZH[self.mode or 'normal']}中不能喊趴")
         if self.called is None:
-            return _v("phase", f"{what} comes after the call", f"叫牌之后才能{what_zh}")
+            return violation("phase", f"{what} comes after the call", f"叫牌之后才能{what_zh}")
         return None
 
     def _pa(self, seat: int, ev: Action, index: int) -> Violation | None:
@@ -483,19 +512,19 @@ class HongsiState(State):
             return v
         target = ev.get("target")
         if seat in self.lying:
-            return _v("pa", f"seat {seat} lies down and cannot ask", f"座位{seat}已趴下，不能喊趴")
+            return violation("pa", f"seat {seat} lies down and cannot ask", f"座位{seat}已趴下，不能喊趴", code="pa_lying", seat=seat)
         if not _seat_ok(target):
-            return _v("pa", f"趴 needs a target seat 0..3, got {target!r}", f"喊趴须指定座位0..3，而非 {target!r}")
+            return violation("pa", f"趴 needs a target seat 0..3, got {target!r}", f"喊趴须指定座位0..3，而非 {target!r}")
         if target == seat:
-            return _v("pa", "a player cannot ask themself to lie down", "不能喊自己趴")
+            return violation("pa", "a player cannot ask themself to lie down", "不能喊自己趴")
         if self.exposed:
-            return _v("pa", "暗叫 is exposed: nobody lies down", "暗叫已被戳穿，不能趴")
+            return violation("pa", "暗叫 is exposed: nobody lies down", "暗叫已被戳穿，不能趴")
         if not self.teammates(seat, target):
-            return _v("pa", f"seat {target} is not seat {seat}'s teammate", f"座位{target}不是座位{seat}的队友")
+            return violation("pa", f"seat {target} is not seat {seat}'s teammate", f"座位{target}不是座位{seat}的队友", code="pa_not_teammate", seat=seat, target=target)
         if target in self.lying:
-            return _v("pa", f"seat {target} already lies down", f"座位{target}已经趴下")
+            return violation("pa", f"seat {target} already lies down", f"座位{target}已经趴下", code="pa_target_lying", target=target)
         if seat in self.asked:
-            return _v("pa", f"seat {seat} has already asked", f"座位{seat}已经喊过趴")
+            return violation("pa", f"seat {seat} has already asked", f"座位{seat}已经喊过趴", code="pa_asked", seat=seat)
         self.asked.add(seat)
         self.requests[seat] = target
         return None
@@ -506,7 +535,7 @@ class HongsiState(State):
             return v
         asker = next((a for a, t in self.requests.items() if t == seat), None)
         if asker is None or seat in self.lying:
-            return _v("pa", f"nobody asked seat {seat} to lie down", f"没有人喊座位{seat}趴")
+            return violation("pa", f"nobody asked seat {seat} to lie down", f"没有人喊座位{seat}趴", code="pa_nobody_asked", seat=seat)
         del self.requests[asker]
         if not accept:
             return None
@@ -558,7 +587,7 @@ class HongsiState(State):
             "mode": mode,
             "exposed": self.exposed,
             "h4_holder": self.h4,
-            "called": C.CARD_NAMES[self.called] if self.called is not None else None,
+            "called": combos.CARD_NAMES[self.called] if self.called is not None else None,
             "partner": self.partner if mode in ("normal", "pa", "dui_pa") else None,
             "teams": self.sides(),
             "lying_down": sorted(self.lying),
@@ -594,7 +623,7 @@ class HongsiState(State):
             "tiao": list(self.tiaos),
             "baomen": self.baomen,
             "mode": None if secret else mode,
-            "called": C.CARD_NAMES[self.called] if self.called is not None else None,
+            "called": combos.CARD_NAMES[self.called] if self.called is not None else None,
             "partner": None if secret or caller or mode not in ("normal", "pa", "dui_pa") else self.partner,
             "exposed": self.exposed,
             "lying_down": sorted(self.lying),
@@ -607,7 +636,7 @@ class HongsiState(State):
             # who leads the first trick, as the declarations and 趴 have it so far (public facts only)
             "first_leader": self.leader if self.started else None if self.h4 is None else self.first_leader(),
             "trick": None if self.trick is None else {
-                "seat": self.trick_seat, "cards": C.cards_of(self.trick_mask), "combo": str(self.trick),
+                "seat": self.trick_seat, "cards": combos.cards_of(self.trick_mask), "combo": str(self.trick),
                 "passes": self.passes},
             "announce_due": None if self.pending is None else {"seat": self.pending[0], "count": self.pending[1]},
             "bombs": self.bombs,
@@ -620,7 +649,7 @@ class HongsiState(State):
                         partner=self.partner if mode in ("normal", "pa", "dui_pa") else None)
         if seat is not None and _seat_ok(seat):
             view["seat"] = seat
-            view["hand"] = C.cards_of(self.hands[seat])
+            view["hand"] = combos.cards_of(self.hands[seat])
         return view
 
 

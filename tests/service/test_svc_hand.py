@@ -211,7 +211,8 @@ def test_the_ledger_lists_the_seats_that_played(tmp_path):
     try:
         assert svc.ledger_list() == [0, 0, 0, 0]  # before any hand: the table's seats
         rnd = svc.start_round(game="wakeng", bots="all")
-        wait_for(lambda: rnd.phase == "finished")
+        # the ledger is settled just after the last play is judged (the round is "finished" first)
+        wait_for(lambda: rnd.phase == "finished" and len(svc.ledger_list()) == 3)
         scores = rnd.result()["scores"]
         assert len(scores) == 3 and svc.ledger_list() == scores
     finally:

@@ -73,10 +73,11 @@ function actionButton(a) {
   const rest = Object.entries(a).filter(([k]) => !NAMED_FIELDS.has(k)).map(([, v]) => esc(v));
   return `${esc(t[0])} <span class="en">${esc(t[1])}</span> ${(a.cards || []).map((c) => cardHtml(c, "small")).join("")} ${rest.join(" ")}`;
 }
-const GAME_NAMES = {
-  hongsi: ["红桃四", "Hongsi"], wakeng: ["挖坑", "Wakeng"], zhuohonga: ["捉红A", "Catch the red aces"],
-  gongzhu: ["拱猪", "Gong zhu"], shengji: ["升级", "Tractor"],
-};
+// A game's traits come with every view (``info``, the engine's GameInfo): the pages name no game.
+function gameTitle(x) {
+  const info = (x && x.info) || {};
+  return info.name_zh ? [info.name_zh, info.name_en] : [(x && x.game) || "", (x && x.game) || ""];
+}
 const MODE = {
   normal: ["普通二打二", "2 vs 2"], pa: ["趴", "Pa"], dui_pa: ["对趴", "Double pa"], anjiao: ["暗叫", "Secret call"],
   dantiao: ["单挑", "Alone"], duitiao: ["对挑", "Duel"], baomen: ["爆闷", "Baomen"],
@@ -108,8 +109,7 @@ function seatList(seats) {
 }
 
 // Cards low to high as players hold them. The climbing games (红桃四, 挖坑, 捉红A) by rank, 4 lowest and
-// 3 highest, jokers last; the others (拱猪, 升级) by suit (♠ ♥ ♦ ♣), 2 to A within a suit, jokers last.
-const CLIMBING_GAMES = new Set(["hongsi", "wakeng", "zhuohonga"]);
+// 3 highest, jokers last; the trick-taking ones (拱猪, 升级) by suit (♠ ♥ ♦ ♣), 2 to A within a suit, jokers last.
 const NATURAL_ORDER = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
 const JOKER_ORDER = ["BJ", "RJ"];
 
@@ -121,8 +121,8 @@ function sortCards(cards) {
   return [...cards].sort((a, b) => rankIndex(a, RANK_ORDER) - rankIndex(b, RANK_ORDER) || a.localeCompare(b));
 }
 
-function sortHand(cards, game) {
-  if (CLIMBING_GAMES.has(game)) return sortCards(cards);
+function sortHand(cards, info) {
+  if (!(info && info.trick_taking)) return sortCards(cards);
   const suit = (c) => (JOKER_ORDER.includes(c) ? 4 : "SHDC".indexOf(c[0]));
   return [...cards].sort((a, b) => suit(a) - suit(b) || rankIndex(a, NATURAL_ORDER) - rankIndex(b, NATURAL_ORDER));
 }
@@ -133,8 +133,9 @@ function baomenFailed(r) {
     !(r.winners || []).includes(r.h4_holder);
 }
 
-function modeText(r) {
-  const mode = MODE[r.mode] || GAME_NAMES[r.game] || [r.mode || r.game || "", ""];
+// ``info``: the game's traits (from the view the verdict came with): a game without modes names itself
+function modeText(r, info) {
+  const mode = MODE[r.mode] || (info && info.name_zh ? [info.name_zh, info.name_en] : [r.mode || r.game || "", ""]);
   return `${esc(mode[0])} <span class="en">${esc(mode[1])}</span>${r.multiplier > 1 ? ` ×${esc(r.multiplier)}` : ""}`;
 }
 

@@ -21,9 +21,10 @@ function seatBox(s) {
 
 function render() {
   if (!pub) return;
-  const game = GAME_NAMES[pub.game] || [pub.game, pub.game];
+  const game = gameTitle(pub);
+  const info = pub.info || {};
   $("round-label").textContent = `#${pub.id} · ${game[0]} ${game[1]}`;
-  $("tracker-panel").classList.toggle("hidden", pub.game !== "hongsi");  // the 记牌器 is 红桃四's
+  $("tracker-panel").classList.toggle("hidden", !info.call_tracker);  // the 记牌器 of a game with a called card
   renderGamePanel();
   $("phase").innerHTML = phaseText(pub.phase) + (pub.paused ? ' · <b>暂停 Paused</b>' : "");
   const table = pub.table || {};
@@ -35,7 +36,7 @@ function render() {
     const count = pub.counts ? pub.counts[s] : pub.dealt_per_seat[s];
     const low = pub.low.includes(s);
     const badges = [];
-    if (pub.game === "hongsi") {  // the ♥4 holder and the seat that leads: one seat unless 对挑 or 趴 moved the lead
+    if (info.lead_moves) {  // the ♥4 holder and the seat that leads: one seat unless 对挑 or 趴 moved the lead
       if (lead === s) badges.push(pub.first_player === s ? "♥4 先出" : "先出 leads");
       else if (pub.first_player === s) badges.push("♥4");
     } else if (lead === s) badges.push("先出 first");
@@ -49,7 +50,7 @@ function render() {
     el.className = `seat seat-${s}` + (pub.turn === s ? " turn" : "") + (lead === s ? " first" : "");
     el.innerHTML = `<div>${seatName(s)}</div>
       <div class="count ${low ? "low" : ""}" data-count="${count}">${count}</div>
-      <div class="en">${low ? (pub.game === "hongsi" ? "报牌 cards left!" : "剩牌不多 cards left!") : "cards · 张"}</div>
+      <div class="en">${low ? (info.count_announce_events ? "报牌 cards left!" : "剩牌不多 cards left!") : "cards · 张"}</div>
       ${pub.phase === "dealing" ? `<div class="progress"><div style="width:${Math.min(100, 100 * pub.dealt_per_seat[s] / perSeat)}%"></div></div>` : ""}
       <div class="badges">${badges.map((b) => `<span>${esc(b)}</span>`).join("")}</div>`;
   }
@@ -96,7 +97,7 @@ function render() {
 function leadSeat() {
   const fp = pub.first_player === undefined ? null : pub.first_player;
   const t = pub.table;
-  if (pub.game !== "hongsi" || !t || t.first_leader === null || t.first_leader === undefined) return fp;
+  if (!(pub.info || {}).lead_moves || !t || t.first_leader === null || t.first_leader === undefined) return fp;
   return t.first_leader;
 }
 
@@ -105,7 +106,7 @@ function isDuel(t) { return (t.tiao || []).length === 2 && !t.baomen; }
 // Each half of the banner stays whole: it breaks, if it must, at the comma, never before a lone 出.
 function firstPlayerHtml(s) {
   const who = `<span class="nowrap">${ZH_NUM[s]}号先出</span>`;
-  if (pub.game !== "hongsi") return `${who}<span class="en">Seat ${s + 1} plays first</span>`;
+  if (!(pub.info || {}).lead_moves) return `${who}<span class="en">Seat ${s + 1} plays first</span>`;
   const t = pub.table || {};
   const h4 = pub.first_player;
   if (s === h4 || h4 === null || h4 === undefined) {
@@ -119,7 +120,7 @@ function firstPlayerHtml(s) {
 
 // The 记牌器 when nothing is called: 红桃四 waits for the call, unless a 挑 or 爆闷 means there is none.
 function noCallText(t) {
-  if (pub.game !== "hongsi") return '<span class="en">—</span>';
+  if (!(pub.info || {}).call_tracker) return '<span class="en">—</span>';
   const none = t.baomen ? ["爆闷", "baomen"] : isDuel(t) ? ["对挑", "duel"] : (t.tiao || []).length === 1 ? ["单挑", "alone"] : null;
   return none
     ? `<span class="zh">不叫牌</span> <span class="en">no call (${none[0]} ${none[1]})</span>`
@@ -181,7 +182,7 @@ function renderGamePanel() {
   const table = pub.table;
   $("game-panel").classList.toggle("hidden", !panel || !table);
   if (!panel || !table) return;
-  const name = GAME_NAMES[pub.game] || [pub.game, pub.game];
+  const name = gameTitle(pub);
   $("game-panel-title").innerHTML = `${esc(name[0])} <span class="en">${esc(name[1])}</span>`;
   $("game-info").innerHTML = panel(table, pub.result).join("");
 }
@@ -189,7 +190,7 @@ function renderGamePanel() {
 function resultHtml(r) {
   // 红桃四 names its mode (2 vs 2, 趴, 挑, …); the other games name themselves
   const rows = (r.scores || []).map((v, s) => `<div>${seatName(s)}: ${scoreHtml(v)}</div>`).join("");
-  return `<h2>本局结束 <span class="en">Hand over</span> · ${modeText(r)}</h2>
+  return `<h2>本局结束 <span class="en">Hand over</span> · ${modeText(r, pub.info)}</h2>
     <div class="winners">${winnersText(r)}</div>${rows}`;
 }
 

@@ -138,7 +138,7 @@ function showStep(i) {
   $("replay").innerHTML = `<div>${actionText(st.event)} ${st.applied ? "✓" : "<b class='neg'>✗ refused</b>"}</div>` +
     st.violations.map((x) => `<div class="call">${esc(x.rule)} (${esc(x.severity)}): ${esc(x.message_zh)} <span class="en">${esc(x.message)}</span></div>`).join("") +
     `<div>${verdictLine(v)}</div>` +
-    st.hands.map((h, s) => `<div>${seatName(s)} ${sortHand(h, replayData.game).map((c) => cardHtml(c, "small")).join("")}</div>`).join("");
+    st.hands.map((h, s) => `<div>${seatName(s)} ${sortHand(h, GAMES.find((g) => g.name === replayData.game)).map((c) => cardHtml(c, "small")).join("")}</div>`).join("");
 }
 
 // A step's verdict with people's seat numbers (一号位 Seat 1): the sides, the partner, the scores.

@@ -11,7 +11,6 @@ let roundId = null;
 let view = null;
 let selected = new Map();  // card -> how many of its copies are chosen (two-deck games hold pairs of one card)
 let timer = null;
-const PASSING_GAMES = new Set(["hongsi", "wakeng", "zhuohonga"]);  // games where a player may pass
 
 function showMsg(html, kind) {
   const el = $("msg");
@@ -54,25 +53,27 @@ function render(pub) {
   }
   const legal = view.legal || [];
   const kinds = new Set(legal.map((a) => a.action));
-  const hongsi = view.game === "hongsi";
-  const t = hongsi && view.view ? view.view : {};  // the engine's view of 红桃四 for this seat
+  const info = view.info || {};
+  const talk = new Set(info.talk || []);  // declarations shown before they are due (红桃四's 挑, 爆闷, 趴)
+  const talks = talk.size > 0;
+  const t = talks && view.view ? view.view : {};  // the engine's view for this seat
   const over = view.phase === "finished" || view.phase === "void" || !!t.finished;
   const lying = (t.lying_down || []).includes(seat);
   const out = over || lying || (t.spectators || []).includes(seat);  // this seat plays no more this hand
   // 红桃四's declarations and talk are shown (dimmed until due) before the first play, while they may
   // still come; once play has started, and after the hand, a control is shown only when it is legal.
   // Elsewhere a control appears only when the engine lists it (Pass: 挖坑 and 捉红A pass, 升级 and 拱猪 never do)
-  const talking = hongsi && !out && (t.phase === "declare" || t.phase === "talk");
+  const talking = talks && !out && (t.phase === "declare" || t.phase === "talk");
   const show = (id, on) => $(id).classList.toggle("hidden", !on);
-  show("talk", hongsi);
-  show("btn-tiao", hongsi && (kinds.has("tiao") || talking));
-  show("btn-baomen", hongsi && (kinds.has("baomen") || talking));
+  show("talk", talks);
+  show("btn-tiao", talk.has("tiao") && (kinds.has("tiao") || talking));
+  show("btn-baomen", talk.has("baomen") && (kinds.has("baomen") || talking));
   show("call-box", kinds.has("call"));
-  show("pa-box", kinds.has("pa") || talking);
+  show("pa-box", kinds.has("pa") || (talk.has("pa") && talking));
   show("btn-pa-accept", kinds.has("pa_accept"));
   show("btn-pa-refuse", kinds.has("pa_refuse"));
   show("btn-play", !out || kinds.has("play"));
-  show("btn-pass", kinds.has("pass") || (PASSING_GAMES.has(view.game) && !out));
+  show("btn-pass", kinds.has("pass") || (info.passes && !out));
   const mark = (id, kind) => $(id).classList.toggle("legal", kinds.has(kind));
   mark("btn-play", "play"); mark("btn-pass", "pass"); mark("btn-tiao", "tiao"); mark("btn-baomen", "baomen");
   mark("btn-call", "call"); mark("btn-pa", "pa"); mark("btn-pa-accept", "pa_accept"); mark("btn-pa-refuse", "pa_refuse");
@@ -115,7 +116,7 @@ function keepChoice(id, options) {
 // call, and at the end of the hand the result and its own score.
 function renderNotice(t, kinds, pub, lying) {
   const lines = [];
-  if (view.game === "hongsi") {
+  if ((view.info || {}).talk && view.info.talk.includes("pa")) {
     for (const r of t.pa_requests || []) {
       if (r.target === seat) {
         lines.push(`<div class="ask">${ZH_NUM[r.seat]}号位请你趴下 <span class="en">Seat ${r.seat + 1} asks you to lie down</span></div>`);
@@ -136,7 +137,7 @@ function renderNotice(t, kinds, pub, lying) {
   if (r && view.phase === "finished") {
     const mine = (r.scores || [])[seat];
     const won = (r.winners || []).includes(seat);
-    lines.push(`<div class="ask">本局结束 <span class="en">Hand over</span> · ${modeText(r)}</div><div>${winnersText(r)}</div>` +
+    lines.push(`<div class="ask">本局结束 <span class="en">Hand over</span> · ${modeText(r, view.info)}</div><div>${winnersText(r)}</div>` +
       (mine !== undefined && mine !== null
         ? `<div>你 <span class="en">you:</span> ${scoreHtml(mine)} ${won ? "胜 <span class='en'>won</span>" : "负 <span class='en'>lost</span>"}</div>` : ""));
   }

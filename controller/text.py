@@ -1,0 +1,196 @@
+"""Words for people, in English and Chinese, rendered from data at the edge (shengji's way): seats
+numbered from 1 (Seat 2 / 二号位), cards as ♠A / 黑桃A. Engines and the deal give codes and parameters
+(seats from 0, card codes); nothing here parses a message.
+
+>>> seat_en(1), seat_zh(1) + "位", card_sign("SA"), card_zh("SA"), and_list(["a", "b", "c"])
+('Seat 2', '二号位', '♠A', '黑桃A', 'a, b and c')
+>>> from engine.game import violation
+>>> people_words(violation("lead_pass", "seat 1 leads and may not pass", "座位1首出，不能不出", seat=1))
+('Seat 2 leads and may not pass.', '二号位首出，不能不出')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.cards import SUIT_NAMES_ZH, parse_card
+from engine.game import News, Violation
+
+ZH_DIGITS = {1: "一", 2: "二", 3: "三", 4: "四", 5: "五", 6: "六", 7: "七", 8: "八", 9: "九", 10: "十"}
+ZH_RANKS = {"2": "二", "3": "三", "4": "四", "5": "五", "6": "六", "7": "七", "8": "八", "9": "九",
+            "10": "十", "J": "J", "Q": "Q", "K": "K", "A": "A"}
+EN_RANKS = {"J": "jack", "Q": "queen", "K": "king", "A": "ace"}
+EN_SUITS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+SUIT_SIGNS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+# ---------------------------------------------------------------------------- seats and cards
+def seat_en(seat: int) -> str:
+    return f"Seat {seat + 1}"
+
+
+def seat_zh(seat: int) -> str:
+    """``二号`` for seat 1 (add 位 for 二号位; ``二号先出`` reads without it)."""
+    return ZH_DIGITS.get(seat + 1, str(seat + 1)) + "号"
+
+
+def card_zh(card: str) -> str:
+    """Spoken Chinese name: ``H4`` → 红桃四."""
+    c = parse_card(card)
+    if c.suit is None:
+        return c.zh
+    return SUIT_NAMES_ZH[c.suit] + ZH_RANKS[c.rank]
+
+
+def card_en(card: str) -> str:
+    """Spoken English name: ``H4`` → the 4 of hearts."""
+    c = parse_card(card)
+    if c.suit is None:
+        return "the big joker" if c.rank == "RJ" else "the small joker"
+    return f"the {EN_RANKS.get(c.rank, c.rank)} of {EN_SUITS[c.suit]}"
+
+
+def card_sign(card: str) -> str:
+    """Written: ``SA`` → ♠A (jokers by their Chinese names)."""
+    c = parse_card(card)
+    return c.zh if c.suit is None else SUIT_SIGNS[c.suit] + c.rank
+
+
+def cards_sign(cards: Any) -> str:
+    return " ".join(card_sign(str(c)) for c in cards or [])
+
+
+def and_list(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def count_zh(n: int) -> str:
+    return "两" if n == 2 else ZH_DIGITS.get(n, str(n))
+
+
+# ---------------------------------------------------------------------------- violations
+Words = Callable[[dict[str, Any]], tuple[str, str]]
+
+
+def _s(p: dict[str, Any], key: str = "seat") -> str:
+    return seat_en(p[key])
+
+
+def _z(p: dict[str, Any], key: str = "seat") -> str:
+    return seat_zh(p[key]) + "位"
+
+
+# code -> the words for people, from the violation's params. A code not here is shown in the engine's
+# own words, which then name no seat and no card code.
+VIOLATION_WORDS: dict[str, Words] = {
+    "not_your_turn": lambda p: (f"Not {_s(p)}'s turn: {_s(p, 'due')} is to act.",
+                                f"还没轮到{_z(p)}，应{_z(p, 'due')}"),
+    "sits_out": lambda p: (f"{_s(p)} does not play this hand.", f"{_z(p)}本局不出牌"),
+    "not_in_hand": lambda p: (f"{_s(p)} does not hold {cards_sign(p['cards'])}.",
+                              f"{_z(p)}手中没有 {cards_sign(p['cards'])}"),
+    "holds_fewer": lambda p: (f"{_s(p)} holds only {p['held']} {card_sign(p['card'])}.",
+                              f"{_z(p)}只有 {p['held']} 张 {card_sign(p['card'])}"),
+    "already_exposed": lambda p: (f"{_s(p)}'s {card_sign(p['card'])} is already exposed.",
+                                  f"{_z(p)}的 {card_sign(p['card'])} 已经亮过"),
+    "not_dealt": lambda p: (f"{_s(p)} had not been dealt {cards_sign(p['cards'])} after {p['dealt']} cards.",
+                            f"发出 {p['dealt']} 张牌时{_z(p)}还没有抓到这些牌"),
+    "dealer_only": lambda p: (f"Only the dealer, {_s(p)}, does that.", f"只有庄家（{_z(p)}）可以这样做"),
+    "digger_only": lambda p: (f"Only the digger, {_s(p)}, takes the bottom.", f"只有挖坑者（{_z(p)}）抓底"),
+    "h4_only": lambda p: (f"Only the ♥4 holder, {_s(p)}, calls.", f"只有红桃四（{_z(p)}）叫牌"),
+    "lead_pass": lambda p: (f"{_s(p)} leads and may not pass.", f"{_z(p)}首出，不能不出"),
+    "tiao_again": lambda p: (f"{_s(p)} has already declared 挑.", f"{_z(p)}已经挑过"),
+    "count_missed": lambda p: (f"{_s(p)} did not announce {p['count']} card(s) left.",
+                               f"{_z(p)}未报剩余牌数（{p['count']}张）"),
+    "count_wrong": lambda p: (f"{_s(p)} announced {p['count']!r} but holds {p['left']}.",
+                              f"{_z(p)}报{p['count']!r}张，实有{p['left']}张"),
+    "count_not_due": lambda p: (f"{_s(p)} announced a count that was not due ({p['left']} card(s) left).",
+                                f"{_z(p)}无需报牌数（剩{p['left']}张）"),
+    "pa_lying": lambda p: (f"{_s(p)} lies down and cannot ask.", f"{_z(p)}已趴下，不能喊趴"),
+    "pa_not_teammate": lambda p: (f"{_s(p, 'target')} is not {_s(p)}'s teammate.",
+                                  f"{_z(p, 'target')}不是{_z(p)}的队友"),
+    "pa_target_lying": lambda p: (f"{_s(p, 'target')} already lies down.", f"{_z(p, 'target')}已经趴下"),
+    "pa_asked": lambda p: (f"{_s(p)} has already asked.", f"{_z(p)}已经喊过趴"),
+    "pa_nobody_asked": lambda p: (f"Nobody asked {_s(p)} to lie down.", f"没有人喊{_z(p)}趴"),
+    "call_card": lambda p: (f"Cannot call {card_sign(p['card'])}: a card of rank 4..10, not ♥4.",
+                            f"不能叫{card_sign(p['card'])}：须叫4到10的牌（红桃四除外）"),
+    "follow_suit": lambda p: (f"Follow suit: {_s(p)} holds {EN_SUITS[p['suit']]}.",
+                              f"有{SUIT_NAMES_ZH[p['suit']]}必须跟出"),
+    "follow_pair": lambda p: (f"A pair was led and {_s(p)} holds a pair of {EN_SUITS[p['suit']]}: give a pair.",
+                              f"首家出对，有{SUIT_NAMES_ZH[p['suit']]}对牌必须给对牌"),
+    "forced_bid": lambda p: (f"{_s(p)} holds the cards that must dig: bid 3.", f"{_z(p)}持必挖之牌，须叫3分"),
+    "xuan_answer_due": lambda p: (f"{_s(p)} must first answer the 宣红A.", f"须先由{_z(p)}回应宣红A"),
+    "xuan_no_red_ace": lambda p: (f"{_s(p)} holds no red ace.", f"{_z(p)}没有红A"),
+    "xuan_answer_only": lambda p: (f"Only {_s(p)}, the other red ace, answers the 宣红A.",
+                                   f"只有持另一张红A的{_z(p)}可回应宣红A"),
+    "fan_xuan_red": lambda p: (f"{_s(p)} is on the red-ace side.", f"{_z(p)}是红A一方"),
+    "fan_xuan_again": lambda p: (f"{_s(p)} already declared 反宣.", f"{_z(p)}已反宣"),
+}
+
+
+def people_words(v: Violation) -> tuple[str, str]:
+    """A violation in people's words (English, Chinese): from its code and params when the table has
+    them, else the engine's own words (which then name no seat and no card code)."""
+    words = VIOLATION_WORDS.get(v.code)
+    if words is not None:
+        try:
+            return words(v.params)
+        except (KeyError, TypeError, ValueError):  # params missing or odd: the engine's words still say it
+            pass
+    return v.message, v.message_zh
+
+
+def violation_for_people(v: Violation) -> dict[str, Any]:
+    """A violation's JSON with both messages in people's words (the record keeps the engine's)."""
+    en, zh = people_words(v)
+    return {**v.to_json(), "message": en, "message_zh": zh}
+
+
+# ---------------------------------------------------------------------------- the table's news
+def first_player_words(card: str | None, seat: int, rule: str | None = None) -> tuple[str, str]:
+    """What the table hears of the first player (Chinese, English)."""
+    if rule == "dealer":
+        return f"{seat_zh(seat)}坐庄，{seat_zh(seat)}先出", f"{seat_en(seat)} is the dealer and plays first."
+    if card is not None:
+        return (f"{card_zh(card)}在{seat_zh(seat)}位，{seat_zh(seat)}先出",
+                f"{seat_en(seat)} holds {card_en(card)} and plays first.")
+    return f"{seat_zh(seat)}先出", f"{seat_en(seat)} plays first."
+
+
+def news_words(news: News) -> tuple[str, str] | None:
+    """A :class:`engine.game.News` in words (Chinese, English); None for a code without words."""
+    p = news.params
+    if news.code == "trump":
+        return f"{SUIT_NAMES_ZH[p['suit']]}为主", f"{EN_SUITS[p['suit']].capitalize()} are trump."
+    if news.code == "no_trump":
+        return "无主", "No trump."
+    if news.code == "digger":
+        return f"{seat_zh(p['seat'])}位挖坑，{p['bid']}分", f"{seat_en(p['seat'])} digs, for {p['bid']}."
+    if news.code == "xuan":
+        by = p.get("seat")
+        who_zh, who_en = (seat_zh(by) + "位", seat_en(by)) if isinstance(by, int) else ("", "The")
+        return (f"{who_zh}{'独宣' if p['alone'] else '宣红A'}，翻倍",
+                f"{who_en} {'declares both red aces alone' if p['alone'] else 'red aces declaration stands'}: doubled.")
+    if news.code == "lead":
+        return _lead_words(p)
+    return None
+
+
+def _lead_words(p: dict[str, Any]) -> tuple[str, str]:
+    """Who lies down, and who leads the first trick when a 对挑 or a 趴 moved the lead."""
+    zh: list[str] = ["对挑"] if p.get("duitiao") else []
+    en: list[str] = ["挑 against 挑"] if p.get("duitiao") else []
+    for s in p.get("lying_down") or []:
+        zh.append(f"{seat_zh(s)}位趴下")
+        en.append(f"{seat_en(s)} lies down")
+    if isinstance(p.get("lead"), int):
+        zh.append(f"{seat_zh(p['lead'])}位先出")
+        en.append(f"{seat_en(p['lead'])} leads")
+    return "，".join(zh), (": " if p.get("duitiao") else "; ").join(en) + "."
+
+
+def count_words(seat: int, count: int) -> tuple[str, str]:
+    """A seat's few cards left, announced (Chinese, English)."""
+    return (f"{seat_zh(seat)}位剩{count_zh(count)}张",
+            f"{seat_en(seat)} has {count} card{'s' if count > 1 else ''} left")
