@@ -28,6 +28,7 @@ from controller.journal import Journal, owner_fields
 from controller.plan import BOTTOM, make_plan
 from engine.cards import parse_card
 from engine.record import Record
+from engine.registry import DEFAULT_GAME
 
 OnEvent = Callable[[dict[str, Any]], None]
 
@@ -77,7 +78,7 @@ class Dealer(WindowReads, DoubleFeeds, Recovery):
         self._motion.shutdown(wait=True)
 
     # ------------------------------------------------------------------ what callers use
-    def run(self, game: str = "hongsi", *, first_seat: int | None = None, fair: bool = True,
+    def run(self, game: str = DEFAULT_GAME, *, first_seat: int | None = None, fair: bool = True,
             preset: str | None = None, rules: dict[str, Any] | None = None, on_event: OnEvent | None = None,
             round_: int | None = None, previous_winner: int | None = None) -> DealResult:
         """Shuffle and deal one whole hand; return its result (``status`` done, stopped or void)."""
