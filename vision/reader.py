@@ -148,7 +148,7 @@ class CardReader:
 
     @staticmethod
     def _member_log_probs(session, x: np.ndarray, colourless: bool) -> np.ndarray:
-        card, rank, suit = session.run(None, {"image": x})
+        card, rank, suit = session.run(["card", "rank", "suit"], {"image": x})
         if colourless:  # the two jokers then differ only by shade, which lighting can fake: make them even
             card = card.copy()
             card[:, _JOKERS] = card[:, _JOKERS].mean(axis=1, keepdims=True)

@@ -419,10 +419,43 @@ def _named_face(label: str, design: str) -> Face:
 
 
 def face_for(label: str, rng: np.random.Generator, design: str | None) -> Face:
-    """The face of ``label`` in ``design``; a random style when ``design`` is None."""
+    """The face of ``label`` in ``design`` (a procedural one of :data:`DESIGNS` or a real one of
+    :data:`vision.card_art.ART_DESIGNS`); a random face (:func:`random_face`) when ``design`` is None."""
     if design is None:
-        return render_face(label, random_style(rng))
-    return _named_face(label, design)
+        return random_face(label, rng)
+    if design in DESIGNS:
+        return _named_face(label, design)
+    from vision.card_art import ART_DESIGNS, art_face, has_card
+
+    if design not in ART_DESIGNS:
+        named_style(design)  # the one clear error
+    if not has_card(label, design):  # a design without jokers: the plain deck's joker stands in
+        if label in ("BJ", "RJ"):
+            return _named_face(label, "poker")
+        raise ValueError(f"card design {design!r} is not rasterised (run: python -m vision.card_art)")
+    return art_face(label, design)
+
+
+_art: tuple[tuple[str, ...], float] = ((), 0.0)  # real designs random faces may come from, and how often
+
+
+def use_card_art(designs: list[str] | tuple[str, ...], share: float) -> None:
+    """Make :func:`random_face` draw a real design of ``designs`` (from the card-art cache) for
+    ``share`` of its faces (a training recipe; forked worker processes inherit it)."""
+    global _art
+    _art = (tuple(designs), float(share))
+
+
+def random_face(label: str, rng: np.random.Generator) -> Face:
+    """A face of ``label`` in a random procedural style, or (see :func:`use_card_art`) a real design."""
+    designs, share = _art
+    if designs and rng.random() < share:
+        from vision.card_art import art_face, has_card
+
+        design = designs[int(rng.integers(len(designs)))]
+        if has_card(label, design):
+            return art_face(label, design)
+    return render_face(label, random_style(rng))
 
 
 # ----------------------------------------------------------------------------------- frames

@@ -64,7 +64,7 @@ from vision.corner_data import (
 )
 from vision.labels import LABELS, index, rank_index, suit_index
 from vision.model_store import STORAGES, store_weights
-from vision.render import use_more_pip_shapes
+from vision.render import use_card_art, use_more_pip_shapes
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PATH = REPO / "vision" / "models" / "card_corner.onnx"
@@ -85,6 +85,8 @@ class Recipe:
     width: int = 26
 
 
+LITE = Recipe(index_calls=14_000, upright_calls=4_000, pipeline_calls=4_000, none_calls=6_000, real_reps=10,
+              epochs=6)
 QUICK = Recipe(index_calls=12_000, upright_calls=4_000, pipeline_calls=3_000, none_calls=3_000,
                real_reps=8, epochs=3, width=16)
 
@@ -220,12 +222,14 @@ def build_data(recipe: Recipe, rows: list[dict], seed: int, workers: int, progre
 NORMS = ("crop", "channel")
 
 
-def make_model(width: int = 24, norm: str = "crop"):
+def make_model(width: int = 24, norm: str = "crop", embed: bool = False):
     """The network and its export wrapper. ``norm``: how the graph evens out each crop's light before
     the first layer: ``crop``, one brightness and contrast for the whole crop; ``channel``, each colour
     channel on its own (a grey-world white balance), so a colour cast -- a dim room's green or orange
     light -- is gone before the network sees the crop, while a red index still differs from a black
-    one by which channels it darkens. The network reads crops of any size (32 x 32 as a rule)."""
+    one by which channels it darkens. The network reads crops of any size (32 x 32 as a rule).
+    ``embed``: the exported graph also outputs ``embed``, the unit-length features the heads read
+    (what enrolment's nearest neighbours compare)."""
     import torch
     from torch import nn
 
@@ -252,11 +256,14 @@ def make_model(width: int = 24, norm: str = "crop"):
             self.rank = nn.Linear(6 * w, 14)
             self.suit = nn.Linear(6 * w, 6)
 
-        def forward(self, x):
+        def embed(self, x):
             dims = (2, 3) if norm == "channel" else (1, 2, 3)
             mean = x.mean(dim=dims, keepdim=True)
             std = x.std(dim=dims, keepdim=True)
-            f = self.features((x - mean) / (std + 8.0))
+            return self.features((x - mean) / (std + 8.0))
+
+        def forward(self, x):
+            f = self.embed(x)
             return self.card(f), self.rank(f), self.suit(f)
 
     class Exported(nn.Module):
@@ -266,7 +273,11 @@ def make_model(width: int = 24, norm: str = "crop"):
 
         def forward(self, x):
             c, r, s = self.net(x)
-            return torch.softmax(c, 1), torch.softmax(r, 1), torch.softmax(s, 1)
+            outs = (torch.softmax(c, 1), torch.softmax(r, 1), torch.softmax(s, 1))
+            if not embed:
+                return outs
+            f = self.net.embed(x)  # the features the heads read, unit length: what enrolment compares
+            return outs + (f / (f.norm(dim=1, keepdim=True) + 1e-6),)
 
     return CornerNet(), Exported
 
@@ -305,15 +316,16 @@ def evaluate(net, x: np.ndarray, y: np.ndarray) -> float:
     return hits / max(1, len(x))
 
 
-def export(net, exported_cls, path: Path, storage: str = "float16", size: int = MODEL_SIZE) -> int:
+def export(net, exported_cls, path: Path, storage: str = "float16", size: int = MODEL_SIZE, embed: bool = False) -> int:
     import torch
 
     net.eval()
     model = exported_cls(net).to(memory_format=torch.contiguous_format)
     path.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, size, size)  # the reader reads a model's input size off its graph
-    torch.onnx.export(model, (dummy,), str(path), input_names=["image"], output_names=["card", "rank", "suit"],
-                      dynamic_axes={"image": {0: "n"}, "card": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}},
+    names = ["card", "rank", "suit"] + (["embed"] if embed else [])
+    torch.onnx.export(model, (dummy,), str(path), input_names=["image"], output_names=names,
+                      dynamic_axes={"image": {0: "n"}, **{n: {0: "n"} for n in names}},
                       opset_version=17, dynamo=False)
     return store_weights(path, storage)
 
@@ -340,6 +352,10 @@ def main(argv: list[str] | None = None) -> None:
                     help="low-resolution crops are also demosaiced and JPEG'd at that size (corner_data.use_sensor_codec)")
     ap.add_argument("--pip-shapes", action="store_true",
                     help="random deck styles also draw rounder spades and thin-stemmed clubs (render.use_more_pip_shapes)")
+    ap.add_argument("--card-art", type=float, default=0.0, metavar="SHARE",
+                    help="this share of random faces are real SVG designs (vision.card_art), held-out families excluded")
+    ap.add_argument("--lite", action="store_true", help="the shorter recipe (LITE: ~25 min on 2 busy cores)")
+    ap.add_argument("--embed", action="store_true", help="also export the embedding (enrolment's references)")
     ap.add_argument("--storage", choices=STORAGES, default="float16", help="how the exported weights are stored")
     ap.add_argument("--restore", type=Path, nargs="+", default=None, metavar="MODEL",
                     help="only store these exported models' weights as --storage says, in place")
@@ -368,7 +384,15 @@ def main(argv: list[str] | None = None) -> None:
     use_input_size(args.size)  # before the worker processes are forked
     use_sensor_codec(args.sensor_codec)
     use_more_pip_shapes(args.pip_shapes)
-    recipe = QUICK if args.quick else Recipe()
+    if args.card_art:
+        from vision.card_art import TRAIN_DESIGNS, cached_designs
+
+        art = [d for d in cached_designs() if d in TRAIN_DESIGNS]
+        if not art:
+            raise SystemExit("no card art in the cache: run python -m vision.card_art first")
+        use_card_art(art, args.card_art)
+        console.print(f"card art: {len(art)} designs, {args.card_art:.0%} of random faces")
+    recipe = QUICK if args.quick else LITE if args.lite else Recipe()
     if args.epochs:
         recipe.epochs = args.epochs
     if args.width:
@@ -400,7 +424,7 @@ def main(argv: list[str] | None = None) -> None:
             real_val = (np.stack([to_input(cv2.imread(str(REAL_DIR / r["file"]))) for r in val_rows]),
                         np.asarray([index(r["label"]) for r in val_rows]))
 
-        net, exported_cls = make_model(recipe.width, args.norm)
+        net, exported_cls = make_model(recipe.width, args.norm, embed=args.embed)
         if args.init:
             net.load_state_dict(torch.load(args.init))
         net = net.to(memory_format=torch.channels_last)  # faster convolutions on CPU
@@ -433,7 +457,7 @@ def main(argv: list[str] | None = None) -> None:
             if real_val is not None:
                 msg += f", real held-out {evaluate(net, *real_val):.4f}"
             console.print(msg)
-            size = export(net, exported_cls, args.out, args.storage, args.size)  # every epoch: a usable model at any time
+            size = export(net, exported_cls, args.out, args.storage, args.size, args.embed)  # every epoch: a usable model at any time
             if args.keep:
                 torch.save(net.state_dict(), args.keep)  # to continue from (--init)
             net.train()
