@@ -436,6 +436,19 @@ def face_for(label: str, rng: np.random.Generator, design: str | None) -> Face:
     return art_face(label, design)
 
 
+def check_design(design: str) -> None:
+    """ValueError (one line) unless ``design`` can be drawn: a procedural design, or a real one whose
+    card art is in the cache."""
+    if design in DESIGNS:
+        return
+    from vision.card_art import ART_DESIGNS, cached_designs
+
+    if design not in ART_DESIGNS:
+        raise ValueError(f"unknown card design {design!r}; choose one of {', '.join(DESIGNS + tuple(ART_DESIGNS))}")
+    if design not in cached_designs():
+        raise ValueError(f"card design {design!r} is not rasterised yet: run python -m vision.card_art")
+
+
 _art: tuple[tuple[str, ...], float] = ((), 0.0)  # real designs random faces may come from, and how often
 
 
@@ -444,6 +457,31 @@ def use_card_art(designs: list[str] | tuple[str, ...], share: float) -> None:
     ``share`` of its faces (a training recipe; forked worker processes inherit it)."""
     global _art
     _art = (tuple(designs), float(share))
+
+
+def face_from_image(image: np.ndarray, width: int = FACE_WIDTH) -> Face:
+    """An upright photo or scan of one card face (cropped to the card) as a :class:`Face`, with
+    rounded corners; its index box is taken where the real designs have it."""
+    from vision.card_art import index_box
+
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    alpha = None
+    if image.shape[2] == 4:
+        alpha = image[..., 3].astype(np.float32) / 255.0
+        image = image[..., :3]
+    h, w = image.shape[:2]
+    if h < w:  # a landscape picture of a portrait card: it was turned a quarter
+        image = np.ascontiguousarray(np.rot90(image, -1))
+        alpha = None if alpha is None else np.ascontiguousarray(np.rot90(alpha, -1))
+        h, w = w, h
+    H = int(round(width * h / w))
+    bgr = cv2.resize(image, (width, H), interpolation=cv2.INTER_AREA if w > width else cv2.INTER_LINEAR)
+    if alpha is None:
+        alpha = _rounded_mask(width, H, max(2, int(0.05 * width)))
+    else:
+        alpha = cv2.resize(alpha, (width, H), interpolation=cv2.INTER_LINEAR)
+    return Face(np.ascontiguousarray(bgr), alpha, index_box(bgr))
 
 
 def random_face(label: str, rng: np.random.Generator) -> Face:
@@ -563,21 +601,21 @@ def card_transform(face: Face, centre, long_side: float, angle_deg: float, persp
 
 
 def render_window_frame(label: str | None, rng: np.random.Generator, *, design: str | None = None,
-                        size: tuple[int, int] = WINDOW_SIZE) -> np.ndarray:
+                        size: tuple[int, int] = WINDOW_SIZE, face: Face | None = None) -> np.ndarray:
     """The dealer camera's view through the hopper window: the bottom card's face, lit by the LED ring,
     within a few mm and degrees of its nominal place, possibly turned 180°, framed by the hopper's matte
-    green inside. ``None`` = an empty hopper."""
+    green inside. ``None`` = an empty hopper; ``face``: this face rather than one drawn for ``label``."""
     W, H = size
     # The hopper's inside is matte green, a colour no deck uses, so the card stands out even when dark.
     floor = _texture(rng, W, H, base=(rng.integers(30, 90), rng.integers(110, 180), rng.integers(20, 80)), blobs=0)
-    if label is None:
+    if label is None and face is None:
         img = floor.astype(np.float32)
         for _ in range(int(rng.integers(0, 3))):  # the hopper's rails and screws seen through the window
             y = int(rng.integers(0, H))
             cv2.line(img, (0, y), (W - 1, y + int(rng.integers(-8, 9))),
                      tuple(float(v) for v in rng.integers(40, 140, 3)), int(rng.integers(2, 8)))
     else:
-        face = face_for(label, rng, design)
+        face = face if face is not None else face_for(label, rng, design)
         long_side = min(W * 0.9, H * 0.92 / face.bgr.shape[1] * face.bgr.shape[0]) * rng.uniform(0.95, 1.0)
         angle = 90.0 + rng.normal(0, 1.5) + (180.0 if rng.random() < 0.5 else 0.0)
         centre = (W / 2 + rng.normal(0, 4), H / 2 + rng.normal(0, 4))

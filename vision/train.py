@@ -87,6 +87,8 @@ class Recipe:
 
 LITE = Recipe(index_calls=14_000, upright_calls=4_000, pipeline_calls=4_000, none_calls=6_000, real_reps=10,
               epochs=6)
+TUNE = Recipe(index_calls=5_000, upright_calls=1_500, pipeline_calls=1_500, none_calls=2_500, real_reps=4,
+              epochs=3, lr=1e-3)  # fine-tuning from a committed model (--init-onnx)
 QUICK = Recipe(index_calls=12_000, upright_calls=4_000, pipeline_calls=3_000, none_calls=3_000,
                real_reps=8, epochs=3, width=16)
 
@@ -282,6 +284,48 @@ def make_model(width: int = 24, norm: str = "crop", embed: bool = False):
     return CornerNet(), Exported
 
 
+def load_onnx_weights(net, path: Path) -> None:
+    """Start ``net`` from an exported model's weights (``--init-onnx``). The export folded each batch
+    norm into its convolution, so the convolutions take the folded weights and biases and the batch
+    norms become the identity; fine-tuning then keeps them frozen (:func:`freeze_norms`)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    stored = {i.name: numpy_helper.to_array(i).astype(np.float32) for i in model.graph.initializer}
+    for node in model.graph.node:  # float16-stored weights are widened by a Cast: follow it back
+        if node.op_type == "Cast" and node.input[0] in stored:
+            stored[node.output[0]] = stored[node.input[0]]
+        if node.op_type == "Mul" and node.input[0].endswith("_i8f"):
+            raise ValueError("an int8-stored model cannot start a training run; use a float16 one")
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    mods = [m for m in net.features.modules() if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in net.features.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    if len(convs) != len(mods):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(mods)} (another --width?)")
+    with torch.no_grad():
+        for node, conv, bn in zip(convs, mods, norms, strict=True):
+            conv.weight.copy_(torch.from_numpy(stored[node.input[1]]))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(stored[node.input[2]]))
+        for head in ("card", "rank", "suit"):
+            layer = getattr(net, head)
+            layer.weight.copy_(torch.from_numpy(stored[f"net.{head}.weight"]))
+            layer.bias.copy_(torch.from_numpy(stored[f"net.{head}.bias"]))
+
+
+def freeze_norms(net) -> None:
+    """Batch norms in eval mode (their running statistics kept): for fine-tuning from a folded model."""
+    import torch
+
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.eval()
+
+
 def _aux_targets(y):
     import torch
 
@@ -344,6 +388,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered training crops here (.npz)")
     ap.add_argument("--width", type=int, default=None, help="channels of the first layer")
     ap.add_argument("--init", type=Path, default=None, help="start from these weights (saved by --keep)")
+    ap.add_argument("--init-onnx", type=Path, default=None, help="fine-tune from this exported float16 model")
     ap.add_argument("--keep", type=Path, default=None, help="save the torch weights here after each epoch")
     ap.add_argument("--lr", type=float, default=None)
     ap.add_argument("--norm", choices=NORMS, default="crop", help="how each crop's light is evened out (make_model)")
@@ -392,7 +437,7 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit("no card art in the cache: run python -m vision.card_art first")
         use_card_art(art, args.card_art)
         console.print(f"card art: {len(art)} designs, {args.card_art:.0%} of random faces")
-    recipe = QUICK if args.quick else LITE if args.lite else Recipe()
+    recipe = QUICK if args.quick else LITE if args.lite else TUNE if args.init_onnx else Recipe()
     if args.epochs:
         recipe.epochs = args.epochs
     if args.width:
@@ -427,6 +472,10 @@ def main(argv: list[str] | None = None) -> None:
         net, exported_cls = make_model(recipe.width, args.norm, embed=args.embed)
         if args.init:
             net.load_state_dict(torch.load(args.init))
+        if args.init_onnx:
+            load_onnx_weights(net, args.init_onnx)
+            vx_acc = evaluate(net, vx, vy)
+            console.print(f"from {args.init_onnx}: rendered frames {vx_acc:.4f}")
         net = net.to(memory_format=torch.channels_last)  # faster convolutions on CPU
         opt = torch.optim.AdamW(net.parameters(), lr=recipe.lr, weight_decay=5e-4)
         steps = recipe.epochs * (len(x) // recipe.batch)
@@ -437,6 +486,8 @@ def main(argv: list[str] | None = None) -> None:
         brng = np.random.default_rng(args.seed + 2)
         for epoch in range(recipe.epochs):
             running = 0.0
+            if args.init_onnx:
+                freeze_norms(net)
             for i, (xb, yb) in enumerate(_batches(x, y, recipe.batch, brng)):
                 # cheap extra augmentation: brightness/contrast per crop
                 gain = torch.empty(len(xb), 1, 1, 1).uniform_(0.7, 1.3)
