@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from vision.corner_data import MODEL_SIZE, NONE_CLASS, to_input
+from vision.enroll import whole_card_corners
 from vision.labels import LABELS, RANK_CLASSES, SUIT_CLASSES, rank_index, suit_index
 from vision.localize import localize, nominal_window_cards
 
@@ -222,7 +223,15 @@ class CardReader:
             if best is not None and _no_card(best[0]) > 0.5:
                 return None  # nothing there: an empty hopper
             return best
-        # no card outline in a photo: perhaps it is a close-up of the index itself
+        # no card outline in a photo: perhaps the card fills the picture (a tight photo or scan)
+        whole = whole_card_corners(image)
+        if whole is not None:
+            per_corner = self._lp(whole, grey, kind, everyone)
+            if self._a_corner_is_clear(per_corner):
+                lp = _pool_corners(per_corner)
+                if not _a_joker(lp) or _joker_corner_is_clear(per_corner, self.min_confidence["frame"]):
+                    return lp, whole
+        # ... or a close-up of the index itself
         lp, crops = self._as_corner(image, grey, kind)
         if _no_card(lp) > 0.5:
             return None
@@ -313,6 +322,12 @@ def _a_joker(lp: np.ndarray) -> bool:
     column of letters with no pip, is what a card's patterned back, a busy cloth, two cards or a steeply
     tilted card most resemble when read as an index (34 of 35 wrong answers on hard rendered photos)."""
     return LABELS[int(lp.mean(axis=0)[:NONE_CLASS].argmax())] in ("BJ", "RJ")
+
+
+def _joker_corner_is_clear(per_corner: np.ndarray, min_confidence: float) -> bool:
+    """Some corner alone reads as a joker surely enough (a JOKER index, not art pooled)."""
+    mean = per_corner.mean(axis=0)  # (corners, 55)
+    return bool((np.exp(mean[:, _JOKERS]).sum(axis=1) >= min_confidence).any())
 
 
 def _pool_corners(lp: np.ndarray) -> np.ndarray:

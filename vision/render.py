@@ -650,3 +650,32 @@ def table_scene(label: str, rng: np.random.Generator, *, design: str | None = No
     M, quad = card_transform(face, centre, long_side, angle, 0.02, rng)
     img = _composite(bg, face, M, shadow=rng.uniform(0, 0.5))
     return _photometric(img, rng, strength=1.0), quad
+
+
+def render_tight_photo(label: str, rng: np.random.Generator, *, design: str | None = None,
+                       size: tuple[int, int] = (240, 320), finger: bool = False) -> np.ndarray:
+    """A photo of one card face taken close: the card fills the picture (sometimes cut by its edges),
+    upright or turned a quarter or half, on whatever lies around it; ``finger``: a fingertip over part
+    of the card (never both indices)."""
+    W, H = size
+    face = face_for(label, rng, design)
+    fh, fw = face.bgr.shape[:2]
+    quarter = int(rng.integers(4))
+    angle = 90.0 * quarter + rng.normal(0, 3)
+    across = quarter % 2 == 1
+    fill = rng.uniform(0.92, 1.08)  # above 1: the card is cut by the picture's edges
+    long_side = fill * min((W if across else H), (H if across else W) * fh / fw)
+    bg = _texture(rng, W, H, blobs=1)
+    M, quad = card_transform(face, (W / 2 + rng.normal(0, 4), H / 2 + rng.normal(0, 4)), long_side, angle,
+                             0.015, rng)
+    img = _composite(bg, face, M, shadow=0.0)
+    if finger:
+        corner = quad[int(rng.integers(4))]
+        centre = quad.mean(axis=0)
+        tip = corner + (centre - corner) * rng.uniform(0.35, 0.6)
+        tone = np.array([rng.uniform(90, 160), rng.uniform(120, 180), rng.uniform(170, 230)], np.float32)
+        far = tip + (tip - centre) * 3.0
+        cv2.line(img, tuple(int(v) for v in tip), tuple(int(v) for v in far), tuple(float(v) for v in tone),
+                 int(0.18 * W), cv2.LINE_AA)
+        cv2.circle(img, tuple(int(v) for v in tip), int(0.09 * W), tuple(float(v) for v in tone), -1, cv2.LINE_AA)
+    return _photometric(img, rng, strength=0.8)

@@ -157,3 +157,25 @@ def test_deck_order_file_checks(tmp_path):
         read_order(p)
     p.write_text(",".join(FACTORY_ORDER + ("RJ", "BJ")))
     assert read_order(p)[-2:] == ("RJ", "BJ")
+
+
+def test_a_card_that_fills_the_picture_is_read(reader):
+    """No outline to find: the reader takes the picture as the card (vision.enroll.whole_card_corners)."""
+    from vision.render import render_tight_photo
+
+    rng = np.random.default_rng(4)
+    labels = ["H4", "SK", "D10", "C7"]
+    got = [reader.read(render_tight_photo(lab, rng, design="poker"), kind="frame").label for lab in labels]
+    assert sum(g == t for g, t in zip(got, labels, strict=True)) >= 3
+    assert all(g in (t, None) for g, t in zip(got, labels, strict=True))
+
+
+def test_the_virtual_camera_draws_a_named_design_and_refuses_an_unknown_one():
+    from firmware_bridge.sim.camera import render_frame
+    from vision.render import check_design
+
+    a = render_frame("H4", np.random.default_rng(1), "dark")
+    b = render_frame("H4", np.random.default_rng(1), "poker")
+    assert a.shape == b.shape == (240, 320, 3) and np.abs(a.astype(int) - b).mean() > 10
+    with pytest.raises(ValueError, match="unknown card design 'nosuch'"):
+        check_design("nosuch")
