@@ -50,6 +50,8 @@ CONSULT_BELOW = 0.99
 MIN_CONFIDENCE = {"window": 0.6, "frame": 0.6, "corner": 0.40}
 # ... and when the first choice is not clearly ahead of the second (e.g. the two jokers in greyscale).
 MIN_MARGIN = 0.1
+# How sharply an enrolled deck's similarities become probabilities (vision.enroll; a gap of 0.05 is e^2.5).
+DECK_TEMPERATURE = 0.02
 # How much the rank and suit heads count next to the card head.
 AUX_WEIGHT = 0.5
 
@@ -102,6 +104,7 @@ class CardReader:
         self.session = self._open(paths[0])
         self._sessions: list | None = None  # the whole committee, opened when first needed
         self.min_confidence = dict(MIN_CONFIDENCE, **(min_confidence or {}))
+        self.deck = None  # (embedder, references) of an enrolled deck: see use_deck
 
     @property
     def sessions(self) -> list:
@@ -269,10 +272,46 @@ class CardReader:
             return [None] * self._members(kind)
         return [LABELS[int(i)] for i in ev[0][:, :NONE_CLASS].argmax(axis=1)]
 
+    def use_deck(self, refs) -> None:
+        """Read from now on with an enrolled deck's references (:class:`vision.enroll.DeckRefs`; None:
+        the models alone again). EnrolError if they were made with another first model."""
+        from vision.enroll import Embedder, EnrolError
+
+        if refs is None:
+            self.deck = None
+            return
+        embedder = Embedder(self.paths[0])
+        if refs.model != embedder.digest:
+            raise EnrolError("the deck was enrolled with another model: enrol it again")
+        self.deck = (embedder, refs)
+
+    def _read_with_deck(self, frames: list[np.ndarray], kind: str) -> Reading:
+        """The frames' corners compared with the deck's references, the scores averaged over frames;
+        ``probs`` a softmax of the similarities (sharp: a clear nearest card takes nearly all), which
+        deck decoding takes as it takes the models' probabilities."""
+        from vision.enroll import card_scores, corners_of, decide
+
+        embedder, refs = self.deck
+        scores, crops = [], []
+        for f in frames:
+            c = corners_of(f, kind)
+            if c is not None:
+                scores.append(card_scores(embedder(c), refs))
+                crops += c
+        if not scores:
+            return Reading(None, 0.0, _uniform(), [], found=False)
+        mean = np.mean(scores, axis=0)
+        d = decide(mean)
+        p = np.exp((mean - mean.max()) / DECK_TEMPERATURE)
+        return Reading(d.label, d.confidence, p / p.sum(), crops)
+
     def read_votes(self, frames: list[np.ndarray], kind: str = "window") -> Reading:
         """One reading from several frames of the same card: their evidence is pooled (frames
         without a card are skipped); declines if no frame shows a card or the pool is unsure. A
-        dealer-window reading below :data:`CONSULT_BELOW` is made again by the whole committee."""
+        dealer-window reading below :data:`CONSULT_BELOW` is made again by the whole committee.
+        With a deck (:meth:`use_deck`), the deck's references decide."""
+        if getattr(self, "deck", None) is not None:
+            return self._read_with_deck(frames, kind)
         outlines: dict = {}
         reading = self._pooled(frames, kind, outlines)
         if (kind == "window" and reading.found and len(self.paths) > 1

@@ -179,3 +179,20 @@ def test_the_virtual_camera_draws_a_named_design_and_refuses_an_unknown_one():
     assert a.shape == b.shape == (240, 320, 3) and np.abs(a.astype(int) - b).mean() > 10
     with pytest.raises(ValueError, match="unknown card design 'nosuch'"):
         check_design("nosuch")
+
+
+def test_the_reader_reads_a_deal_with_an_enrolled_deck(reader, tmp_path):
+    """The dealer's hook: CardReader.use_deck; probabilities that deck decoding can take."""
+    from vision.enroll import DeckRefs, Embedder, enrol
+    from vision.reader import CardReader
+
+    rng = np.random.default_rng(11)
+    embedder = Embedder(reader.paths[0])
+    refs = enrol(embedder, [(render_window_frame(lab, rng, design="guandan"), lab, lab) for lab in LABELS], "window")
+    refs.save(tmp_path, "g")
+    r = CardReader(threads=1)
+    r.use_deck(DeckRefs.load(tmp_path, "g"))
+    for lab in ("S3", "HQ", "RJ"):
+        got = r.read_votes([render_window_frame(lab, rng, design="guandan") for _ in range(2)])
+        assert got.label == lab and got.probs.argmax() == LABELS.index(lab)
+        assert abs(got.probs.sum() - 1) < 1e-6
