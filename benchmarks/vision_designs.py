@@ -67,6 +67,30 @@ def one_design(reader: CardReader, embedder: Embedder, design: str, n: int, seed
     return out
 
 
+def held_out_table(reader: CardReader, designs: list[str], per_design: int, seed: int, n_deals: int,
+                   console: Console) -> None:
+    """Judge ``designs`` and print the table (also called by ``benchmarks/vision_eval.py``)."""
+    embedder = Embedder(reader.paths[0])
+    results = {}
+    with Progress(console=console, transient=True) as progress:
+        for i, d in enumerate(designs):
+            results[d] = one_design(reader, embedder, d, per_design, seed + i, n_deals, progress)
+    table = Table(title=f"held-out designs, read by {', '.join(p.name for p in reader.paths)}")
+    for col in ("design", "window r/w/d", "table photo r/w/d", "tight photo r/w/d", "enrolled r/w/d",
+                "deals exact"):
+        table.add_column(col)
+    total: dict[str, Counter] = {k: Counter() for k in TARGETS}
+    for d, res in results.items():
+        cells = []
+        for k in TARGETS:
+            total[k].update(res[k])
+            cells.append(_cell(res[k]))
+        table.add_row(d, *cells, f"{res['deals'].get('exact', float('nan')):.1%}")
+    table.add_row("all held out", *[_cell(total[k]) for k in TARGETS], "")
+    table.add_row("target (right >= / wrong <=)", *[f"{r:.1%} / {w:.1%}" for r, w in TARGETS.values()], ">= 99.9%")
+    console.print(table)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--per-design", type=int, default=108, help="pictures of each kind per design")
@@ -82,26 +106,7 @@ def main() -> None:
         console.print(f"not rasterised: {', '.join(missing)} (run: python -m vision.card_art)")
         raise SystemExit(2)
     reader = CardReader(args.model, threads=1) if args.model else CardReader(threads=1)
-    embedder = Embedder(reader.paths[0])
-    results = {}
-    with Progress(console=console, transient=True) as progress:
-        for i, d in enumerate(designs):
-            results[d] = one_design(reader, embedder, d, args.per_design, args.seed + i, args.deals, progress)
-    table = Table(title=f"held-out designs, read by {', '.join(p.name for p in reader.paths)}")
-    for col in ("design", "window r/w/d", "table photo r/w/d", "tight photo r/w/d", "enrolled r/w/d",
-                "deals exact"):
-        table.add_column(col)
-    total: dict[str, Counter] = {k: Counter() for k in TARGETS}
-    for d, res in results.items():
-        cells = []
-        for k in TARGETS:
-            c = res[k]
-            total[k].update(c)
-            cells.append(_cell(c))
-        table.add_row(d, *cells, f"{res['deals'].get('exact', float('nan')):.1%}")
-    table.add_row("all held out", *[_cell(total[k]) for k in TARGETS], "")
-    table.add_row("target (right >= / wrong <=)", *[f"{r:.1%} / {w:.1%}" for r, w in TARGETS.values()], ">= 99.9%")
-    console.print(table)
+    held_out_table(reader, designs, args.per_design, args.seed, args.deals, console)
 
 
 def _cell(c: Counter) -> str:

@@ -12,6 +12,17 @@ Usage (CPU; torch comes from the ``train`` extra and is never needed at run time
     .venv/bin/python -m vision.train --sensor-codec ...   # low-resolution crops also demosaiced and JPEG'd at that size
     .venv/bin/python -m vision.train --pip-shapes ...     # random decks also draw rounder spades and thin-stemmed clubs
 
+Real card art (issue 28)::
+
+    python -m vision.card_art                             # rasterise the SVG decks once (build/card-art/)
+    .venv/bin/python -m vision.train --init-onnx vision/models/card_corner.onnx --card-art 0.6 --embed \
+        --seed 2027 --out build/card_corner_art.onnx      # fine-tune the first member (recipe TUNE)
+
+``--card-art SHARE``: that share of every random face (index crops, frames through the localizer, "no card"
+crops, cards lying over others) is a real design's, from the families of ``vision.card_art.TRAIN_DESIGNS``;
+the held-out families (``HELD_OUT``) are never drawn. ``--init-onnx``: start from an exported float16 model
+(its folded batch norms kept frozen). ``--embed``: the graph also outputs ``embed`` (enrolment's features).
+
 The reader's committee (``vision.reader.COMMITTEE_PATHS``) is five runs of this script:
 ``card_corner.onnx`` (seed 2026, trained at commit 38c184a, before the label audit: the only member
 the dealer camera uses, so it is the one held to the render targets), ``card_corner_b.onnx`` (seed
