@@ -31,6 +31,7 @@ from vision.localize import localize, nominal_window_cards
 
 MIN_SIMILARITY = 0.80  # below this the picture is like no card of the deck: declined
 MIN_GAP = 0.04  # the best card must be this much closer than the next one
+VARIANTS = 6  # references made from each enrolled corner besides itself (see variants)
 SUIT_CARDS = tuple(label for label in LABELS if label not in JOKERS)
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 
@@ -168,13 +169,34 @@ def whole_card_corners(image: np.ndarray) -> list[np.ndarray] | None:
     return corner_crops(card)
 
 
-def enrol(embedder: Embedder, items: list[tuple[np.ndarray, str, str]], kind: str) -> DeckRefs:
-    """References from labelled pictures ``(image, label, name for errors)``: both corners of each."""
+def variants(crop: np.ndarray, rng: np.random.Generator, n: int = VARIANTS) -> list[np.ndarray]:
+    """The crop and ``n`` others as the localizer may cut it from another photo: shifted, turned a few
+    degrees, framed tighter or looser, blurred, lit otherwise. One photo per card then covers more."""
+    import cv2
+
+    h, w = crop.shape[:2]
+    out = [crop]
+    for _ in range(n):
+        M = cv2.getRotationMatrix2D((w / 2 + rng.normal(0, 0.03 * w), h / 2 + rng.normal(0, 0.03 * h)),
+                                    float(rng.normal(0, 3)), float(rng.uniform(0.9, 1.1)))
+        v = cv2.warpAffine(crop, M, (w, h), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        if rng.random() < 0.5:
+            v = cv2.GaussianBlur(v, (0, 0), float(rng.uniform(0.5, 1.5)))
+        v = v * rng.uniform(0.7, 1.2) + rng.uniform(-20, 20)
+        out.append(np.clip(v, 0, 255).astype(np.uint8))
+    return out
+
+
+def enrol(embedder: Embedder, items: list[tuple[np.ndarray, str, str]], kind: str, seed: int = 0) -> DeckRefs:
+    """References from labelled pictures ``(image, label, name for errors)``: both corners of each, and
+    :data:`VARIANTS` variants of each corner."""
+    rng = np.random.default_rng(seed)
     embs, labels = [], []
     for image, label, name in items:
         crops = corners_of(image, kind)
         if crops is None:
             raise EnrolError(f"{name}: no card found in the picture (try --kind corner for a crop of one index)")
+        crops = [v for c in crops for v in variants(c, rng)]
         embs.append(embedder(crops))
         labels += [index(label)] * len(crops)
     return DeckRefs(np.concatenate(embs), np.asarray(labels, np.int64), embedder.digest)
