@@ -147,16 +147,27 @@ def corners_of(image: np.ndarray, kind: str) -> list[np.ndarray] | None:
     if found is None and kind == "window":
         found = nominal_window_cards(image)[0]
     if found is None and kind == "frame":  # no outline: perhaps the card fills the picture
-        return whole_card_corners(image)
-    return None if found is None else found.corners
+        card = whole_card(image)
+        return None if card is None else whole_card_corners(image) + other_corners(card)
+    return None if found is None else found.corners + other_corners(found.card)
 
 
-def whole_card_corners(image: np.ndarray) -> list[np.ndarray] | None:
-    """The corners of a picture that is all card (a tight photo or scan), turned portrait; None when the
-    picture is not card-shaped."""
+def other_corners(card: np.ndarray) -> list[np.ndarray]:
+    """The top-right corner and the bottom-left one turned 180°: where some designs (KDE's oxygen) put
+    their index, and in any design more of the card's own look for its references to match."""
+    from vision.localize import CORNER_H, CORNER_W
+
+    h, w = card.shape[:2]
+    cw, ch = int(round(CORNER_W * w)), min(h // 2, int(round(CORNER_H * w)))
+    return [np.ascontiguousarray(card[:ch, w - cw:]), np.ascontiguousarray(card[h - ch:, :cw][::-1, ::-1])]
+
+
+def whole_card(image: np.ndarray) -> np.ndarray | None:
+    """A picture that is all card (a tight photo or scan) as the warped card, portrait, BGR; None when
+    the picture is not card-shaped."""
     import cv2
 
-    from vision.localize import CARD_WIDTH, corner_crops
+    from vision.localize import CARD_WIDTH
 
     h, w = image.shape[:2]
     if w > h:
@@ -164,9 +175,15 @@ def whole_card_corners(image: np.ndarray) -> list[np.ndarray] | None:
     if not 1.2 <= h / max(w, 1) <= 1.9:
         return None
     card = cv2.resize(image, (CARD_WIDTH, int(round(CARD_WIDTH * h / w))), interpolation=cv2.INTER_AREA)
-    if card.ndim == 2:
-        card = cv2.cvtColor(card, cv2.COLOR_GRAY2BGR)
-    return corner_crops(card)
+    return cv2.cvtColor(card, cv2.COLOR_GRAY2BGR) if card.ndim == 2 else card
+
+
+def whole_card_corners(image: np.ndarray) -> list[np.ndarray] | None:
+    """The two index corners of a picture that is all card (see :func:`whole_card`)."""
+    from vision.localize import corner_crops
+
+    card = whole_card(image)
+    return None if card is None else corner_crops(card)
 
 
 def variants(crop: np.ndarray, rng: np.random.Generator, n: int = VARIANTS) -> list[np.ndarray]:
