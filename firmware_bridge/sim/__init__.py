@@ -45,7 +45,7 @@ class VirtualRig:
                  truth_path: str | Path | None = None, *, angles: Sequence[float] | None = None,
                  bottom_angle: float | None = None, noise: tuple[float, float] = (0.0, 0.0),
                  camera: bool = True, mechanics: Mechanics | None = None,
-                 fw_overrides: dict[str, Any] | None = None):
+                 fw_overrides: dict[str, Any] | None = None, design: str | None = None):
         if decks not in (1, 2):
             raise ValueError(f"decks = {decks}: 1 or 2")
         for name, p in (("jam_rate", jam_rate), ("double_feed_rate", double_feed_rate),
@@ -61,7 +61,11 @@ class VirtualRig:
                            mechanics=mechanics, truth_path=Path(truth_path) if truth_path else None)
         self.noise = noise
         self.overrides = {**wall_safe_config(speed), **(fw_overrides or {})}
-        self.camera = CameraServer(self.board, dropout=camera_dropout, seed=seed) if camera else None
+        if design is not None:  # the deck's look (vision.render.face_for): a clear error now, not per frame
+            from vision.render import check_design
+
+            check_design(design)
+        self.camera = CameraServer(self.board, dropout=camera_dropout, seed=seed, design=design) if camera else None
         self.port: Any = None
         self.mcu: Mcu | None = None
         self.ends: dict[str, str] | None = None
