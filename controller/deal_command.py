@@ -183,7 +183,10 @@ class _Deal:
         reader = _open_reader()
         self.out = out
         self.voice = Voice(enabled=cfg.voice, fallback=lambda text: out.print(text))
-        operator = AutoOperator(delay=0.2) if unattended or not sys.stdin.isatty() else ConsoleOperator()
+        # unattended, what a person must do (hand a card over) is still printed for whoever reads this terminal
+        operator = AutoOperator(delay=0.2, tell=lambda p: out.print(f"{p['message']}\n{p['message_zh']}",
+                                                                     style="bold yellow", markup=False)) \
+            if unattended or not sys.stdin.isatty() else ConsoleOperator()
         self.dealer = Dealer(self.rig, self.camera, reader, jr, config=cfg, voice=self.voice,
                              panel=_open_panel(cfg), operator=operator, frames_per_read=frames)
 
