@@ -98,7 +98,7 @@ class DoubleFeeds:
         place = {("bottom" if s == BOTTOM else str(s)): held for s, held in hold}
         self._pause(state, check, "double_feed", cards=list(group), place=place)
         checked = {k: str(labels[k]) for k in group}
-        flag = Problem("unseen_placed", {"unseen": unseen, "seen": seen, "held": hold}).en
+        flag = Problem("unseen_placed", {"unseen": unseen, "seen": seen, "places": places}).en
         self.journal.append(state.round, "placed", {"by": "operator", "cards": {str(k): v for k, v in checked.items()},
                                                     "place": place, "flag": flag})
         state.placed.update(checked)

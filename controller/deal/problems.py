@@ -81,8 +81,9 @@ TEXT: dict[str, tuple[str, ...]] = {
     "double_carried_belongs": ("double feed: cards {n} and {with_card} both went to {seat} (card {with_card} belongs "
                                "to {belongs})", "双张：第{n}张和第{with_card}张牌都发到了{seat}（第{with_card}张应属{belongs}）"),
     "double_extra": ("double feed: card {n} took a card too many along to {seat}", "双张：第{n}张牌多带了一张牌到{seat}"),
-    "unseen_placed": ("double feed: {unseen}; the operator made sure that {held}", "双张：操作员已核对，{held}"),
-    # a hand-over's flag names no card: flags go out with the public deal_done event
+    # flags name no card: they go out with the public deal_done event (the placed/handed_over rows keep them)
+    "unseen_placed": ("double feed: {unseen}; the operator made sure that {places} hold the cards the record says",
+                      "双张：操作员已核对{places}的牌与记录相符"),
     "handed_over": ("double feed: card {n} went to {at}; the operator handed it over to {belongs}",
                     "双张：第{n}张牌被发到{at}，操作员已把它交给{belongs}"),
     "hand_over_asked": ("double feed: card {n} went to {at}; the table was asked to hand it over to {belongs} "
@@ -156,8 +157,8 @@ def _words(params: dict[str, Any], lang: str) -> dict[str, Any]:
         elif key in CARDS:
             out[key] = _join([card_name(c, lang) for c in value], lang) if isinstance(value, list) else \
                 card_name(value, lang)
-        elif key in ("hold", "held"):
-            out[key] = _holdings(value, lang, "must hold" if key == "hold" else "holds")
+        elif key == "hold":
+            out[key] = _holdings(value, lang, "must hold")
         elif key == "deck":
             out[key] = deck_text(*value)[0 if lang == "en" else 1]
         elif key == "problems":

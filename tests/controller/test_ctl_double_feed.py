@@ -142,6 +142,8 @@ def test_two_double_feeds_to_different_seats_are_checked_by_a_person_not_guessed
             assert f"seat {int(seat) + 1} must hold {card_name(cards[0], 'en')}" in pause["message"]
             assert card_name(cards[0], "en")[0] in "♠♥♦♣" or "joker" in card_name(cards[0], "en")
         assert any("the operator made sure" in f for f in result.flags)
+        named = [card_name(c, "en") for cs in pause["place"].values() for c in cs]
+        assert not any(n in f for n in named for f in result.flags)     # flags go out in a public event
         assert result.record["deal"]["flags"] == result.flags
         assert table.journal.verify().ok
 
