@@ -230,6 +230,37 @@ def test_a_double_feed_on_the_last_card_is_handed_over_and_the_deal_finishes_exa
         assert resumed.dealt[51] == 3 and not resumed.misplaced
 
 
+def test_a_crash_while_the_operator_hands_the_last_card_over_resumes_to_the_same_hand_over(tmp_path, reader):
+    """kill -9 while the deal waits for the hand-over (its pause journaled, the card not yet moved):
+    resume asks for the same hand-over once, and the record equals the table."""
+    from firmware_bridge import Rig
+
+    with rig_table(tmp_path, reader, seed=13) as (vr, table):
+        asked: list[dict[str, Any]] = []
+        table.journal.crash_at = lambda row: row.kind == "pause" and bool(row.data.get("hand_over"))
+        dealer = table.dealer(operator=operator(vr, asked))
+        with pytest.raises(Crash):
+            dealer.run("hongsi", first_seat=0, fair=False, on_event=force_doubles(vr, {50}))
+        dealer.close()
+        round_ = table.journal.last_open_round()
+        table.rig.close()                                  # the process is gone: so is its link
+        time.sleep(0.3)
+        table.rig = Rig(vr.ends["serial"], angles=table.cfg.servo_angles, bottom_angle=table.cfg.bottom_angle)
+        table.rig.connect()
+        dealer = table.dealer(operator=operator(vr, asked))
+        try:
+            result = dealer.resume(round_)
+        finally:
+            dealer.close()
+        rows = table.journal.rows(round_)
+        assert result.status == "done", result.message
+        # the crash came before the person was asked; resume asks once (a loaded machine may add a rig pause)
+        assert sum(bool(p.get("hand_over")) for p in asked) == 1, [(p["reason"], p["message"]) for p in asked]
+        assert sum(r.kind == "handed_over" for r in rows) == 1
+        assert_equals_truth("hongsi", result.record, vr.truth())
+        _seats_agree(rows, result.record, vr.truth())
+
+
 # the rows of a double feed, in the order the dealer writes them (the rig reports it: DoubleFeed)
 DOUBLE_FEED_ROWS = [
     ("fault", lambda d: d.get("kind") == "DoubleFeed"),
