@@ -205,7 +205,7 @@ class _Deal:
 def _tell(out: Console, problem: dict[str, Any]) -> None:
     """Unattended, what a person must do (hand a card over) is still printed for whoever reads this
     terminal (the operator's words: they may name a card, so never the public display's)."""
-    out.print(f"{problem['message']}\n{problem['message_zh']}", style="bold yellow", markup=False)
+    out.print(f"{problem['message']}\n{problem['message_zh']}", style="bold yellow", markup=False, soft_wrap=True)
 
 
 def _show(progress: Progress, task: Any, ev: dict[str, Any]) -> None:

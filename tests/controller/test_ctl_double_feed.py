@@ -230,6 +230,47 @@ def test_a_double_feed_on_the_last_card_is_handed_over_and_the_deal_finishes_exa
         assert resumed.dealt[51] == 3 and not resumed.misplaced
 
 
+def test_unattended_hongsi_deal_prints_the_hand_over_and_finishes(tmp_path):
+    """``hongsi deal --unattended`` on the virtual rig, card 51 taking card 52 along: the terminal shows
+    the instruction naming the card (en and zh), the journal keeps it, and the record puts the card
+    at its seat, flagged as unconfirmed."""
+    import json
+    import threading
+
+    from ctl_simrig import SPEED, start_deal
+
+    from firmware_bridge.sim import VirtualRig
+
+    vr = VirtualRig(seed=12, speed=SPEED)
+    ends = vr.start()
+    stop = threading.Event()
+
+    def double_the_last() -> None:       # the moment card 51 (index 50) is the next eject
+        while not stop.is_set():
+            with vr.board.lock:
+                if vr.board.ejects == 50:
+                    vr.board.forced_doubles = 1
+                    return
+            time.sleep(0.0005)
+
+    watcher = threading.Thread(target=double_the_last, daemon=True)
+    watcher.start()
+    try:
+        proc = start_deal(ends, tmp_path / "journal.db", "--no-fair", "--first-seat", "0", "--frames", "1", "--json")
+        out, err = proc.communicate(timeout=120)
+    finally:
+        stop.set()
+        vr.stop()
+    assert proc.returncode == 0, err[-2000:]
+    record = json.loads(out)
+    with Journal(tmp_path / "journal.db", readonly=True) as journal:
+        moved = next(r.data for r in journal.rows() if r.kind == "handed_over")
+    assert (moved["index"], moved["from"], moved["to"], moved["by"]) == (51, 2, 3, "nobody")
+    assert f"Take {card_name(moved['card'], 'en')} out of seat 3's cards and give it to seat 4" in err
+    assert f"请从3号位的牌中取出{card_name(moved['card'], 'zh')}交给4号位" in err
+    assert moved["card"] in record["hands"][3] and any("nobody confirmed" in f for f in record["deal"]["flags"])
+
+
 def test_a_crash_while_the_operator_hands_the_last_card_over_resumes_to_the_same_hand_over(tmp_path, reader):
     """kill -9 while the deal waits for the hand-over (its pause journaled, the card not yet moved):
     resume asks for the same hand-over once, and the record equals the table."""
