@@ -183,7 +183,8 @@ class _Deal:
         reader = _open_reader()
         self.out = out
         self.voice = Voice(enabled=cfg.voice, fallback=lambda text: out.print(text))
-        operator = AutoOperator(delay=0.2) if unattended or not sys.stdin.isatty() else ConsoleOperator()
+        operator = AutoOperator(delay=0.2, tell=lambda problem: _tell(out, problem)) \
+            if unattended or not sys.stdin.isatty() else ConsoleOperator()
         self.dealer = Dealer(self.rig, self.camera, reader, jr, config=cfg, voice=self.voice,
                              panel=_open_panel(cfg), operator=operator, frames_per_read=frames)
 
@@ -199,6 +200,12 @@ class _Deal:
             self.camera.close()
             self.rig.close()
             self.voice.close()
+
+
+def _tell(out: Console, problem: dict[str, Any]) -> None:
+    """Unattended, what a person must do (hand a card over) is still printed for whoever reads this
+    terminal (the operator's words: they may name a card, so never the public display's)."""
+    out.print(f"{problem['message']}\n{problem['message_zh']}", style="bold yellow", markup=False, soft_wrap=True)
 
 
 def _show(progress: Progress, task: Any, ev: dict[str, Any]) -> None:
