@@ -315,6 +315,12 @@ class Rig:
             raise Fault("cannot clear: the e-stop is still pressed / 急停按钮仍被按下", "e-stop")
         return P.FAULT_NAMES.get(r["was"], str(r["was"]))
 
+    def pulses(self, single_ms: float = 0.0, double_ms: float = 0.0) -> tuple[float, float]:
+        """Set the firmware's exit-pulse figures (one card; the double-feed threshold), kept in the Pico's
+        flash; with no arguments only read them. Returns the (single, threshold) in force, in ms."""
+        r = self._simple("pulses", int(single_ms * 1000), int(double_ms * 1000))
+        return r["single_us"] / 1000, r["double_us"] / 1000
+
     def ping(self) -> int:
         return self._simple("ping")["uptime_ms"]
 

@@ -83,5 +83,6 @@ RETX_MAX_MS = 640
 EVENT_QUEUE = 24
 
 # ---- flashing
+PULSE_FILE = "hongsi_pulses"    # in flash: "single_us double_us" as calibration measured them
 REPL_FLAG = "hongsi_repl_once"  # in flash: the next boot leaves the REPL to mpremote (command "repl")
 REPL_RESET_MS = 200             # the reply's time to reach the host (and any retransmission) before the reset

@@ -73,6 +73,7 @@ class ExitSensor:
         self.blocked_at = None
         self.cleared_at = None
         self.glitches = 0
+        self.glitch_us = config.GLITCH_US  # half the shortest card; calibration moves it
         self.pin.irq(handler=self._edge, trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
 
     def _edge(self, pin):
@@ -84,7 +85,7 @@ class ExitSensor:
                 self.blocked_at = t
                 self.cleared_at = None
         elif self.blocked_at is not None and self.cleared_at is None:
-            if time.ticks_diff(t, self.blocked_at) < config.GLITCH_US:
+            if time.ticks_diff(t, self.blocked_at) < self.glitch_us:
                 self.blocked_at = None  # too short for a card: a glitch
                 self.glitches += 1
             else:

@@ -29,6 +29,19 @@ def repl_requested():
     return True
 
 
+def load_pulses():
+    """(single_us, double_us): calibration's figures from flash, else the parts' figures."""
+    try:
+        f = open(config.PULSE_FILE)
+        single, double = [int(x) for x in f.read().split()]
+        f.close()
+        if 0 < single < double:
+            return single, double
+    except (OSError, ValueError):
+        pass
+    return config.SINGLE_PULSE_US, config.DOUBLE_PULSE_US
+
+
 class Firmware:
     def __init__(self, port):
         self.port = port
@@ -41,6 +54,8 @@ class Firmware:
         self.take = Motor(config.PIN_TAKE_A, config.PIN_TAKE_B)  # the take-away rollers
         self.exit = ExitSensor(config.PIN_EXIT)
         self.edge = Input(config.PIN_EDGE, 0, Pin.PULL_UP)
+        self.single_us, self.double_us = load_pulses()
+        self.exit.glitch_us = self.single_us // 2
         self.hopper = Input(config.PIN_HOPPER, 0, Pin.PULL_UP)
         self.endstop = Input(config.PIN_ENDSTOP, 0, Pin.PULL_UP)
         self.estop_in = Input(config.PIN_ESTOP, 1, Pin.PULL_UP)
@@ -239,6 +254,17 @@ class Firmware:
             self.fault = P.F_NONE
             self.jams = 0
             return P.OK, (was,)
+        if name == "pulses":
+            single, double = values
+            if single or double:
+                if not 0 < single < double:
+                    return P.BAD_ARGS, None
+                f = open(config.PULSE_FILE, "w")
+                f.write("%d %d\n" % (single, double))
+                f.close()
+                self.single_us, self.double_us = single, double
+                self.exit.glitch_us = single // 2
+            return P.OK, (self.single_us, self.double_us)
         if name == "repl":
             if self.moving():
                 return P.BUSY, None
@@ -360,7 +386,7 @@ class Firmware:
             self.ejects += 1
             self.jams = 0
             self.queue_event("card_passed", (pulse, now))
-            m[7] = P.DONE_DOUBLE if pulse > config.DOUBLE_PULSE_US else P.DONE_OK
+            m[7] = P.DONE_DOUBLE if pulse > self.double_us else P.DONE_OK
             m[2], m[3] = 3, now
             return
         blocked = ex.blocked_at is not None and ex.cleared_at is None

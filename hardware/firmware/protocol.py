@@ -97,6 +97,8 @@ COMMANDS = {
     11: ("clear", "<", (), "<B", ("was",), False),
     # everything off, then reboot once into MicroPython's REPL (not the firmware), so mpremote can flash it
     12: ("repl", "<", (), "<", (), False),
+    # the exit-pulse thresholds calibration measured (0, 0: only read them); kept in the Pico's flash
+    13: ("pulses", "<II", ("single_us", "double_us"), "<II", ("single_us", "double_us"), False),
 }
 
 # Events (mcu -> host): id -> (name, format, field names)
