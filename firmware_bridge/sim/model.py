@@ -412,9 +412,16 @@ class Board:
     def _set_edge(self, blocked: bool) -> None:
         self.edge_blocked = blocked
 
+    def _catch_up(self) -> None:
+        """Fire the mechanics' events due by now before a motor changes: the firmware runs a little after
+        the board last advanced, and the card must not cover that gap at the old speed."""
+        if self.clock._pinned is None:
+            self.advance(self.clock.now_ms())
+
     def _motor(self, state: int) -> None:
         if state == self.motor:
             return
+        self._catch_up()
         stopping = self.motor == 1 and state != 1
         self.motor = state
         if state == 1:
@@ -428,6 +435,7 @@ class Board:
     def _take(self, state: int) -> None:
         if state == self.take:
             return
+        self._catch_up()
         stopping = self.take == 1 and state != 1
         self.take = state
         if state == -1:

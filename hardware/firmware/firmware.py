@@ -369,15 +369,15 @@ class Firmware:
             if time.ticks_diff(now, m[3]) >= config.CHUTE_MS:
                 self._done(m[7], m[8], m[9])
             return
-        if m[2] == 0:
-            if self.edge.active():
+        pulse = ex.pulse_us()  # first: after a slow pass of the loop the card may be through already
+        if pulse is None and m[2] == 0:
+            if self.edge.active() or ex.blocked_at is not None:
                 m[2], m[3] = 1, now
             elif age > config.EDGE_MS:
                 return self._jam(now)
         if m[2] == 1 and time.ticks_diff(now, m[3]) >= config.HANDOFF_MS:
             self.motor.brake()  # the nip has the card; the next one stays behind the gate
             m[2] = 2
-        pulse = ex.pulse_us()
         if pulse is not None:
             self.take.brake()
             self.motor.brake()
