@@ -133,6 +133,7 @@ class Board:
                  mechanics: Mechanics | None = None, truth_path: Path | None = None, pins: Any = None):
         self.clock = clock
         self.rng = random.Random(seed)
+        self.phys = random.Random(None if seed is None else seed + 1_000_003)
         self.mech = mechanics or Mechanics()
         self.jam_rate, self.double_feed_rate = jam_rate, double_feed_rate
         self.mcu_reset_at = mcu_reset_at
@@ -170,7 +171,7 @@ class Board:
         self.fed = False  # the bottom card is on its way (pos > 0 or rolling)
         self.pos = 0.0
         self.feed_v, self.feed_t0 = 0.0, 0.0
-        self.group, self.group_mm, self.card_f = 1, self.mech.card_mm, 1.0
+        self.group, self.group_mm, self.card_f, self.spin_f = 1, self.mech.card_mm, 1.0, 1.0
         self.build_f = 1.0  # this build's motors against nominal (a knob: 1 ± speed_tol)
         self.in_flight = 0
         start = self.rng.uniform(20.0, 250.0)  # where the turntable was left at power-off
@@ -481,12 +482,14 @@ class Board:
             if len(self.hopper) >= 2 and (self.forced_doubles > 0 or self.rng.random() < self.double_feed_rate):
                 self.forced_doubles = max(0, self.forced_doubles - 1)
                 n = 2
-            share = 0.0
-            if n == 2:
-                stacked = self.rng.random() < m.stacked_share
-                share = self.rng.uniform(0.0, 0.03) if stacked else self.rng.uniform(*m.double_overlap)
+            # the fault draws come from ``rng`` in the order they always did (a seed deals the same faults);
+            # new physics draws from ``phys``
+            share = self.rng.uniform(*m.double_overlap) if n == 2 else 0.0
+            if n == 2 and m.stacked_share and self.phys.random() < m.stacked_share:
+                share = self.phys.uniform(0.0, 0.03)  # flush: the pulse of one card
             self.group, self.group_mm = n, m.card_mm * (1 + share)
-            self.card_f = self.build_f * self.rng.uniform(1 - m.speed_jitter, 1 + m.speed_jitter)
+            self.card_f = self.build_f / self.rng.uniform(1 - m.speed_jitter, 1 + m.speed_jitter)
+            self.spin_f = self.rng.uniform(0.97, 1.05)
             if m.card_pulse_ms is not None:
                 self.group_mm *= m.card_pulse_ms / (m.card_mm / m.takeaway_mm_ms)
             if m.eject_travel_ms is not None:  # an override: the whole path at take-away speed
@@ -501,7 +504,7 @@ class Board:
             if self.feed_token is token:
                 self._settle_feed()
 
-        self.schedule(self.mech.spin_up_ms if self.feed_v == 0 else 0.0, rolling)
+        self.schedule(self.mech.spin_up_ms * self.spin_f if self.feed_v == 0 else 0.0, rolling)
 
     def _leave(self, n: int) -> None:
         """The group's tail clears the beam: the cards leave the hopper (and the camera window) and slide
@@ -511,7 +514,7 @@ class Board:
         self.in_flight += n
         self.frame_seq += 1
         self.changed.notify_all()
-        flight = self.mech.chute_ms() * self.rng.uniform(0.85, 1.0)
+        flight = self.mech.chute_ms() * self.phys.uniform(0.85, 1.0)
 
         def land() -> None:
             place = self.place_of(self.angle_now())
