@@ -93,13 +93,16 @@ class Rig:
         self._dispatcher: threading.Thread | None = None
 
     # ------------------------------------------------------------------ connection
+    REENUMERATE_S = 10.0  # a reset Pico's USB port comes back within this (reconnects wait for it)
+
     def connect(self) -> BootInfo:
         """Open the port (first time) and shake hands; return the boot report. After an
         unexpected reboot, connect again (the turntable must be homed again)."""
         if self.link is None or self.link.dead or self.link.closed:
             if self.link is not None:
                 self.link.close()
-            self.link = Link(self.port, self.baud, timeout=self.timeout, on_event=self._on_event)
+            self.link = Link(self.port, self.baud, timeout=self.timeout, on_event=self._on_event,
+                             open_wait=self.REENUMERATE_S if self.boot is not None else 0.0)
             if self._dispatcher is None:
                 self._events = queue.Queue()
                 self._dispatcher = threading.Thread(target=self._dispatch, args=(self._events,),
