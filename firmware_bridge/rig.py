@@ -206,6 +206,9 @@ class Rig:
             raise self._fault_error(name)
         if status == P.EMPTY:
             raise HopperEmpty("eject: the hopper is empty / 发牌盒已空")
+        if status == P.BLOCKED:  # a card left in the exit beam (a stop mid-card): clear the path like a jam
+            raise Jam("a card is stuck in the exit beam; clear the path (the card back into the hopper), "
+                      "then clear_fault() / 出牌口有卡住的牌，请清理（放回牌仓）", 0)
         if status != P.ACCEPTED:
             raise RigError(f"{name}: {P.STATUS_NAMES.get(status, status)}")
         checked = time.monotonic()

@@ -528,6 +528,15 @@ class Board:
 
         self.schedule(flight, land)
 
+    def clear_path(self) -> None:
+        """The operator clears the card path: a jammed card is freed, a card stopped part-way (the motors
+        stopped mid-card) goes back into the hopper."""
+        with self.lock:
+            self.stalled = False
+            if self.fed and self.motor != 1 and self.take != 1:
+                self.log.append((self.clock.now_ms(), "operator puts a stopped card back"))
+                self._reverse()
+
     def pull_card(self) -> None:
         """The operator pulls a card stuck in the path out by hand, forwards."""
         with self.lock:

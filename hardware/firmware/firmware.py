@@ -253,6 +253,7 @@ class Firmware:
             was = self.fault
             self.fault = P.F_NONE
             self.jams = 0
+            self.exit.arm()  # a card pulled out of the path while clearing it was not dealt
             return P.OK, (was,)
         if name == "pulses":
             single, double = values
