@@ -81,12 +81,13 @@ class Link:
     def _frame(self, msg: int, args: tuple) -> tuple[int, bytes]:
         """The next sequence number whose frame holds no 0x03: a Pico still booting (before main.py's
         first statement turns Ctrl-C off) would take that byte for Ctrl-C and stop in its REPL."""
-        while True:
+        for _ in range(64):  # an argument may hold 0x03 itself (900 = 0x0384): then send it as it is
             seq = self._seq
             self._seq = (self._seq % 0xFFFF) + 1  # never 0
             frame = P.encode(P.CMD, seq, msg, args)
             if 3 not in frame:
-                return seq, frame
+                break
+        return seq, frame
 
     @property
     def crc_errors(self) -> int:
