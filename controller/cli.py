@@ -347,6 +347,8 @@ def deal(
     config: Annotated[Path | None, typer.Option(help="config file")] = None,
     unattended: Annotated[bool, typer.Option("--unattended", help="clear faults without asking")] = False,
     frames: Annotated[int, typer.Option(min=1, max=15, help="camera frames voted per card")] = 3,
+    deck: Annotated[str | None, typer.Option(help="read with the table's own enrolled deck "
+                                                  "(hongsi deck learn / vision enroll)")] = None,
 ) -> None:
     """One whole shuffle and deal on a rig (real or virtual)."""
     from controller.deal_command import CommandError, run_deal
@@ -354,7 +356,7 @@ def deal(
     try:
         code = run_deal(serial=serial, camera=camera, game=game, first_seat=first_seat, as_json=as_json,
                         resume=resume, void=void, fair=fair, journal=journal, config=config,
-                        unattended=unattended, frames=frames)
+                        unattended=unattended, frames=frames, deck=deck)
     except CommandError as exc:
         raise fail(str(exc), exc.code) from None
     raise typer.Exit(code)

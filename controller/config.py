@@ -67,6 +67,7 @@ class RigConfig(BaseSettings):
     exit_pulse_ms: float = Field(73.0, gt=0, description="one card's pulse at the exit beam (hongsi calibrate)")
     double_pulse_ms: float = Field(100.0, gt=0, description="two stuck cards' exit pulse (hongsi calibrate)")
     camera_exposure_us: float = Field(0.0, ge=0, description="camera exposure time in µs; 0 = automatic")
+    deck: str = Field("", description="the table's own deck, enrolled by hongsi deck learn ('': the models alone)")
     club: ClubConfig = Field(default_factory=ClubConfig)
 
     @model_validator(mode="after")
