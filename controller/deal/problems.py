@@ -16,11 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.announce import and_list, card_zh
 from controller.plan import BOTTOM, deck_text
+from controller.text import and_list, card_sign, card_zh
 from engine.cards import parse_card
-
-_SIGNS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 # code: (English, Chinese[, public English, public Chinese])
 TEXT: dict[str, tuple[str, ...]] = {
@@ -141,7 +139,7 @@ def card_name(label: str, lang: str) -> str:
         return label
     if card.suit is None:
         return JOKERS_EN.get(str(card), str(card))
-    return _SIGNS[card.suit] + str(card.rank)
+    return card_sign(label)
 
 
 def _join(items: list[str], lang: str) -> str:
