@@ -477,7 +477,7 @@ def config_show(config: Annotated[Path | None, typer.Option(help="config file")]
         source = find_config(config)
     except ConfigError as exc:
         raise fail(str(exc)) from None
-    sys.stdout.write(f"# from {source or 'built-in defaults (the virtual rig)'}\n" + to_toml(cfg))
+    sys.stdout.write(f"# from {source or 'built-in defaults (the virtual rig)'}\n" + to_toml(cfg, hide_secrets=True))
 
 
 # ---------------------------------------------------------------- on a Raspberry Pi: firmware, calibration, self-test

@@ -163,8 +163,11 @@ class _EnvSource(PydanticBaseSettingsSource):
         return out
 
 
-def to_toml(cfg: RigConfig) -> str:
-    """The configuration as TOML text (what ``hongsi config show`` prints)."""
+SECRET_KEYS = ("password",)  # never printed: hongsi config show says only that one is set
+
+
+def to_toml(cfg: RigConfig, *, hide_secrets: bool = False) -> str:
+    """The configuration as TOML text (what ``hongsi config show`` prints, secrets hidden)."""
     lines, sections = [], []
     for key, value in cfg.model_dump().items():
         if isinstance(value, dict):  # a [section] (``[club]``) goes after the plain keys
@@ -180,6 +183,8 @@ def to_toml(cfg: RigConfig) -> str:
             text = '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
         lines.append(f"{key} = {text}")
     for name, values in sections:
+        if hide_secrets:
+            values = {k: ("<set>" if v and k in SECRET_KEYS else v) for k, v in values.items()}
         lines.append(f"\n[{name}]")
         lines += [f"{k} = {v!r}" if isinstance(v, int) else f"{k} = {_quote(str(v))}" for k, v in values.items()]
     return "\n".join(lines) + "\n"
