@@ -141,9 +141,29 @@ def people_words(v: Violation) -> tuple[str, str]:
     return v.message, v.message_zh
 
 
-def violation_for_people(v: Violation) -> dict[str, Any]:
+def refusal_words(v: Violation, action: dict[str, Any] | None = None, turn: int | None = None) -> tuple[str, str]:
+    """A refusal as the seat that acted reads it: a play or pass out of turn is "not your turn" whatever
+    rule the engine checked first (红桃四 says the ♥4 holder must call), and a play that is no
+    combination names its cards as ♠4 ♠3, not S4 S3."""
+    action = action or {}
+    seat = action.get("seat")
+    if (v.severity == "error" and v.rule in ("phase", "turn") and action.get("action") in ("play", "pass")
+            and isinstance(seat, int) and isinstance(turn, int) and seat != turn):
+        return VIOLATION_WORDS["not_your_turn"]({"seat": seat, "due": turn})
+    cards = action.get("cards")
+    if v.rule == "combo" and isinstance(cards, list) and cards and all(isinstance(c, str) for c in cards):
+        try:
+            shown = cards_sign(cards)
+        except ValueError:  # not cards at all: the engine's words say so
+            return people_words(v)
+        return f"{shown} is not a combination.", f"{shown} 不是合法牌型"
+    return people_words(v)
+
+
+def violation_for_people(v: Violation, action: dict[str, Any] | None = None,
+                         turn: int | None = None) -> dict[str, Any]:
     """A violation's JSON with both messages in people's words (the record keeps the engine's)."""
-    en, zh = people_words(v)
+    en, zh = refusal_words(v, action, turn)
     return {**v.to_json(), "message": en, "message_zh": zh}
 
 
@@ -194,3 +214,76 @@ def count_words(seat: int, count: int) -> tuple[str, str]:
     """A seat's few cards left, announced (Chinese, English)."""
     return (f"{seat_zh(seat)}位剩{count_zh(count)}张",
             f"{seat_en(seat)} has {count} card{'s' if count > 1 else ''} left")
+
+
+# ---------------------------------------------------------------------------- the display's game panel
+# The display's panel is built from the fields of a game's public view, by field, never by game: a view
+# with a ``level`` shows the level, one with a ``digger`` the digger, and so on. Each row is data
+# (labels, a kind, a value) the page renders; the kinds are text, seat, seats and cards.
+SUIT_LABELS = {"S": "♠ 黑桃", "H": "♥ 红桃", "D": "♦ 方块", "C": "♣ 梅花"}
+XUAN_WORDS = {"pending": ("待答复", "awaiting the answer"), "xuan": ("宣成", "declared"),
+              "du_xuan": ("独宣", "declared alone"), "refused": ("放弃", "refused")}
+# 拱猪's scoring cards: what a seat has taken that counts (the hearts, the pig, the goat, the doubler)
+SCORING_CARDS = frozenset({"SQ", "DJ", "C10"})
+
+
+def _row(zh: str, en: str, kind: str, value: Any) -> dict[str, Any]:
+    return {"zh": zh, "en": en, "kind": kind, "value": value}
+
+
+def _seat_or_none(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _trump(view: dict[str, Any]) -> dict[str, Any]:
+    if view.get("no_trump"):
+        return _row("主", "trump", "text", "无主 no trump")
+    suit = view.get("trump_suit") or view.get("trump")
+    return _row("主", "trump", "text", SUIT_LABELS.get(str(suit), "未定 not yet") if suit else "未定 not yet")
+
+
+def _points(view: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
+    """In play the points taken in tricks; once over the verdict's, with 抠底 (the bottom's points
+    multiplied when the attackers win the last trick)."""
+    r = result or {}
+    if r.get("attacker_points") is not None:
+        extra = f" (含抠底 incl. the bottom {r.get('bottom_points')} ×{r['bottom_multiplier']})" \
+            if r.get("bottom_multiplier") else ""
+        return _row("抓分", "attackers' points", "text", f"{r['attacker_points']}{extra}")
+    return _row("抓分", "attackers' points", "text", str(view.get("attacker_points", 0)))
+
+
+def _xuan(view: dict[str, Any]) -> dict[str, Any]:
+    state = view.get("xuan")
+    if not state:
+        return _row("宣红A", "red aces", "text", "—")
+    zh, en = XUAN_WORDS.get(str(state), (str(state), str(state)))
+    by = _seat_or_none(view.get("xuan_by"))
+    return _row("宣红A", "red aces", "text", f"{zh} {en}" + (f" · {seat_zh(by)}位 {seat_en(by)}" if by is not None else ""))
+
+
+def panel_rows(view: dict[str, Any] | None, result: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The display's game panel for a public view (empty: the game has no panel)."""
+    v = view or {}
+    rows: list[dict[str, Any]] = []
+    if "level" in v:
+        rows.append(_row("级", "level", "text", str(v["level"])))
+        rows.append(_trump(v))
+        rows.append(_row("庄家", "dealer", "seat", _seat_or_none(v.get("dealer"))))
+        rows.append(_points(v, result))
+    if "digger" in v:
+        rows.append(_row("挖坑者", "digger", "seat", _seat_or_none(v.get("digger"))))
+        rows.append(_row("叫分", "bid", "text", str(v["bid"]) if v.get("bid") else "—"))
+    if "xuan" in v:
+        rows.append(_xuan(v))
+        rows.append(_row("反宣", "counter", "seats", list(v.get("fan_xuan_by") or [])))
+    if ("digger" in v or "xuan" in v) and "multiplier" in v:
+        rows.append(_row("倍数", "multiplier", "text", f"×{v['multiplier']}"))
+    if "digger" in v and "bottom" in v:
+        rows.append(_row("底牌", "bottom", "cards", list(v.get("bottom") or [])))
+    if "exposed" in v:
+        rows.append(_row("亮牌", "exposed", "exposed", [e for e in v.get("exposed") or [] if isinstance(e, dict)]))
+    for s, cards in enumerate(v.get("taken") or []):
+        scoring = [c for c in cards or [] if str(c).startswith("H") or c in SCORING_CARDS]
+        rows.append(_row(f"{seat_zh(s)}位 收", f"Seat {s + 1} took", "cards", scoring))
+    return rows

@@ -276,6 +276,15 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
                       limit: Annotated[int, Query(ge=1, le=500)] = 20) -> dict[str, Any]:
         return public_receipts(svc.journal, round, limit)
 
+    @app.get("/api/announcements", summary="the table's latest spoken announcements (public), oldest first")
+    def announcements(limit: Annotated[int, Query(ge=1, le=50)] = 5) -> dict[str, Any]:
+        said = [e for e in svc.hub.since(0) if e.get("type") == "voice"]
+        return {"announcements": said[-limit:]}
+
+    @app.get("/api/receipts/{receipt}/qr.svg", summary="a receipt's QR code (the whole hash), for the pages")
+    def receipt_qr(receipt: Annotated[str, PathParam(pattern="^[0-9a-f]{16,64}$")]) -> Response:
+        return Response(qr_svg(receipt), media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
     # ---------------------------------------------------------------- seats
     @app.get("/api/whoami", summary="who a token belongs to")
     def whoami(creds: Creds) -> dict[str, Any]:

@@ -161,6 +161,9 @@ class TableService:
                 raise ServiceError(409, "the emergency stop is on: clear the fault first", "急停中：请先解除故障")
             cur = self.current
             if cur is not None and cur.phase in ("dealing", "interrupted"):
+                if cur.phase == "dealing":  # a second press of Deal: the first one is under way
+                    raise ServiceError(409, f"round {cur.id} is dealing: wait for it to finish",
+                                       f"第 {cur.id} 局正在发牌，请稍候")
                 raise ServiceError(409, f"round {cur.id} is still {cur.phase}: resume or void it first",
                                    f"第 {cur.id} 局尚未发完：请先继续或作废")
             if cur is not None and cur.phase == "playing":  # the cards were gathered for a new deal
@@ -289,6 +292,7 @@ class TableService:
         rnd = self.get_round(rid)
         with rnd.lock:
             self._check_may_act(rnd, action)
+            turn = rnd.turn()  # whose turn it was, for the refusal's words
             before = rnd.counts() or []
             index, violations, news = self._referee(rnd, action, by_bot)
             applied = rnd.applied[index]
@@ -302,7 +306,7 @@ class TableService:
             self._finish(rnd)
         self._kick()
         # the acting seat reads the engine's reason in people's words (seats from 1, cards as ♠A)
-        return {"index": index, "applied": applied, "violations": [violation_for_people(v) for v in violations]}
+        return {"index": index, "applied": applied, "violations": [violation_for_people(v, action, turn) for v in violations]}
 
     def _check_may_act(self, rnd: Round, action: dict[str, Any]) -> None:
         """Refuse (``ServiceError``) an action the round cannot take now, before the referee sees it."""
