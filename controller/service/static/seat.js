@@ -183,7 +183,7 @@ async function act(action) {
     const errors = res.violations.filter((v) => v.severity === "error");
     if (errors.length) {
       const v = errors[0];
-      showMsg(`<b>不行 Refused</b> · ${esc(v.message_zh)}<br><span class="en">${esc(v.message)}</span>`, "refused");
+      showMsg(`<b>违规 Refused</b> · ${esc(v.message_zh)}<br><span class="en">${esc(v.message)}</span>`, "refused");
     } else {
       showMsg(`✓ ${esc(actionName(action)[0])} <span class="en">accepted</span>` +
         res.violations.map((v) => `<br><span class="en">${esc(v.message)}</span>`).join(""), "ok");
