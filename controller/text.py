@@ -281,7 +281,7 @@ def panel_rows(view: dict[str, Any] | None, result: dict[str, Any] | None = None
         rows.append(_row("倍数", "multiplier", "text", f"×{v['multiplier']}"))
     if "digger" in v and "bottom" in v:
         rows.append(_row("底牌", "bottom", "cards", list(v.get("bottom") or [])))
-    if "exposed" in v:
+    if "exposed" in v and "taken" in v:  # 拱猪's 亮牌 (红桃四's ``exposed`` is a flag, not cards)
         rows.append(_row("亮牌", "exposed", "exposed", [e for e in v.get("exposed") or [] if isinstance(e, dict)]))
     for s, cards in enumerate(v.get("taken") or []):
         scoring = [c for c in cards or [] if str(c).startswith("H") or c in SCORING_CARDS]

@@ -178,7 +178,8 @@ function countdown(id, untilMs) {
 }
 
 // A journal receipt for people: its short form to read out, and a QR code of the whole hash to keep.
-const RECEIPT_AT = { deal_end: ["发牌完毕", "deal"], round_end: ["本局结束", "hand"] };
+const RECEIPT_AT = { deal_end: ["发牌完毕", "the deal"], service_dealt: ["发牌完毕", "the deal"],
+  reveal: ["公开种子", "the seeds revealed"], round_end: ["本局结束", "the hand"] };
 function receiptHtml(r) {
   const at = RECEIPT_AT[r.at] || [r.at || "", r.at || ""];
   return `<img class="receipt-qr" alt="QR" src="/api/receipts/${esc(r.receipt)}/qr.svg">` +
