@@ -210,6 +210,11 @@ def _lead_words(p: dict[str, Any]) -> tuple[str, str]:
     return "，".join(zh), (": " if p.get("duitiao") else "; ").join(en) + "."
 
 
+def void_words(round_id: int) -> tuple[str, str]:
+    """A hand voided by the operator (English, Chinese), as the table hears it."""
+    return f"Hand {round_id} is void: the operator voided it.", f"第{round_id}局作废（操作员作废）"
+
+
 def count_words(seat: int, count: int) -> tuple[str, str]:
     """A seat's few cards left, announced (Chinese, English)."""
     return (f"{seat_zh(seat)}位剩{count_zh(count)}张",

@@ -25,7 +25,7 @@ from controller.service.hub import EventHub
 from controller.service.rounds import Round, public_violation
 from controller.service.tokens import TokenStore
 from controller.service.voice import Announcer
-from controller.text import count_words, seat_en, seat_zh, violation_for_people
+from controller.text import count_words, seat_en, seat_zh, violation_for_people, void_words
 from engine.game import Violation
 from engine.registry import DEFAULT_GAME, UnknownGame, get_game
 
@@ -501,13 +501,15 @@ class TableService:
                 raise ServiceError(409, f"round {rid} is already {rnd.phase}", "本局已结束")
             was = rnd.phase
             rnd.phase, rnd.paused = "void", False
+            rnd.message, rnd.message_zh = void_words(rid)
         if was == "dealing" and not self.deal_source.waiting:
             self.deal_source.estop()  # the deal pauses; its paused event sees the void and answers it
         if self.deal_source.waiting:
             self.deal_source.resolve("void")
         elif was != "dealing":
             self.journal.append(rid, "round_end", {"status": "void", "reason": "voided by the operator"})
-        self.hub.publish({"type": "void", "round": rid})
+        self.hub.publish({"type": "void", "round": rid, "message": rnd.message, "message_zh": rnd.message_zh})
+        self.voice.say(rnd.message_zh, rnd.message)  # the table hears it: no hand vanishes in silence
         return rnd
 
     def ready(self, rid: int, seat: int) -> dict[str, Any]:

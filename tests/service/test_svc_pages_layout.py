@@ -121,3 +121,55 @@ def test_seat_page_before_and_after_a_deal(browser, live):  # noqa: F811
     assert page.is_visible("#btn-play")
     assert not errors, errors
     page.close()
+
+
+def test_void_asks_first_and_the_table_hears_it(browser, live):  # noqa: F811
+    svc = live.svc
+    rnd = _deal(live.url, svc)
+    display, problems = _display(browser, live.url)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(live.url + f"/operator#t={svc.tokens.operator_token()}")
+    page.wait_for_function(f"document.getElementById('health').textContent.includes('{rnd.id}')", timeout=5000)
+    asked: list[str] = []
+
+    def answer(dialog, accept: bool) -> None:
+        asked.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", lambda d: answer(d, False))
+    page.click("#btn-void")
+    page.wait_for_timeout(300)
+    assert asked and "Void hand" in asked[0] and rnd.phase == "playing"  # asked, and "no" keeps the hand
+    page.once("dialog", lambda d: answer(d, True))
+    page.click("#btn-void")
+    wait_for(lambda: rnd.phase == "void")
+    # announced: the display's announcements and its message say so, in both languages
+    display.wait_for_function("document.getElementById('caption').textContent.includes('void')", timeout=5000)
+    assert "作废" in display.inner_text("#caption")
+    # and after a reload the announcement is still there
+    display.reload()
+    display.wait_for_function("document.getElementById('caption').textContent.includes('void')", timeout=5000)
+    assert not problems, problems
+    page.close()
+    display.close()
+
+
+def test_a_second_deal_while_dealing_says_wait(tmp_path):
+    from svc_helpers import LiveServer
+
+    from controller.service.app import create_app
+    from controller.service.deal import SoftwareDealSource
+
+    svc = TableService(tmp_path / "data", SoftwareDealSource(card_delay=0.05, seed=4), bot_delay=0.0, seed=2)
+    srv = LiveServer(create_app(svc), svc).start()
+    try:
+        op = {"Authorization": f"Bearer {svc.tokens.operator_token()}"}
+        first = httpx.post(srv.url + "/api/rounds", json={"game": "hongsi"}, headers=op)
+        assert first.status_code == 200
+        again = httpx.post(srv.url + "/api/rounds", json={"game": "hongsi"}, headers=op)
+        assert again.status_code == 409
+        assert "dealing" in again.json()["detail"] and "wait" in again.json()["detail"]
+        assert "请稍候" in again.json()["detail_zh"] and "void" not in again.json()["detail"]
+    finally:
+        srv.stop()
+        svc.close()
