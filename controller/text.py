@@ -292,3 +292,63 @@ def panel_rows(view: dict[str, Any] | None, result: dict[str, Any] | None = None
         scoring = [c for c in cards or [] if str(c).startswith("H") or c in SCORING_CARDS]
         rows.append(_row(f"{seat_zh(s)}位 收", f"Seat {s + 1} took", "cards", scoring))
     return rows
+
+
+# ---------------------------------------------------------------------------- the seat page's help
+# What each game's words mean, for the seat page's help panel (term, Chinese, English), by the game's
+# registry name; the rank order comes from the engine's data (``engine.cards.RANK_ORDERS``).
+GAME_TERMS: dict[str, list[tuple[str, str, str]]] = {
+    "hongsi": [
+        ("♥4 先出", "红桃四先出，并叫一张4到10的牌：持该牌者是搭档（二打二）", "the ♥4 holder leads and calls a card 4–10: "
+         "whoever holds it is their partner (2 vs 2)"),
+        ("暗叫", "叫自己手里的牌：一打三，×2", "calling a card of one's own: alone against three, ×2"),
+        ("挑", "叫牌前宣布一个人打三家", "declared before the call: play alone against the other three"),
+        ("对挑", "两家都挑：两人对决，另两家观战", "two seats declare 挑: they duel, the other two sit out"),
+        ("爆闷", "红桃四在叫牌前宣布一打三，必须第一个出完，分最高", "the ♥4 holder, before the call, plays alone "
+         "and must go out first; the highest stake"),
+        ("趴", "请队友趴下：队友不出牌，由你为两人打", "ask your partner to lie down: they sit out and you play for both"),
+        ("报牌", "剩下一两张牌时要报出张数", "say how many cards you have left when down to one or two"),
+    ],
+    "wakeng": [
+        ("挖坑", "叫分最高者挖坑：拿底牌，一人对两家", "the highest bidder digs: takes the bottom and plays alone "
+         "against the other two"),
+        ("叫分", "叫1到3分；3分最高", "bid 1 to 3; 3 is the highest"),
+        ("黑挖", "不看牌就挖坑，分数翻倍", "digging blind, before looking at one's cards: doubled"),
+        ("底牌", "挖坑者拿的牌，全桌可见", "the bottom the digger takes; shown to the whole table"),
+    ],
+    "zhuohonga": [
+        ("红A", "♥A和♦A两家是一伙", "the two seats holding ♥A and ♦A are one side"),
+        ("宣红A", "持红A者宣布，另一张红A同意则成，翻倍", "a red-ace holder declares; if the other agrees, doubled"),
+        ("独宣", "两张红A都在手：翻倍，须第一个出完", "both red aces in one hand: doubled, and you must go out first"),
+        ("反宣", "宣红A成后，另一方全部反宣，再翻倍", "after a 宣红A, the other side all counter-declare: doubled again"),
+    ],
+    "gongzhu": [
+        ("猪", "♠Q：−100", "♠Q, the pig: −100"),
+        ("羊", "♦J：+100", "♦J, the goat: +100"),
+        ("变压器", "♣10：收到的分翻倍", "♣10, the transformer: doubles what its taker scores"),
+        ("红桃", "每张红桃是负分", "every heart taken scores against you"),
+        ("亮牌", "开局前亮出猪、羊、变压器或♥A，分数翻倍", "showing the pig, goat, transformer or ♥A before play: "
+         "doubled"),
+        ("跟牌", "有首家花色必须跟出", "follow suit when you can"),
+    ],
+    "shengji": [
+        ("级", "本局打的级：该点数的牌是主", "the level played: cards of that rank are trump"),
+        ("主", "亮主定主花色；大小王和级牌总是主", "trump, set by a declaration; jokers and level cards are always "
+         "trump"),
+        ("庄家", "庄家拿底牌并埋回8张", "the dealer takes the bottom and buries 8 cards"),
+        ("抓分", "闲家抓到的5、10、K的分；80分以上闲家赢", "points in 5s, 10s and Ks the attackers take; 80 or more "
+         "and they win"),
+        ("抠底", "闲家赢最后一墩：底牌分翻倍", "attackers win the last trick: the bottom's points are multiplied"),
+        ("拖拉机", "相连的对子", "consecutive pairs (a tractor)"),
+    ],
+}
+
+
+def game_help(name: str) -> dict[str, Any]:
+    """The seat page's help for game ``name``: its rank order, low to high, and its words."""
+    from engine.cards import RANK_ORDERS
+
+    order = RANK_ORDERS.get(name)
+    ranks = [str(r) for r in getattr(order, "ranks", order or ())]
+    return {"ranks": [{"BJ": "小王", "RJ": "大王"}.get(r, r) for r in ranks],
+            "terms": [{"term": t, "zh": zh, "en": en} for t, zh, en in GAME_TERMS.get(name, [])]}

@@ -19,7 +19,7 @@ from collections import Counter
 from typing import Any
 
 from controller.announce import first_player_words
-from controller.text import panel_rows
+from controller.text import game_help, panel_rows
 from engine.cards import JOKERS, RANK_ORDERS, Card, parse_card
 from engine.game import HIDDEN, Game, State, Violation
 
@@ -317,7 +317,8 @@ class Round:
         out: dict[str, Any] = {"id": self.id, "game": self.game.name, "info": self.game.info.to_json(),
                                "seat": seat, "phase": self.phase,
                                "paused": self.paused, "hand": [], "legal": [], "turn": self.turn(),
-                               "undecided": seat in (waiting := self.undecided())}
+                               "undecided": seat in (waiting := self.undecided()),
+                               "help": game_help(self.game.name)}  # the seat page's rules panel
         if out["undecided"]:
             out["declare_left"] = round(self.declare_left(undecided=waiting) or 0.0, 1)  # how long the bots wait
         if self.hands is None:

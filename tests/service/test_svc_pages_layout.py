@@ -8,6 +8,7 @@ receipt. Every seat is a person: the test acts for them through the service."""
 from __future__ import annotations
 
 import os
+import re
 
 import httpx
 import pytest
@@ -119,6 +120,12 @@ def test_seat_page_before_and_after_a_deal(browser, live):  # noqa: F811
     first = page.inner_text("#table-info .first")  # "♥4 is at Seat N", in both languages
     assert f"Seat {rnd.first_player + 1}" in first and "红桃四" in first
     assert page.is_visible("#btn-play")
+    # the rules of this game, from the service: rank order and what 挑, 爆闷 and 趴 mean
+    page.click("#help summary")
+    help_text = page.inner_text("#help")
+    assert "4 < 5 < 6" in help_text and "< 2 < 3" in help_text
+    for term, meaning in (("挑", "alone against the other three"), ("爆闷", "must go out first"), ("趴", "lie down")):
+        assert re.search(rf"(^|\n){term} .*\n.*{meaning}", help_text), (term, help_text)
     assert not errors, errors
     page.close()
 

@@ -22,9 +22,21 @@ function showError(e) {  // what the service said, in both languages
   showMsg(`${esc(e.zh || "")} <span class="en">${esc(e.message)}</span>`, "refused");
 }
 
+// The game's rules in brief (from the service: the rank order and what its words mean)
+function renderHelp(help) {
+  $("help").classList.toggle("hidden", !help);
+  if (!help || $("help").dataset.game === view.game) return;
+  $("help").dataset.game = view.game;
+  const name = gameTitle(view);
+  $("help-body").innerHTML = `<div><b>${esc(name[0])}</b> <span class="en">${esc(name[1])}</span></div>` +
+    `<div>大小 <span class="en">rank order, low to high:</span> ${help.ranks.map(esc).join(" < ")}</div>` +
+    help.terms.map((t) => `<div><b>${esc(t.term)}</b> ${esc(t.zh)}<br><span class="en">${esc(t.en)}</span></div>`).join("");
+}
+
 function render(pub) {
   $("who").innerHTML = `${seatName(seat)}`;
   if (!view) return;
+  renderHelp(view.help);
   const myTurn = view.turn === seat;
   $("status").innerHTML = `#${view.id} · ${phaseText(view.phase)}${view.paused ? " · <b>暂停 Paused</b>" : ""}` +
     (view.turn !== null && view.turn !== undefined ? ` · ${myTurn ? "<b>轮到你 Your turn</b>" : "轮到 to act: " + seatName(view.turn)}` : "");
