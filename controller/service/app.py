@@ -130,6 +130,19 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+class SeatName(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str = Field(max_length=16, description="what the table calls this seat's player ('' clears it)")
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, v: str) -> str:
+        v = " ".join(v.split())
+        if any(not ch.isprintable() or ch in "<>" for ch in v):
+            raise ValueError("a name is plain text: no control characters, no < or >")
+        return v
+
+
 class NewToken(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     seat: int = Field(ge=0, le=7)
@@ -314,6 +327,15 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     def seat_ready(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
         _check(svc, creds, seat=seat, what=f"say seat {seat} is ready")
         return svc.ready(rid, seat)
+
+    @app.get("/api/names", summary="the players' names, by seat (public: the table uses them)")
+    def names() -> dict[str, Any]:
+        return {"names": svc.seat_names()}
+
+    @app.put("/api/seats/{seat}/name", summary="name this seat's player (that seat or the operator); journaled")
+    def set_name(seat: Seat, body: SeatName, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, seat=seat, what=f"name seat {seat}")
+        return {"names": svc.set_seat_name(seat, body.name)}
 
     # ---------------------------------------------------------------- operator / after the hand
     def finished_or_operator(rid: int, creds: HTTPAuthorizationCredentials | None, what: str) -> Any:

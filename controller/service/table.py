@@ -92,6 +92,7 @@ class TableService:
         self.rounds: dict[int, Round] = {}
         self.current: Round | None = None
         self.estopped = False
+        self._names: dict[str, str] | None = None  # players' names by seat, from the journal's seat_name rows
         self.fault: str | None = None
         self._wake = threading.Condition(self._lock)
         self._closing = False
@@ -511,6 +512,25 @@ class TableService:
         self.hub.publish({"type": "void", "round": rid, "message": rnd.message, "message_zh": rnd.message_zh})
         self.voice.say(rnd.message_zh, rnd.message)  # the table hears it: no hand vanishes in silence
         return rnd
+
+    # ------------------------------------------------------------------ players' names
+    def seat_names(self) -> dict[str, str]:
+        """Each named seat's player, by seat ("0": ...): the latest ``seat_name`` row of the journal."""
+        with self._lock:
+            if self._names is None:  # first asked: the journal's rows, so names outlive a restart
+                self._names = {str(r.data["seat"]): str(r.data["name"]) for r in self.journal.rows_of_kind("seat_name")}
+            return {k: v for k, v in self._names.items() if v}
+
+    def set_seat_name(self, seat: int, name: str) -> dict[str, str]:
+        """Name ``seat``'s player ('' clears it): journaled, and the table told (a public ``names`` event)."""
+        self.seat_names()  # loaded from the journal first
+        with self._lock:
+            cur = self.current
+            self._names[str(seat)] = name  # type: ignore[index]
+        self.journal.append(cur.id if cur else 0, "seat_name", {"seat": seat, "name": name})
+        names = self.seat_names()
+        self.hub.publish({"type": "names", "names": names})
+        return names
 
     def ready(self, rid: int, seat: int) -> dict[str, Any]:
         """``seat`` will not declare (more) before the first play: the bots need not wait for it."""

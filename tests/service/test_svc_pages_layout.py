@@ -110,9 +110,25 @@ def test_seat_page_before_and_after_a_deal(browser, live):  # noqa: F811
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(live.url + f"/seat#t={token}")
     page.wait_for_function("document.getElementById('status').textContent.includes('Waiting for a deal')")
-    # nothing to press and no empty menus before the first deal
-    assert not [b for b in page.locator("button, select").all() if b.is_visible()]
+    # nothing to press and no empty menus before the first deal, but a player may give a name
+    assert not [b for b in page.locator("button:not(#name-form button), select").all() if b.is_visible()]
+    page.fill("#name", "小李")
+    page.click("#name-form button")
+    page.wait_for_selector("#msg.ok")
+    page.wait_for_function("document.getElementById('who').textContent.includes('小李')", timeout=5000)
+    assert [r.data for r in svc.journal.rows_of_kind("seat_name")] == [{"seat": 0, "name": "小李"}]  # journaled
+    bad = httpx.put(live.url + "/api/seats/0/name", json={"name": "<b>x</b>"},
+                    headers={"Authorization": f"Bearer {token}"})
+    assert bad.status_code == 422 and "plain text" in bad.json()["detail"]
+    other = httpx.put(live.url + "/api/seats/1/name", json={"name": "x"}, headers={"Authorization": f"Bearer {token}"})
+    assert other.status_code == 403  # a seat names only itself
+    display, problems = _display(browser, live.url)
+    assert "小李" in display.inner_text("#ledger")  # the ledger names the player
     rnd = _deal(live.url, svc)
+    display.wait_for_selector("#seat-0")
+    assert "小李" in display.inner_text("#seat-0")  # and so does the table
+    assert not problems, problems
+    display.close()
     page.wait_for_function("document.querySelectorAll('#hand .card').length === 13")
     wait_for(lambda: svc.journal.receipt(rnd.id) is not None)
     page.wait_for_selector("#receipt:not(.hidden)")

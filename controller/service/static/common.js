@@ -6,8 +6,16 @@ const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const ZH_NUM = ["一", "二", "三", "四", "五", "六", "七", "八"];
 const RANK_ORDER = ["4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "3"];
 
+// Players' names by seat ("0": "小李"), set from each seat's page (GET /api/names, the ``names`` event)
+const NAMES = {};
+function setNames(names) {
+  for (const k of Object.keys(NAMES)) delete NAMES[k];
+  Object.assign(NAMES, names || {});
+}
+
 function seatName(s) {
-  return `<span class="zh">${ZH_NUM[s] || s + 1}号位</span> <span class="en">Seat ${s + 1}</span>`;
+  const who = NAMES[s] ? ` <b class="player">${esc(NAMES[s])}</b>` : "";
+  return `<span class="zh">${ZH_NUM[s] || s + 1}号位</span> <span class="en">Seat ${s + 1}</span>${who}`;
 }
 
 function cardParts(c) {
@@ -100,7 +108,7 @@ function actionText(a) {
 
 // A seat's name as plain text, where no markup goes (a drop-down's options): 二号位 Seat 2
 function seatLabel(s) {
-  return `${ZH_NUM[s] || s + 1}号位 Seat ${s + 1}`;
+  return `${ZH_NUM[s] || s + 1}号位 Seat ${s + 1}${NAMES[s] ? " " + NAMES[s] : ""}`;
 }
 
 // Several seats, in seat order: 二号位 Seat 2、三号位 Seat 3

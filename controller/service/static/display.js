@@ -175,7 +175,9 @@ function renderCalls() {
   }
 }
 
+let lastLedger = [];
 function renderLedger(ledger) {
+  lastLedger = ledger;
   $("ledger").innerHTML = `<tr><th>座位 Seat</th><th>筹码 Chips</th></tr>` + ledger.map((v, s) =>
     `<tr><td>${seatName(s)}</td><td class="${v > 0 ? "pos" : v < 0 ? "neg" : ""}">${v > 0 ? "+" : ""}${v}</td></tr>`).join("");
 }
@@ -200,6 +202,7 @@ function showCaption(ev) { $("caption").innerHTML = `${esc(ev.text_zh)}<br><span
 
 function onEvent(ev) {
   if (ev.type === "voice") { showCaption(ev); return; }
+  if (ev.type === "names") { setNames(ev.names); renderLedger(lastLedger); render(); renderCalls(); return; }
   if (ev.type === "receipt") { if (ev.round === roundId) showReceipt(ev); return; }
   if (ev.type === "estop") { $("estop").classList.remove("hidden"); soon(); return; }
   if (ev.type === "cleared") { $("estop").classList.add("hidden"); soon(); return; }
@@ -221,6 +224,7 @@ function onEvent(ev) {
 async function resync() {
   const health = await api("/api/health");
   $("estop").classList.toggle("hidden", !health.estop);
+  setNames((await api("/api/names")).names);
   renderLedger((await api("/api/ledger")).ledger);
   const said = (await api("/api/announcements?limit=1")).announcements;  // after a reload too
   if (said.length) showCaption(said[said.length - 1]);

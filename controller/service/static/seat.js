@@ -170,6 +170,8 @@ async function refresh() {
   try {
     const me = await api("/api/whoami", { token });
     seat = me.seat;
+    setNames((await api("/api/names")).names);
+    if (NAMES[seat] && document.activeElement !== $("name")) $("name").value = NAMES[seat];
     if (me.round) roundId = me.round;
     // before the first deal there is nothing to press: no buttons, no empty menus
     document.body.classList.toggle("no-hand", roundId === null);
@@ -207,6 +209,18 @@ async function act(action) {
   soon();
 }
 
+$("name-form").onsubmit = async (e) => {  // the display, the ledger and the pages use the name
+  e.preventDefault();
+  if (seat === null) return;
+  try {
+    setNames((await api(`/api/seats/${seat}/name`, { method: "PUT", token, body: { name: $("name").value } })).names);
+    showMsg("✓ 名字已改 <span class='en'>name set</span>", "ok");
+  } catch (err) {
+    showError(err);
+  }
+  soon();
+};
+
 const chosen = () => sortCards([...selected].flatMap(([c, n]) => Array(n).fill(c)));
 $("btn-play").onclick = () => act({ action: "play", cards: chosen() });
 $("btn-bury").onclick = () => act({ action: "bury", cards: chosen() });
@@ -238,6 +252,7 @@ if (!token) {
       showReceipt(null);
     }
     if (ev.type === "receipt" && ev.round === roundId) showReceipt(ev);
+    if (ev.type === "names") setNames(ev.names);
     if (ev.type !== "voice" && ev.type !== "deal") soon();
     else if (ev.type === "deal" && ev.dealt === ev.total) soon();
   }, async () => {  // on every (re)connect too: nothing missed while the stream was down
