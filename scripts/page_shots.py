@@ -32,7 +32,7 @@ def _play(svc, rnd, actions: int) -> None:
             return
         with rnd.lock:
             legal = rnd.state.legal_actions(seat)
-        pick = next((a for a in legal if a["action"] == "call"), None) or next(
+        pick = next((a for a in legal if a["action"] in ("call", "bury", "take_bottom")), None) or next(
             (a for a in legal if a["action"] == "play"), None) or legal[0]
         svc.act(rnd.id, pick)
 
@@ -54,6 +54,7 @@ def main(out: Path) -> None:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         op = {"Authorization": f"Bearer {svc.tokens.operator_token()}"}
         token = svc.tokens.new_seat_token(0)
+        svc.set_seat_name(0, "小李")  # a player who gave a name
         display = browser.new_page(viewport={"width": 1280, "height": 800})
         display.goto(srv.url + "/")
         for game in game_names():
@@ -61,7 +62,7 @@ def main(out: Path) -> None:
             r.raise_for_status()
             rnd = svc.get_round(r.json()["id"])
             _wait(lambda rnd=rnd: rnd.phase == "playing")
-            _play(svc, rnd, 9)
+            _play(svc, rnd, 14)
             display.wait_for_function(f"document.getElementById('round-label').textContent.startsWith('#{rnd.id}')")
             display.wait_for_timeout(400)
             display.screenshot(path=str(out / f"display-{game}.png"))
