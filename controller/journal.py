@@ -48,7 +48,7 @@ ROW_KINDS = (
     "service_dealt", "service_fault", "action", "estop", "ready",      # the table service and the play
     "round_end",
     "receipt", "contribution",                                         # signed heads; seats' seed shares
-    "seat_name",                                                       # a player named their seat
+    "seat_name", "session",                                            # a player's name; a new session
     "order",                                                           # older journals only (a double feed's order)
 )
 

@@ -328,6 +328,15 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         _check(svc, creds, seat=seat, what=f"say seat {seat} is ready")
         return svc.ready(rid, seat)
 
+    @app.get("/api/session", summary="the current session: a ledger per game, with each seat's running totals")
+    def session() -> dict[str, Any]:
+        return svc.session()
+
+    @app.post("/api/session", summary="start a new session: the ledgers start again from 0 (operator; journaled)")
+    def new_session(creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="start a new session")
+        return svc.new_session()
+
     @app.get("/api/names", summary="the players' names, by seat (public: the table uses them)")
     def names() -> dict[str, Any]:
         return {"names": svc.seat_names()}

@@ -23,6 +23,8 @@ from controller.service.bots import choose_action
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
 from controller.service.hub import EventHub
 from controller.service.rounds import Round, public_violation
+from controller.service.session import KIND as SESSION_KIND
+from controller.service.session import session_of
 from controller.service.tokens import TokenStore
 from controller.service.voice import Announcer
 from controller.text import count_words, seat_en, seat_zh, violation_for_people, void_words
@@ -435,9 +437,12 @@ class TableService:
         return None
 
     def _load_ledger(self) -> dict[int, int]:
+        """Each seat's total over the current session's hands (since the last ``session`` row)."""
         ledger: dict[int, int] = {}
         for row in self.journal.rows():
-            if row.kind == "round_end" and isinstance(row.data.get("scores"), list):
+            if row.kind == SESSION_KIND:
+                ledger = {}
+            elif row.kind == "round_end" and isinstance(row.data.get("scores"), list):
                 for s, v in enumerate(row.data["scores"]):
                     ledger[s] = ledger.get(s, 0) + int(v)
         return ledger
@@ -512,6 +517,28 @@ class TableService:
         self.hub.publish({"type": "void", "round": rid, "message": rnd.message, "message_zh": rnd.message_zh})
         self.voice.say(rnd.message_zh, rnd.message)  # the table hears it: no hand vanishes in silence
         return rnd
+
+    # ------------------------------------------------------------------ sessions
+    def session(self) -> dict[str, Any]:
+        """The current session's ledger per game, with each game's names and running totals (public)."""
+        out = session_of(self.journal.rows())
+        for name, g in out["games"].items():
+            try:
+                info = get_game(name).info
+                g["title"] = [info.name_zh, info.name_en]
+            except UnknownGame:
+                g["title"] = [name, name]
+        return out
+
+    def new_session(self) -> dict[str, Any]:
+        """Start a new session (journaled): the ledgers start again from 0, and the table is told."""
+        with self._lock:
+            cur = self.current
+            self.ledger = {}
+        self.journal.append(cur.id if cur else 0, SESSION_KIND, {"by": "operator"})
+        self.hub.publish({"type": "session", "ledger": self.ledger_list()})
+        self.voice.say("新的一场，筹码清零", "A new session: the ledger starts again.")
+        return self.session()
 
     # ------------------------------------------------------------------ players' names
     def seat_names(self) -> dict[str, str]:

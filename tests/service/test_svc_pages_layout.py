@@ -196,3 +196,32 @@ def test_a_second_deal_while_dealing_says_wait(tmp_path):
     finally:
         srv.stop()
         svc.close()
+
+
+def test_a_session_keeps_a_ledger_per_game_with_a_plot(browser, live):  # noqa: F811
+    from test_svc_pages_table import _play_out
+
+    svc = live.svc
+    rnd = _deal(live.url, svc)
+    call = next(a for a in _legal(rnd, rnd.turn()) if a["action"] == "call")  # the ♥4 holder calls first
+    _act(svc, rnd, call)
+    _play_out(svc, rnd)
+    scores = rnd.result()["scores"]
+    page, problems = _display(browser, live.url)
+    page.wait_for_selector("#ledger-plot svg polyline")
+    assert page.locator("#ledger-plot polyline").count() == 4  # one line per seat
+    assert "红桃四" in page.inner_text("#ledger-game") and "1 局" in page.inner_text("#ledger-game")
+    shown = page.eval_on_selector_all("#ledger td:last-child", "els => els.map(e => Number(e.textContent))")
+    assert shown == scores
+    session = httpx.get(live.url + "/api/session").json()
+    assert session["games"]["hongsi"]["history"] == [scores]
+    # a new session (the operator's): journaled, and every ledger starts again
+    op = {"Authorization": f"Bearer {svc.tokens.operator_token()}"}
+    assert httpx.post(live.url + "/api/session").status_code == 401
+    assert httpx.post(live.url + "/api/session", headers=op).json()["games"] == {}
+    assert any(r.kind == "session" for r in svc.journal.rows())
+    page.wait_for_function("document.querySelectorAll('#ledger-plot polyline').length === 0", timeout=5000)
+    shown = page.eval_on_selector_all("#ledger td:last-child", "els => els.map(e => Number(e.textContent))")
+    assert shown == [0, 0, 0, 0] and httpx.get(live.url + "/api/ledger").json()["ledger"] == [0, 0, 0, 0]
+    assert not problems, problems
+    page.close()

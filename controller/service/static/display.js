@@ -26,6 +26,7 @@ function render() {
   $("round-label").textContent = `#${pub.id} · ${game[0]} ${game[1]}`;
   $("tracker-panel").classList.toggle("hidden", !info.call_tracker);  // the 记牌器 of a game with a called card
   renderGamePanel();
+  renderLedger(lastLedger);  // the ledger of this hand's game
   $("phase").innerHTML = phaseText(pub.phase) + (pub.paused ? ' · <b>暂停 Paused</b>' : "");
   const table = pub.table || {};
   const lead = leadSeat();
@@ -175,11 +176,40 @@ function renderCalls() {
   }
 }
 
+// The ledger of this session, per game (levels and points are not added up): the current game's totals,
+// and each seat's running total after each hand as a plot.
+let session = null;
+const SEAT_COLOURS = ["#ffcf40", "#7ee08a", "#6cb8ff", "#ff8a8a", "#d59cff", "#ffffff"];
+
+function plotSvg(history) {
+  if (!history || history.length < 1) return "";
+  const w = 300, h = 90, n = history.length, seats = history[0].length;
+  const all = history.flat().concat([0]);
+  const lo = Math.min(...all), hi = Math.max(...all), span = Math.max(1, hi - lo);
+  const x = (i) => (n === 1 ? w / 2 : 6 + (i * (w - 12)) / (n - 1));
+  const y = (v) => 6 + ((hi - v) * (h - 12)) / span;
+  const lines = [...Array(seats).keys()].map((s) => {
+    const pts = [[-1, 0], ...history.map((row, i) => [i, row[s]])].map(([i, v]) => `${i < 0 ? 2 : x(i)},${y(v)}`).join(" ");
+    return `<polyline points="${pts}" fill="none" stroke="${SEAT_COLOURS[s % SEAT_COLOURS.length]}" stroke-width="2" data-seat="${s}"/>`;
+  }).join("");
+  return `<svg class="plot" viewBox="0 0 ${w} ${h}" role="img" aria-label="running totals 累计">` +
+    `<line x1="0" x2="${w}" y1="${y(0)}" y2="${y(0)}" stroke="#456" stroke-dasharray="3 3"/>${lines}</svg>`;
+}
+
+async function loadSession() {
+  session = await api("/api/session");
+  renderLedger(lastLedger);
+}
+
 let lastLedger = [];
 function renderLedger(ledger) {
   lastLedger = ledger;
+  const game = pub && session ? session.games[pub.game] : null;
+  if (game) ledger = game.totals;
+  $("ledger-game").textContent = game ? `· ${game.title[0]} ${game.title[1]} · ${game.hands} 局 hands` : "";
+  $("ledger-plot").innerHTML = game ? plotSvg(game.history) : "";
   $("ledger").innerHTML = `<tr><th>座位 Seat</th><th>筹码 Chips</th></tr>` + ledger.map((v, s) =>
-    `<tr><td>${seatName(s)}</td><td class="${v > 0 ? "pos" : v < 0 ? "neg" : ""}">${v > 0 ? "+" : ""}${v}</td></tr>`).join("");
+    `<tr><td><i class="key" style="background:${SEAT_COLOURS[s % SEAT_COLOURS.length]}"></i>${seatName(s)}</td><td class="${v > 0 ? "pos" : v < 0 ? "neg" : ""}">${v > 0 ? "+" : ""}${v}</td></tr>`).join("");
 }
 
 async function refresh() {
@@ -206,7 +236,8 @@ function onEvent(ev) {
   if (ev.type === "receipt") { if (ev.round === roundId) showReceipt(ev); return; }
   if (ev.type === "estop") { $("estop").classList.remove("hidden"); soon(); return; }
   if (ev.type === "cleared") { $("estop").classList.add("hidden"); soon(); return; }
-  if (ev.type === "finished" && ev.ledger) renderLedger(ev.ledger);
+  if (ev.type === "finished" && ev.ledger) { renderLedger(ev.ledger); loadSession(); }
+  if (ev.type === "session") { renderLedger(ev.ledger); loadSession(); return; }
   if (ev.type === "round") {  // a new hand: the last hand's calls are not this one's
     roundId = ev.round; pub = null; refereeCalls.length = 0; renderCalls(); showReceipt(null); soon(); return;
   }
@@ -226,6 +257,7 @@ async function resync() {
   $("estop").classList.toggle("hidden", !health.estop);
   setNames((await api("/api/names")).names);
   renderLedger((await api("/api/ledger")).ledger);
+  loadSession();
   const said = (await api("/api/announcements?limit=1")).announcements;  // after a reload too
   if (said.length) showCaption(said[said.length - 1]);
   if (health.round) { roundId = health.round; showReceipt(await latestReceipt(roundId)); await refresh(); }

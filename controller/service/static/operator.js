@@ -98,6 +98,11 @@ $("btn-void").onclick = async () => {
   if (current === null || !confirm(`作废第 ${current} 局？全桌都会听到。\nVoid hand #${current}? The whole table is told.`)) return;
   await call(`/api/rounds/${current}/void`, { method: "POST" }); showMsg("已作废 <span class='en'>Voided</span>"); health(); };
 
+$("btn-session").onclick = async () => {  // the ledgers start again from 0: ask first
+  if (!confirm("开始新的一场？筹码清零。\nStart a new session? Every ledger starts again from 0.")) return;
+  await call("/api/session", { method: "POST" }); showMsg("新的一场 <span class='en'>New session</span>"); health();
+};
+
 $("token-buttons").innerHTML = [0, 1, 2, 3].map((s) => `<button data-seat="${s}">${s + 1}号位 <span class="en">Seat ${s + 1}</span></button>`).join(" ");
 for (const b of document.querySelectorAll("#token-buttons button")) {
   b.onclick = async () => {
