@@ -73,7 +73,7 @@ function render() {
   }
   const undecided = pub.undecided || [];
   $("turn").innerHTML = undecided.length
-    ? `等待声明 <span class="en">waiting for declarations:</span> ${undecided.map(seatName).join(" · ")}<span id="declare-left"></span>`
+    ? `等待声明 <span class="en">waiting for declarations:</span> ${undecided.map((s) => `<span class="nowrap">${seatName(s)}</span>`).join(" · ")}<span id="declare-left"></span>`
     : pub.turn !== null && pub.turn !== undefined ? `轮到 <span class="en">to act:</span> ${seatName(pub.turn)}` : "";
   countdown("declare-left", undecided.length && typeof pub.declare_left === "number" ? Date.now() + 1000 * pub.declare_left : null);
   const trick = pub.trick || [];
