@@ -48,6 +48,7 @@ ROW_KINDS = (
     "service_dealt", "service_fault", "action", "estop", "ready",      # the table service and the play
     "round_end",
     "receipt", "contribution",                                         # signed heads; seats' seed shares
+    "seat_name", "session",                                            # a player's name; a new session
     "order",                                                           # older journals only (a double feed's order)
 )
 
@@ -457,6 +458,10 @@ class Journal:
         if round_ is None:
             return list(self._rows("SELECT * FROM journal ORDER BY seq"))
         return list(self._rows("SELECT * FROM journal WHERE round=? ORDER BY seq", (round_,)))
+
+    def rows_of_kind(self, kind: str) -> list[Row]:
+        """Every row of one kind, oldest first (the service's seat names)."""
+        return list(self._rows("SELECT * FROM journal WHERE kind=? ORDER BY seq", (kind,)))
 
     def rounds(self) -> list[int]:
         with self._lock:

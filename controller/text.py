@@ -141,9 +141,29 @@ def people_words(v: Violation) -> tuple[str, str]:
     return v.message, v.message_zh
 
 
-def violation_for_people(v: Violation) -> dict[str, Any]:
+def refusal_words(v: Violation, action: dict[str, Any] | None = None, turn: int | None = None) -> tuple[str, str]:
+    """A refusal as the seat that acted reads it: a play or pass out of turn is "not your turn" whatever
+    rule the engine checked first (红桃四 says the ♥4 holder must call), and a play that is no
+    combination names its cards as ♠4 ♠3, not S4 S3."""
+    action = action or {}
+    seat = action.get("seat")
+    if (v.severity == "error" and v.rule in ("phase", "turn") and action.get("action") in ("play", "pass")
+            and isinstance(seat, int) and isinstance(turn, int) and seat != turn):
+        return VIOLATION_WORDS["not_your_turn"]({"seat": seat, "due": turn})
+    cards = action.get("cards")
+    if v.rule == "combo" and isinstance(cards, list) and cards and all(isinstance(c, str) for c in cards):
+        try:
+            shown = cards_sign(cards)
+        except ValueError:  # not cards at all: the engine's words say so
+            return people_words(v)
+        return f"{shown} is not a combination.", f"{shown} 不是合法牌型"
+    return people_words(v)
+
+
+def violation_for_people(v: Violation, action: dict[str, Any] | None = None,
+                         turn: int | None = None) -> dict[str, Any]:
     """A violation's JSON with both messages in people's words (the record keeps the engine's)."""
-    en, zh = people_words(v)
+    en, zh = refusal_words(v, action, turn)
     return {**v.to_json(), "message": en, "message_zh": zh}
 
 
@@ -190,7 +210,145 @@ def _lead_words(p: dict[str, Any]) -> tuple[str, str]:
     return "，".join(zh), (": " if p.get("duitiao") else "; ").join(en) + "."
 
 
+def void_words(round_id: int) -> tuple[str, str]:
+    """A hand voided by the operator (English, Chinese), as the table hears it."""
+    return f"Hand {round_id} is void: the operator voided it.", f"第{round_id}局作废（操作员作废）"
+
+
 def count_words(seat: int, count: int) -> tuple[str, str]:
     """A seat's few cards left, announced (Chinese, English)."""
     return (f"{seat_zh(seat)}位剩{count_zh(count)}张",
             f"{seat_en(seat)} has {count} card{'s' if count > 1 else ''} left")
+
+
+# ---------------------------------------------------------------------------- the display's game panel
+# The display's panel is built from the fields of a game's public view, by field, never by game: a view
+# with a ``level`` shows the level, one with a ``digger`` the digger, and so on. Each row is data
+# (labels, a kind, a value) the page renders; the kinds are text, seat, seats and cards.
+SUIT_LABELS = {"S": "♠ 黑桃", "H": "♥ 红桃", "D": "♦ 方块", "C": "♣ 梅花"}
+XUAN_WORDS = {"pending": ("待答复", "awaiting the answer"), "xuan": ("宣成", "declared"),
+              "du_xuan": ("独宣", "declared alone"), "refused": ("放弃", "refused")}
+# 拱猪's scoring cards: what a seat has taken that counts (the hearts, the pig, the goat, the doubler)
+SCORING_CARDS = frozenset({"SQ", "DJ", "C10"})
+
+
+def _row(zh: str, en: str, kind: str, value: Any) -> dict[str, Any]:
+    return {"zh": zh, "en": en, "kind": kind, "value": value}
+
+
+def _seat_or_none(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _trump(view: dict[str, Any]) -> dict[str, Any]:
+    if view.get("no_trump"):
+        return _row("主", "trump", "text", "无主 no trump")
+    suit = view.get("trump_suit") or view.get("trump")
+    return _row("主", "trump", "text", SUIT_LABELS.get(str(suit), "未定 not yet") if suit else "未定 not yet")
+
+
+def _points(view: dict[str, Any], result: dict[str, Any] | None) -> dict[str, Any]:
+    """In play the points taken in tricks; once over the verdict's, with 抠底 (the bottom's points
+    multiplied when the attackers win the last trick)."""
+    r = result or {}
+    if r.get("attacker_points") is not None:
+        extra = f" (含抠底 incl. the bottom {r.get('bottom_points')} ×{r['bottom_multiplier']})" \
+            if r.get("bottom_multiplier") else ""
+        return _row("抓分", "attackers' points", "text", f"{r['attacker_points']}{extra}")
+    return _row("抓分", "attackers' points", "text", str(view.get("attacker_points", 0)))
+
+
+def _xuan(view: dict[str, Any]) -> dict[str, Any]:
+    state = view.get("xuan")
+    if not state:
+        return _row("宣红A", "red aces", "text", "—")
+    zh, en = XUAN_WORDS.get(str(state), (str(state), str(state)))
+    by = _seat_or_none(view.get("xuan_by"))
+    return _row("宣红A", "red aces", "text", f"{zh} {en}" + (f" · {seat_zh(by)}位 {seat_en(by)}" if by is not None else ""))
+
+
+def panel_rows(view: dict[str, Any] | None, result: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The display's game panel for a public view (empty: the game has no panel)."""
+    v = view or {}
+    rows: list[dict[str, Any]] = []
+    if "level" in v:
+        rows.append(_row("级", "level", "text", str(v["level"])))
+        rows.append(_trump(v))
+        rows.append(_row("庄家", "dealer", "seat", _seat_or_none(v.get("dealer"))))
+        rows.append(_points(v, result))
+    if "digger" in v:
+        rows.append(_row("挖坑者", "digger", "seat", _seat_or_none(v.get("digger"))))
+        rows.append(_row("叫分", "bid", "text", str(v["bid"]) if v.get("bid") else "—"))
+    if "xuan" in v:
+        rows.append(_xuan(v))
+        rows.append(_row("反宣", "counter", "seats", list(v.get("fan_xuan_by") or [])))
+    if ("digger" in v or "xuan" in v) and "multiplier" in v:
+        rows.append(_row("倍数", "multiplier", "text", f"×{v['multiplier']}"))
+    if "digger" in v and "bottom" in v:
+        rows.append(_row("底牌", "bottom", "cards", list(v.get("bottom") or [])))
+    if "exposed" in v and "taken" in v:  # 拱猪's 亮牌 (红桃四's ``exposed`` is a flag, not cards)
+        rows.append(_row("亮牌", "exposed", "exposed", [e for e in v.get("exposed") or [] if isinstance(e, dict)]))
+    for s, cards in enumerate(v.get("taken") or []):
+        scoring = [c for c in cards or [] if str(c).startswith("H") or c in SCORING_CARDS]
+        rows.append(_row(f"{seat_zh(s)}位 收", f"Seat {s + 1} took", "cards", scoring))
+    return rows
+
+
+# ---------------------------------------------------------------------------- the seat page's help
+# What each game's words mean, for the seat page's help panel (term, Chinese, English), by the game's
+# registry name; the rank order comes from the engine's data (``engine.cards.RANK_ORDERS``).
+GAME_TERMS: dict[str, list[tuple[str, str, str]]] = {
+    "hongsi": [
+        ("♥4 先出", "红桃四先出，并叫一张4到10的牌：持该牌者是搭档（二打二）", "the ♥4 holder leads and calls a card 4–10: "
+         "whoever holds it is their partner (2 vs 2)"),
+        ("暗叫", "叫自己手里的牌：一打三，×2", "calling a card of one's own: alone against three, ×2"),
+        ("挑", "叫牌前宣布一个人打三家", "declared before the call: play alone against the other three"),
+        ("对挑", "两家都挑：两人对决，另两家观战", "two seats declare 挑: they duel, the other two sit out"),
+        ("爆闷", "红桃四在叫牌前宣布一打三，必须第一个出完，分最高", "the ♥4 holder, before the call, plays alone "
+         "and must go out first; the highest stake"),
+        ("趴", "请队友趴下：队友不出牌，由你为两人打", "ask your partner to lie down: they sit out and you play for both"),
+        ("报牌", "剩下一两张牌时要报出张数", "say how many cards you have left when down to one or two"),
+    ],
+    "wakeng": [
+        ("挖坑", "叫分最高者挖坑：拿底牌，一人对两家", "the highest bidder digs: takes the bottom and plays alone "
+         "against the other two"),
+        ("叫分", "叫1到3分；3分最高", "bid 1 to 3; 3 is the highest"),
+        ("黑挖", "不看牌就挖坑，分数翻倍", "digging blind, before looking at one's cards: doubled"),
+        ("底牌", "挖坑者拿的牌，全桌可见", "the bottom the digger takes; shown to the whole table"),
+    ],
+    "zhuohonga": [
+        ("红A", "♥A和♦A两家是一伙", "the two seats holding ♥A and ♦A are one side"),
+        ("宣红A", "持红A者宣布，另一张红A同意则成，翻倍", "a red-ace holder declares; if the other agrees, doubled"),
+        ("独宣", "两张红A都在手：翻倍，须第一个出完", "both red aces in one hand: doubled, and you must go out first"),
+        ("反宣", "宣红A成后，另一方全部反宣，再翻倍", "after a 宣红A, the other side all counter-declare: doubled again"),
+    ],
+    "gongzhu": [
+        ("猪", "♠Q：−100", "♠Q, the pig: −100"),
+        ("羊", "♦J：+100", "♦J, the goat: +100"),
+        ("变压器", "♣10：收到的分翻倍", "♣10, the transformer: doubles what its taker scores"),
+        ("红桃", "每张红桃是负分", "every heart taken scores against you"),
+        ("亮牌", "开局前亮出猪、羊、变压器或♥A，分数翻倍", "showing the pig, goat, transformer or ♥A before play: "
+         "doubled"),
+        ("跟牌", "有首家花色必须跟出", "follow suit when you can"),
+    ],
+    "shengji": [
+        ("级", "本局打的级：该点数的牌是主", "the level played: cards of that rank are trump"),
+        ("主", "亮主定主花色；大小王和级牌总是主", "trump, set by a declaration; jokers and level cards are always "
+         "trump"),
+        ("庄家", "庄家拿底牌并埋回8张", "the dealer takes the bottom and buries 8 cards"),
+        ("抓分", "闲家抓到的5、10、K的分；80分以上闲家赢", "points in 5s, 10s and Ks the attackers take; 80 or more "
+         "and they win"),
+        ("抠底", "闲家赢最后一墩：底牌分翻倍", "attackers win the last trick: the bottom's points are multiplied"),
+        ("拖拉机", "相连的对子", "consecutive pairs (a tractor)"),
+    ],
+}
+
+
+def game_help(name: str) -> dict[str, Any]:
+    """The seat page's help for game ``name``: its rank order, low to high, and its words."""
+    from engine.cards import RANK_ORDERS
+
+    order = RANK_ORDERS.get(name)
+    ranks = [str(r) for r in getattr(order, "ranks", order or ())]
+    return {"ranks": [{"BJ": "小王", "RJ": "大王"}.get(r, r) for r in ranks],
+            "terms": [{"term": t, "zh": zh, "en": en} for t, zh, en in GAME_TERMS.get(name, [])]}

@@ -130,6 +130,19 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+class SeatName(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str = Field(max_length=16, description="what the table calls this seat's player ('' clears it)")
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, v: str) -> str:
+        v = " ".join(v.split())
+        if any(not ch.isprintable() or ch in "<>" for ch in v):
+            raise ValueError("a name is plain text: no control characters, no < or >")
+        return v
+
+
 class NewToken(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     seat: int = Field(ge=0, le=7)
@@ -276,6 +289,15 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
                       limit: Annotated[int, Query(ge=1, le=500)] = 20) -> dict[str, Any]:
         return public_receipts(svc.journal, round, limit)
 
+    @app.get("/api/announcements", summary="the table's latest spoken announcements (public), oldest first")
+    def announcements(limit: Annotated[int, Query(ge=1, le=50)] = 5) -> dict[str, Any]:
+        said = [e for e in svc.hub.since(0) if e.get("type") == "voice"]
+        return {"announcements": said[-limit:]}
+
+    @app.get("/api/receipts/{receipt}/qr.svg", summary="a receipt's QR code (the whole hash), for the pages")
+    def receipt_qr(receipt: Annotated[str, PathParam(pattern="^[0-9a-f]{16,64}$")]) -> Response:
+        return Response(qr_svg(receipt), media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
     # ---------------------------------------------------------------- seats
     @app.get("/api/whoami", summary="who a token belongs to")
     def whoami(creds: Creds) -> dict[str, Any]:
@@ -305,6 +327,24 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     def seat_ready(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
         _check(svc, creds, seat=seat, what=f"say seat {seat} is ready")
         return svc.ready(rid, seat)
+
+    @app.get("/api/session", summary="the current session: a ledger per game, with each seat's running totals")
+    def session() -> dict[str, Any]:
+        return svc.session()
+
+    @app.post("/api/session", summary="start a new session: the ledgers start again from 0 (operator; journaled)")
+    def new_session(creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="start a new session")
+        return svc.new_session()
+
+    @app.get("/api/names", summary="the players' names, by seat (public: the table uses them)")
+    def names() -> dict[str, Any]:
+        return {"names": svc.seat_names()}
+
+    @app.put("/api/seats/{seat}/name", summary="name this seat's player (that seat or the operator); journaled")
+    def set_name(seat: Seat, body: SeatName, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, seat=seat, what=f"name seat {seat}")
+        return {"names": svc.set_seat_name(seat, body.name)}
 
     # ---------------------------------------------------------------- operator / after the hand
     def finished_or_operator(rid: int, creds: HTTPAuthorizationCredentials | None, what: str) -> Any:

@@ -19,6 +19,7 @@ from collections import Counter
 from typing import Any
 
 from controller.announce import first_player_words
+from controller.text import game_help, panel_rows
 from engine.cards import JOKERS, RANK_ORDERS, Card, parse_card
 from engine.game import HIDDEN, Game, State, Violation
 
@@ -282,7 +283,8 @@ class Round:
             "first_seat": self.first_seat, "fair_deal": self.fair_deal, "bots": sorted(self.bots),
             "total": self.total, "dealt": self.dealt, "dealt_per_seat": list(self.dealt_per_seat),
             "first_player": self.first_player, "counts": counts,
-            "low": [s for s, n in enumerate(counts or []) if 0 < n <= low_at],
+            # few cards left is news only in play: a hand being dealt (or stopped mid-deal) is not low
+            "low": [s for s, n in enumerate(counts or []) if 0 < n <= low_at] if self.phase == "playing" else [],
             "turn": self.turn(), "called": self.called(), "trick": self.public_trick(),
             "undecided": (waiting := self.undecided(view)),
             "declare_left": None if (left := self.declare_left(undecided=waiting)) is None else round(left, 1),
@@ -293,6 +295,10 @@ class Round:
             out["table"] = view
         if self.phase == "finished":
             out["result"] = self.result()
+        # the display's game panel, from the view's fields (``controller.text``): the page names no game
+        out["panel"] = panel_rows(view, out["result"]) if "table" in out else []
+        # who plays first, in words (红桃四: "♥4 is at Seat N"), once the deal is done
+        out["first_words"] = list(self.first_text) if self.first_text and self.phase in ("playing", "finished") else None
         return out
 
     def result(self) -> dict[str, Any] | None:
@@ -311,7 +317,8 @@ class Round:
         out: dict[str, Any] = {"id": self.id, "game": self.game.name, "info": self.game.info.to_json(),
                                "seat": seat, "phase": self.phase,
                                "paused": self.paused, "hand": [], "legal": [], "turn": self.turn(),
-                               "undecided": seat in (waiting := self.undecided())}
+                               "undecided": seat in (waiting := self.undecided()),
+                               "help": game_help(self.game.name)}  # the seat page's rules panel
         if out["undecided"]:
             out["declare_left"] = round(self.declare_left(undecided=waiting) or 0.0, 1)  # how long the bots wait
         if self.hands is None:

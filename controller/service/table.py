@@ -23,9 +23,11 @@ from controller.service.bots import choose_action
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
 from controller.service.hub import EventHub
 from controller.service.rounds import Round, public_violation
+from controller.service.session import KIND as SESSION_KIND
+from controller.service.session import session_of
 from controller.service.tokens import TokenStore
 from controller.service.voice import Announcer
-from controller.text import count_words, seat_en, seat_zh, violation_for_people
+from controller.text import count_words, seat_en, seat_zh, violation_for_people, void_words
 from engine.game import Violation
 from engine.registry import DEFAULT_GAME, UnknownGame, get_game
 
@@ -92,6 +94,7 @@ class TableService:
         self.rounds: dict[int, Round] = {}
         self.current: Round | None = None
         self.estopped = False
+        self._names: dict[str, str] | None = None  # players' names by seat, from the journal's seat_name rows
         self.fault: str | None = None
         self._wake = threading.Condition(self._lock)
         self._closing = False
@@ -161,6 +164,9 @@ class TableService:
                 raise ServiceError(409, "the emergency stop is on: clear the fault first", "急停中：请先解除故障")
             cur = self.current
             if cur is not None and cur.phase in ("dealing", "interrupted"):
+                if cur.phase == "dealing":  # a second press of Deal: the first one is under way
+                    raise ServiceError(409, f"round {cur.id} is dealing: wait for it to finish",
+                                       f"第 {cur.id} 局正在发牌，请稍候")
                 raise ServiceError(409, f"round {cur.id} is still {cur.phase}: resume or void it first",
                                    f"第 {cur.id} 局尚未发完：请先继续或作废")
             if cur is not None and cur.phase == "playing":  # the cards were gathered for a new deal
@@ -289,6 +295,7 @@ class TableService:
         rnd = self.get_round(rid)
         with rnd.lock:
             self._check_may_act(rnd, action)
+            turn = rnd.turn()  # whose turn it was, for the refusal's words
             before = rnd.counts() or []
             index, violations, news = self._referee(rnd, action, by_bot)
             applied = rnd.applied[index]
@@ -302,7 +309,7 @@ class TableService:
             self._finish(rnd)
         self._kick()
         # the acting seat reads the engine's reason in people's words (seats from 1, cards as ♠A)
-        return {"index": index, "applied": applied, "violations": [violation_for_people(v) for v in violations]}
+        return {"index": index, "applied": applied, "violations": [violation_for_people(v, action, turn) for v in violations]}
 
     def _check_may_act(self, rnd: Round, action: dict[str, Any]) -> None:
         """Refuse (``ServiceError``) an action the round cannot take now, before the referee sees it."""
@@ -430,9 +437,12 @@ class TableService:
         return None
 
     def _load_ledger(self) -> dict[int, int]:
+        """Each seat's total over the current session's hands (since the last ``session`` row)."""
         ledger: dict[int, int] = {}
         for row in self.journal.rows():
-            if row.kind == "round_end" and isinstance(row.data.get("scores"), list):
+            if row.kind == SESSION_KIND:
+                ledger = {}
+            elif row.kind == "round_end" and isinstance(row.data.get("scores"), list):
                 for s, v in enumerate(row.data["scores"]):
                     ledger[s] = ledger.get(s, 0) + int(v)
         return ledger
@@ -497,14 +507,57 @@ class TableService:
                 raise ServiceError(409, f"round {rid} is already {rnd.phase}", "本局已结束")
             was = rnd.phase
             rnd.phase, rnd.paused = "void", False
+            rnd.message, rnd.message_zh = void_words(rid)
         if was == "dealing" and not self.deal_source.waiting:
             self.deal_source.estop()  # the deal pauses; its paused event sees the void and answers it
         if self.deal_source.waiting:
             self.deal_source.resolve("void")
         elif was != "dealing":
             self.journal.append(rid, "round_end", {"status": "void", "reason": "voided by the operator"})
-        self.hub.publish({"type": "void", "round": rid})
+        self.hub.publish({"type": "void", "round": rid, "message": rnd.message, "message_zh": rnd.message_zh})
+        self.voice.say(rnd.message_zh, rnd.message)  # the table hears it: no hand vanishes in silence
         return rnd
+
+    # ------------------------------------------------------------------ sessions
+    def session(self) -> dict[str, Any]:
+        """The current session's ledger per game, with each game's names and running totals (public)."""
+        out = session_of(self.journal.rows())
+        for name, g in out["games"].items():
+            try:
+                info = get_game(name).info
+                g["title"] = [info.name_zh, info.name_en]
+            except UnknownGame:
+                g["title"] = [name, name]
+        return out
+
+    def new_session(self) -> dict[str, Any]:
+        """Start a new session (journaled): the ledgers start again from 0, and the table is told."""
+        with self._lock:
+            cur = self.current
+            self.ledger = {}
+        self.journal.append(cur.id if cur else 0, SESSION_KIND, {"by": "operator"})
+        self.hub.publish({"type": "session", "ledger": self.ledger_list()})
+        self.voice.say("新的一场，筹码清零", "A new session: the ledger starts again.")
+        return self.session()
+
+    # ------------------------------------------------------------------ players' names
+    def seat_names(self) -> dict[str, str]:
+        """Each named seat's player, by seat ("0": ...): the latest ``seat_name`` row of the journal."""
+        with self._lock:
+            if self._names is None:  # first asked: the journal's rows, so names outlive a restart
+                self._names = {str(r.data["seat"]): str(r.data["name"]) for r in self.journal.rows_of_kind("seat_name")}
+            return {k: v for k, v in self._names.items() if v}
+
+    def set_seat_name(self, seat: int, name: str) -> dict[str, str]:
+        """Name ``seat``'s player ('' clears it): journaled, and the table told (a public ``names`` event)."""
+        self.seat_names()  # loaded from the journal first
+        with self._lock:
+            cur = self.current
+            self._names[str(seat)] = name  # type: ignore[index]
+        self.journal.append(cur.id if cur else 0, "seat_name", {"seat": seat, "name": name})
+        names = self.seat_names()
+        self.hub.publish({"type": "names", "names": names})
+        return names
 
     def ready(self, rid: int, seat: int) -> dict[str, Any]:
         """``seat`` will not declare (more) before the first play: the bots need not wait for it."""

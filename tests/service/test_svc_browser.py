@@ -14,7 +14,9 @@ from svc_helpers import LiveServer, rig_parts_missing, rig_service, wait_for
 
 from controller.service.app import create_app
 from controller.service.deal import SoftwareDealSource
+from controller.service.rounds import public_violation
 from controller.service.table import TableService
+from controller.text import card_sign
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
@@ -148,7 +150,9 @@ def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(paced.url + f"/seat#t={token}")
     page.wait_for_function("document.querySelectorAll('#hand .card').length === 13", timeout=10000)
-    assert all(page.is_visible(sel) for sel in ("#btn-tiao", "#btn-baomen", "#talk", "#btn-pass"))
+    assert not errors, errors
+    hidden = [sel for sel in ("#btn-tiao", "#btn-baomen", "#talk", "#btn-pass") if not page.is_visible(sel)]
+    assert not hidden, (hidden, page.evaluate("document.body.className"), rnd.events)
     assert page.is_hidden("#btn-bury")
     if not any(rnd.applied):  # nobody has acted: the bots wait for this seat's word, given by its button
         assert "s left" in page.inner_text("#ready-left")  # and say for how long
@@ -166,14 +170,21 @@ def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
     msg = page.inner_text("#msg")
     assert "Refused" in msg and "违规" in msg
     rule = rnd.violations[-1]["list"][0]["rule"]
-    assert rule in msg and rnd.applied[-1] is False
+    assert rnd.applied[-1] is False
+    # in people's words: out of turn is "not your turn"; a bad combination names ♠4 ♠3, never S4 S3
+    if rule == "combo":
+        assert card_sign(hand[0]) in msg and card_sign(hand[-1]) in msg and "not a combination" in msg
+        assert f"{hand[0]} {hand[-1]}" not in msg
+    else:  # not seat 1's turn, or seat 1 holds ♥4 and must call first
+        assert re.search(r"Not Seat 1's turn: Seat [234] is to act|must call", msg), msg
     assert len(page.query_selector_all("#hand .card")) == 13
     # the display shows the referee's call, in both languages, without the cards that were tried
     display = browser.new_page(viewport={"width": 1400, "height": 900})
     display.goto(paced.url + "/")
     display.wait_for_selector("#calls .call", timeout=5000)
     call_text = display.inner_text("#calls .call")
-    assert rule in call_text and "Seat 1" in call_text
+    assert public_violation({"rule": rule})["message"] in call_text and "Seat 1" in call_text
+    assert f"\n{rule}\n" not in call_text and "<b>" not in call_text  # words, not the rule's code
     assert re.search(r"[\u4e00-\u9fff]", call_text)  # Chinese as well as English
     assert hand[0] not in call_text and hand[-1] not in call_text
     display.close()

@@ -6,8 +6,16 @@ const SUIT = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const ZH_NUM = ["一", "二", "三", "四", "五", "六", "七", "八"];
 const RANK_ORDER = ["4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "3"];
 
+// Players' names by seat ("0": "小李"), set from each seat's page (GET /api/names, the ``names`` event)
+const NAMES = {};
+function setNames(names) {
+  for (const k of Object.keys(NAMES)) delete NAMES[k];
+  Object.assign(NAMES, names || {});
+}
+
 function seatName(s) {
-  return `<span class="zh">${ZH_NUM[s] || s + 1}号位</span> <span class="en">Seat ${s + 1}</span>`;
+  const who = NAMES[s] ? ` <b class="player">${esc(NAMES[s])}</b>` : "";
+  return `<span class="zh">${ZH_NUM[s] || s + 1}号位</span> <span class="en">Seat ${s + 1}</span>${who}`;
 }
 
 function cardParts(c) {
@@ -100,7 +108,7 @@ function actionText(a) {
 
 // A seat's name as plain text, where no markup goes (a drop-down's options): 二号位 Seat 2
 function seatLabel(s) {
-  return `${ZH_NUM[s] || s + 1}号位 Seat ${s + 1}`;
+  return `${ZH_NUM[s] || s + 1}号位 Seat ${s + 1}${NAMES[s] ? " " + NAMES[s] : ""}`;
 }
 
 // Several seats, in seat order: 二号位 Seat 2、三号位 Seat 3
@@ -175,4 +183,43 @@ function countdown(id, untilMs) {
   };
   tick();
   if (!countdown.timer) countdown.timer = setInterval(() => Object.keys(countdowns).forEach((k) => countdown(k, countdowns[k])), 500);
+}
+
+// A journal receipt for people: its short form to read out, and a QR code of the whole hash to keep.
+const RECEIPT_AT = { deal_end: ["发牌完毕", "the deal"], service_dealt: ["发牌完毕", "the deal"],
+  reveal: ["公开种子", "the seeds revealed"], round_end: ["本局结束", "the hand"] };
+function receiptHtml(r) {
+  const at = RECEIPT_AT[r.at] || [r.at || "", r.at || ""];
+  return `<img class="receipt-qr" alt="QR" src="/api/receipts/${esc(r.receipt)}/qr.svg">` +
+    `<div><div class="receipt-short" data-receipt="${esc(r.receipt)}">${esc(r.short)}</div>` +
+    `<div>#${esc(r.round)} · ${esc(at[0])} <span class="en">${esc(at[1])}</span></div>` +
+    `<div class="en">记下此码可核对记录 · keep this code to check the journal</div></div>`;
+}
+
+// The latest receipt of round ``rid`` (null: none yet).
+async function latestReceipt(rid) {
+  const found = (await api(`/api/receipts?round=${rid}&limit=1`)).receipts || [];
+  return found.length ? found[found.length - 1] : null;
+}
+
+// The game panel: rows the service builds from the fields of the game's public view, each with its
+// labels, a kind (text, seat, seats, cards, exposed) and a value. No page names a game.
+function row(zh, en, value) {
+  return `<div class="info-row"><span>${esc(zh)} <span class="en">${esc(en)}</span></span> <b>${value}</b></div>`;
+}
+
+function cardsOf(list) {
+  return (list || []).map((c) => cardHtml(c, "small")).join("") || "—";
+}
+
+const PANEL_KINDS = {
+  text: (v) => esc(v),
+  seat: (v) => (v === null || v === undefined ? "—" : seatName(v)),
+  seats: (v) => (v || []).map(seatName).join(" ") || "—",
+  cards: cardsOf,
+  exposed: (v) => (v || []).map((e) => `${seatName(e.seat)} ${cardHtml(e.card || "?", "small")}`).join(" ") || "—",
+};
+
+function panelHtml(rows) {
+  return (rows || []).map((r) => row(r.zh, r.en, (PANEL_KINDS[r.kind] || PANEL_KINDS.text)(r.value))).join("");
 }

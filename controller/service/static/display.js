@@ -26,31 +26,34 @@ function render() {
   $("round-label").textContent = `#${pub.id} · ${game[0]} ${game[1]}`;
   $("tracker-panel").classList.toggle("hidden", !info.call_tracker);  // the 记牌器 of a game with a called card
   renderGamePanel();
+  renderLedger(lastLedger);  // the ledger of this hand's game
   $("phase").innerHTML = phaseText(pub.phase) + (pub.paused ? ' · <b>暂停 Paused</b>' : "");
   const table = pub.table || {};
   const lead = leadSeat();
   const n = pub.seats;
   $("table").dataset.seats = n;  // the CSS lays 3 seats out as a triangle, 4 as a square
+  // a 3-seat hand after a 4-seat one: the last hand's extra seat goes
+  for (const el of document.querySelectorAll("#table .seat")) if (Number(el.id.slice(5)) >= n) el.remove();
   for (let s = 0; s < n; s++) {
     const el = seatBox(s);
     const count = pub.counts ? pub.counts[s] : pub.dealt_per_seat[s];
     const low = pub.low.includes(s);
     const badges = [];
     if (info.lead_moves) {  // the ♥4 holder and the seat that leads: one seat unless 对挑 or 趴 moved the lead
-      if (lead === s) badges.push(pub.first_player === s ? "♥4 先出" : "先出 leads");
+      if (lead === s) badges.push(pub.first_player === s ? "♥4 先出 leads" : "先出 leads");
       else if (pub.first_player === s) badges.push("♥4");
     } else if (lead === s) badges.push("先出 first");
     if (pub.bots.includes(s)) badges.push("机器人 bot");
-    if ((table.tiao || []).includes(s)) badges.push("挑");
-    if (table.baomen && table.h4_holder === s) badges.push("爆闷");
+    if ((table.tiao || []).includes(s)) badges.push("挑 alone");
+    if (table.baomen && table.h4_holder === s) badges.push("爆闷 baomen");
     if ((table.lying_down || []).includes(s)) badges.push("趴 lying down");
-    if ((table.spectators || []).includes(s)) badges.push("观战");
+    if ((table.spectators || []).includes(s)) badges.push("观战 sits out");
     if (table.partner === s && table.mode) badges.push("partner 搭档");
     const perSeat = pub.total / n;
     el.className = `seat seat-${s}` + (pub.turn === s ? " turn" : "") + (lead === s ? " first" : "");
     el.innerHTML = `<div>${seatName(s)}</div>
       <div class="count ${low ? "low" : ""}" data-count="${count}">${count}</div>
-      <div class="en">${low ? (info.count_announce_events ? "报牌 cards left!" : "剩牌不多 cards left!") : "cards · 张"}</div>
+      <div class="en">${low ? `剩${count}张 · ${count} left!` : "张 · cards"}</div>
       ${pub.phase === "dealing" ? `<div class="progress"><div style="width:${Math.min(100, 100 * pub.dealt_per_seat[s] / perSeat)}%"></div></div>` : ""}
       <div class="badges">${badges.map((b) => `<span>${esc(b)}</span>`).join("")}</div>`;
   }
@@ -70,7 +73,7 @@ function render() {
   }
   const undecided = pub.undecided || [];
   $("turn").innerHTML = undecided.length
-    ? `等待声明 <span class="en">waiting for declarations:</span> ${undecided.map(seatName).join(" · ")}<span id="declare-left"></span>`
+    ? `等待声明 <span class="en">waiting for declarations:</span> ${undecided.map((s) => `<span class="nowrap">${seatName(s)}</span>`).join(" · ")}<span id="declare-left"></span>`
     : pub.turn !== null && pub.turn !== undefined ? `轮到 <span class="en">to act:</span> ${seatName(pub.turn)}` : "";
   countdown("declare-left", undecided.length && typeof pub.declare_left === "number" ? Date.now() + 1000 * pub.declare_left : null);
   const trick = pub.trick || [];
@@ -127,64 +130,15 @@ function noCallText(t) {
     : '<span class="zh">尚未叫牌</span> <span class="en">no call yet</span>';
 }
 
-// What each of the other games shows the whole table (all of it from the engine's public view):
-// 升级's level, trump, dealer and points; 挖坑's digger, bid and the bottom, face up all hand;
-// 拱猪's exposed cards and the scoring cards each seat has taken; 捉红A's declarations.
-const SUIT_ZH = { S: "♠ 黑桃", H: "♥ 红桃", D: "♦ 方块", C: "♣ 梅花" };
-const XUAN = { pending: ["待答复", "awaiting the answer"], xuan: ["宣成", "declared"], du_xuan: ["独宣", "declared alone"],
-  refused: ["放弃", "refused"] };
-
-function row(zh, en, value) {
-  return `<div class="info-row"><span>${zh} <span class="en">${en}</span></span> <b>${value}</b></div>`;
-}
-
-function cardsOf(list) {
-  return (list || []).map((c) => cardHtml(c, "small")).join("") || "—";
-}
-
-const GAME_PANELS = {
-  shengji: (t, r) => [
-    row("级", "level", esc(t.level)),
-    row("主", "trump", t.no_trump ? "无主 no trump" : t.trump_suit ? SUIT_ZH[t.trump_suit] : "未定 not yet"),
-    row("庄家", "dealer", seatName(t.dealer)),
-    // in play the points taken in tricks; once the hand is over the verdict's, with 抠底 (the bottom's
-    // points multiplied when the attackers win the last trick)
-    r && r.attacker_points !== undefined
-      ? row("抓分", "attackers' points", esc(r.attacker_points) + (r.bottom_multiplier
-        ? ` <span class="en">(含抠底 incl. the bottom ${esc(r.bottom_points)} ×${esc(r.bottom_multiplier)})</span>` : ""))
-      : row("抓分", "attackers' points", esc(t.attacker_points)),
-  ],
-  wakeng: (t) => [
-    row("挖坑者", "digger", t.digger !== null && t.digger !== undefined ? seatName(t.digger) : "—"),
-    row("叫分", "bid", t.bid ? esc(t.bid) : "—"),
-    row("倍数", "multiplier", `×${esc(t.multiplier)}`),
-    row("底牌", "bottom", cardsOf(t.bottom)),
-  ],
-  gongzhu: (t) => [
-    row("亮牌", "exposed", (t.exposed || []).map((e) =>
-      `${seatName(e.seat)} ${e.card ? cardHtml(e.card, "small") : cardHtml("?", "small")}`).join(" ") || "—"),
-    ...(t.taken || []).map((cards, s) => row(`${seatName(s)} 收`, "took", cardsOf(cards.filter((c) =>
-      c[0] === "H" || ["SQ", "DJ", "C10"].includes(c))))),
-  ],
-  zhuohonga: (t) => {
-    const x = XUAN[t.xuan] || [t.xuan, t.xuan];
-    const by = t.xuan_by !== null && t.xuan_by !== undefined ? ` · ${seatName(t.xuan_by)}` : "";
-    return [
-      row("宣红A", "red aces", t.xuan ? `${esc(x[0])} <span class="en">${esc(x[1])}</span>${by}` : "—"),
-      row("反宣", "counter", (t.fan_xuan_by || []).map(seatName).join(" ") || "—"),
-      row("倍数", "multiplier", `×${esc(t.multiplier)}`),
-    ];
-  },
-};
-
+// The game panel: rows the service builds from the fields of the game's public view (``panel``), each
+// with its labels, a kind (text, seat, seats, cards, exposed) and a value. No game is named here.
 function renderGamePanel() {
-  const panel = GAME_PANELS[pub.game];
-  const table = pub.table;
-  $("game-panel").classList.toggle("hidden", !panel || !table);
-  if (!panel || !table) return;
+  const rows = pub.panel || [];
+  $("game-panel").classList.toggle("hidden", !rows.length);
+  if (!rows.length) return;
   const name = gameTitle(pub);
   $("game-panel-title").innerHTML = `${esc(name[0])} <span class="en">${esc(name[1])}</span>`;
-  $("game-info").innerHTML = panel(table, pub.result).join("");
+  $("game-info").innerHTML = panelHtml(rows);
 }
 
 function resultHtml(r) {
@@ -206,7 +160,7 @@ function renderCalls() {
   const box = $("calls");
   const calls = refereeCalls.filter((c) => pub && c.round === pub.id);
   box.innerHTML = calls.length
-    ? calls.slice(0, 12).map((c) => `<div class="call">${seatName(c.seat)}${paAsk(c)} · <b>${esc(c.rule)}</b><br>${esc(c.message_zh)}<br><span class="en">${esc(c.message)}</span></div>`).join("")
+    ? calls.slice(0, 12).map((c) => `<div class="call">${seatName(c.seat)}${paAsk(c)} · <b>${esc(actionName(c)[0])}</b> <span class="en">${esc(actionName(c)[1])}</span><br>${esc(c.message_zh)}<br><span class="en">${esc(c.message)}</span></div>`).join("")
     : '<span class="en">—</span>';
   const entries = [...box.querySelectorAll(".call")];
   let shown = entries.length;
@@ -222,9 +176,40 @@ function renderCalls() {
   }
 }
 
+// The ledger of this session, per game (levels and points are not added up): the current game's totals,
+// and each seat's running total after each hand as a plot.
+let session = null;
+const SEAT_COLOURS = ["#ffcf40", "#7ee08a", "#6cb8ff", "#ff8a8a", "#d59cff", "#ffffff"];
+
+function plotSvg(history) {
+  if (!history || history.length < 1) return "";
+  const w = 300, h = 90, n = history.length, seats = history[0].length;
+  const all = history.flat().concat([0]);
+  const lo = Math.min(...all), hi = Math.max(...all), span = Math.max(1, hi - lo);
+  const x = (i) => (n === 1 ? w / 2 : 6 + (i * (w - 12)) / (n - 1));
+  const y = (v) => 6 + ((hi - v) * (h - 12)) / span;
+  const lines = [...Array(seats).keys()].map((s) => {
+    const pts = [[-1, 0], ...history.map((row, i) => [i, row[s]])].map(([i, v]) => `${i < 0 ? 2 : x(i)},${y(v)}`).join(" ");
+    return `<polyline points="${pts}" fill="none" stroke="${SEAT_COLOURS[s % SEAT_COLOURS.length]}" stroke-width="2" data-seat="${s}"/>`;
+  }).join("");
+  return `<svg class="plot" viewBox="0 0 ${w} ${h}" role="img" aria-label="running totals 累计">` +
+    `<line x1="0" x2="${w}" y1="${y(0)}" y2="${y(0)}" stroke="#456" stroke-dasharray="3 3"/>${lines}</svg>`;
+}
+
+async function loadSession() {
+  session = await api("/api/session");
+  renderLedger(lastLedger);
+}
+
+let lastLedger = [];
 function renderLedger(ledger) {
+  lastLedger = ledger;
+  const game = pub && session ? session.games[pub.game] : null;
+  if (game) ledger = game.totals;
+  $("ledger-game").textContent = game ? `· ${game.title[0]} ${game.title[1]} · ${game.hands} 局 hands` : "";
+  $("ledger-plot").innerHTML = game ? plotSvg(game.history) : "";
   $("ledger").innerHTML = `<tr><th>座位 Seat</th><th>筹码 Chips</th></tr>` + ledger.map((v, s) =>
-    `<tr><td>${seatName(s)}</td><td class="${v > 0 ? "pos" : v < 0 ? "neg" : ""}">${v > 0 ? "+" : ""}${v}</td></tr>`).join("");
+    `<tr><td><i class="key" style="background:${SEAT_COLOURS[s % SEAT_COLOURS.length]}"></i>${seatName(s)}</td><td class="${v > 0 ? "pos" : v < 0 ? "neg" : ""}">${v > 0 ? "+" : ""}${v}</td></tr>`).join("");
 }
 
 async function refresh() {
@@ -238,13 +223,23 @@ async function refresh() {
 
 function soon() { if (!refreshTimer) refreshTimer = setTimeout(refresh, 60); }
 
+function showReceipt(r) {
+  $("receipt-panel").classList.toggle("hidden", !r);
+  $("receipt").innerHTML = r ? receiptHtml(r) : "";
+}
+
+function showCaption(ev) { $("caption").innerHTML = `${esc(ev.text_zh)}<br><span class="en">${esc(ev.text)}</span>`; }
+
 function onEvent(ev) {
-  if (ev.type === "voice") { $("caption").innerHTML = `${esc(ev.text_zh)}<br><span class="en">${esc(ev.text)}</span>`; return; }
+  if (ev.type === "voice") { showCaption(ev); return; }
+  if (ev.type === "names") { setNames(ev.names); renderLedger(lastLedger); render(); renderCalls(); return; }
+  if (ev.type === "receipt") { if (ev.round === roundId) showReceipt(ev); return; }
   if (ev.type === "estop") { $("estop").classList.remove("hidden"); soon(); return; }
   if (ev.type === "cleared") { $("estop").classList.add("hidden"); soon(); return; }
-  if (ev.type === "finished" && ev.ledger) renderLedger(ev.ledger);
+  if (ev.type === "finished" && ev.ledger) { renderLedger(ev.ledger); loadSession(); }
+  if (ev.type === "session") { renderLedger(ev.ledger); loadSession(); return; }
   if (ev.type === "round") {  // a new hand: the last hand's calls are not this one's
-    roundId = ev.round; pub = null; refereeCalls.length = 0; renderCalls(); soon(); return;
+    roundId = ev.round; pub = null; refereeCalls.length = 0; renderCalls(); showReceipt(null); soon(); return;
   }
   if (ev.round !== roundId) return;
   if (ev.type === "deal" && pub) {
@@ -260,8 +255,12 @@ function onEvent(ev) {
 async function resync() {
   const health = await api("/api/health");
   $("estop").classList.toggle("hidden", !health.estop);
+  setNames((await api("/api/names")).names);
   renderLedger((await api("/api/ledger")).ledger);
-  if (health.round) { roundId = health.round; await refresh(); }
+  loadSession();
+  const said = (await api("/api/announcements?limit=1")).announcements;  // after a reload too
+  if (said.length) showCaption(said[said.length - 1]);
+  if (health.round) { roundId = health.round; showReceipt(await latestReceipt(roundId)); await refresh(); }
 }
 
 subscribe(onEvent, resync);

@@ -93,7 +93,15 @@ $("btn-deal").onclick = async () => {
 $("btn-estop").onclick = async () => { await call("/api/estop", { method: "POST" }); showMsg("急停 <span class='en'>Emergency stop</span>", "refused"); health(); };
 $("btn-clear").onclick = async () => { await call("/api/clear", { method: "POST" }); showMsg("已解除 <span class='en'>Cleared</span>"); health(); };
 $("btn-resume").onclick = async () => { await call(`/api/rounds/${current}/resume`, { method: "POST" }); showMsg("继续发牌 <span class='en'>Resumed</span>"); health(); };
-$("btn-void").onclick = async () => { await call(`/api/rounds/${current}/void`, { method: "POST" }); showMsg("已作废 <span class='en'>Voided</span>"); health(); };
+$("btn-void").onclick = async () => {
+  // voiding throws a hand away for everyone: ask first (the table hears it when it is done)
+  if (current === null || !confirm(`作废第 ${current} 局？全桌都会听到。\nVoid hand #${current}? The whole table is told.`)) return;
+  await call(`/api/rounds/${current}/void`, { method: "POST" }); showMsg("已作废 <span class='en'>Voided</span>"); health(); };
+
+$("btn-session").onclick = async () => {  // the ledgers start again from 0: ask first
+  if (!confirm("开始新的一场？筹码清零。\nStart a new session? Every ledger starts again from 0.")) return;
+  await call("/api/session", { method: "POST" }); showMsg("新的一场 <span class='en'>New session</span>"); health();
+};
 
 $("token-buttons").innerHTML = [0, 1, 2, 3].map((s) => `<button data-seat="${s}">${s + 1}号位 <span class="en">Seat ${s + 1}</span></button>`).join(" ");
 for (const b of document.querySelectorAll("#token-buttons button")) {

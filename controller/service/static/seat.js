@@ -22,16 +22,31 @@ function showError(e) {  // what the service said, in both languages
   showMsg(`${esc(e.zh || "")} <span class="en">${esc(e.message)}</span>`, "refused");
 }
 
+// The game's rules in brief (from the service: the rank order and what its words mean)
+function renderHelp(help) {
+  $("help").classList.toggle("hidden", !help);
+  if (!help || $("help").dataset.game === view.game) return;
+  $("help").dataset.game = view.game;
+  const name = gameTitle(view);
+  $("help-body").innerHTML = `<div><b>${esc(name[0])}</b> <span class="en">${esc(name[1])}</span></div>` +
+    `<div>大小 <span class="en">rank order, low to high:</span> ${help.ranks.map(esc).join(" < ")}</div>` +
+    help.terms.map((t) => `<div><b>${esc(t.term)}</b> ${esc(t.zh)}<br><span class="en">${esc(t.en)}</span></div>`).join("");
+}
+
 function render(pub) {
   $("who").innerHTML = `${seatName(seat)}`;
   if (!view) return;
+  renderHelp(view.help);
   const myTurn = view.turn === seat;
   $("status").innerHTML = `#${view.id} · ${phaseText(view.phase)}${view.paused ? " · <b>暂停 Paused</b>" : ""}` +
     (view.turn !== null && view.turn !== undefined ? ` · ${myTurn ? "<b>轮到你 Your turn</b>" : "轮到 to act: " + seatName(view.turn)}` : "");
   if (pub) {
     const called = pub.called ? `记牌器 <span class="en">called</span> ${cardHtml(pub.called.card, "small")} (${seatName(pub.called.seat)})` : "";
     const counts = (pub.counts || []).map((n, s) => `${seatName(s)} <b class="${pub.low.includes(s) ? "neg" : ""}">${n}</b>`).join(" · ");
-    $("table-info").innerHTML = `<div>${called}</div><div class="en">${counts}</div>`;
+    const first = pub.first_words && pub.phase === "playing"  // "♥4 is at Seat N": who plays first, and why
+      ? `<div class="first">${esc(pub.first_words[0])} <span class="en">${esc(pub.first_words[1])}</span></div>` : "";
+    $("table-info").innerHTML = `${first}<div>${called}</div><div class="en">${counts}</div>` +
+      (pub.panel && pub.panel.length ? `<div class="game-info">${panelHtml(pub.panel)}</div>` : "");
     $("trick").innerHTML = (pub.trick || []).map((t) => `<div>${actionText(t)}</div>`).join("");
   }
   const hand = view.hand || [];
@@ -145,13 +160,26 @@ function renderNotice(t, kinds, pub, lying) {
   $("notice").classList.toggle("hidden", !lines.length);
 }
 
+function showReceipt(r) {
+  $("receipt").classList.toggle("hidden", !r);
+  $("receipt").innerHTML = r ? receiptHtml(r) : "";
+}
+
 async function refresh() {
   timer = null;
   try {
     const me = await api("/api/whoami", { token });
     seat = me.seat;
+    setNames((await api("/api/names")).names);
+    if (NAMES[seat] && document.activeElement !== $("name")) $("name").value = NAMES[seat];
     if (me.round) roundId = me.round;
-    if (roundId === null) { $("status").innerHTML = "等待发牌 <span class='en'>Waiting for a deal</span>"; return; }
+    // before the first deal there is nothing to press: no buttons, no empty menus
+    document.body.classList.toggle("no-hand", roundId === null);
+    if (roundId === null) {
+      $("who").innerHTML = seatName(seat);
+      $("status").innerHTML = "等待发牌 <span class='en'>Waiting for a deal</span>";
+      return;
+    }
     view = await api(`/api/rounds/${roundId}/seats/${seat}`, { token });
     const pub = await api(`/api/rounds/${roundId}`);
     render(pub);
@@ -169,7 +197,7 @@ async function act(action) {
     const errors = res.violations.filter((v) => v.severity === "error");
     if (errors.length) {
       const v = errors[0];
-      showMsg(`<b>违规 Refused</b> · <code>${esc(v.rule)}</code><br>${esc(v.message_zh)}<br><span class="en">${esc(v.message)}</span>`, "refused");
+      showMsg(`<b>违规 Refused</b> · ${esc(v.message_zh)}<br><span class="en">${esc(v.message)}</span>`, "refused");
     } else {
       showMsg(`✓ ${esc(actionName(action)[0])} <span class="en">accepted</span>` +
         res.violations.map((v) => `<br><span class="en">${esc(v.message)}</span>`).join(""), "ok");
@@ -180,6 +208,18 @@ async function act(action) {
   }
   soon();
 }
+
+$("name-form").onsubmit = async (e) => {  // the display, the ledger and the pages use the name
+  e.preventDefault();
+  if (seat === null) return;
+  try {
+    setNames((await api(`/api/seats/${seat}/name`, { method: "PUT", token, body: { name: $("name").value } })).names);
+    showMsg("✓ 名字已改 <span class='en'>name set</span>", "ok");
+  } catch (err) {
+    showError(err);
+  }
+  soon();
+};
 
 const chosen = () => sortCards([...selected].flatMap(([c, n]) => Array(n).fill(c)));
 $("btn-play").onclick = () => act({ action: "play", cards: chosen() });
@@ -206,9 +246,18 @@ if (!token) {
   showMsg("请扫描座位二维码 <span class='en'>Open this page from your seat's link or QR code.</span>", "refused");
 } else {
   subscribe((ev) => {
-    if (ev.type === "round") { roundId = ev.round; selected.clear(); }
+    if (ev.type === "round") {  // a new hand: nothing of the last one stays on screen
+      roundId = ev.round; view = null; selected.clear();
+      $("msg").className = "msg hidden"; $("notice").classList.add("hidden"); $("trick").innerHTML = "";
+      showReceipt(null);
+    }
+    if (ev.type === "receipt" && ev.round === roundId) showReceipt(ev);
+    if (ev.type === "names") setNames(ev.names);
     if (ev.type !== "voice" && ev.type !== "deal") soon();
     else if (ev.type === "deal" && ev.dealt === ev.total) soon();
-  }, refresh);  // refresh on every (re)connect too: nothing missed while the stream was down
+  }, async () => {  // on every (re)connect too: nothing missed while the stream was down
+    await refresh();
+    if (roundId !== null) showReceipt(await latestReceipt(roundId));
+  });
   refresh();
 }
