@@ -74,7 +74,8 @@ def log_verify(journal: Path | None, config: Path | None, receipts: list[str] | 
         return 0
     for problem in problems:
         sys.stdout.write(f"FAIL: {problem}\n")
-    first = problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more problems)"
+    more = len(problems) - 1
+    first = problems[0] + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
     sys.stderr.write(f"hongsi: the journal {path} fails verification: {first}\n")
     return 1
 
