@@ -48,6 +48,7 @@ ROW_KINDS = (
     "service_dealt", "service_fault", "action", "estop", "ready",      # the table service and the play
     "round_end",
     "receipt", "contribution",                                         # signed heads; seats' seed shares
+    "referee_view",                                                    # the operator saw a live hand, openly
     "order",                                                           # older journals only (a double feed's order)
 )
 
@@ -457,6 +458,11 @@ class Journal:
         if round_ is None:
             return list(self._rows("SELECT * FROM journal ORDER BY seq"))
         return list(self._rows("SELECT * FROM journal WHERE round=? ORDER BY seq", (round_,)))
+
+    def image_rounds(self, digest: str) -> list[int]:
+        """The rounds whose rows name the image ``digest`` (a camera crop)."""
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT DISTINCT round FROM journal WHERE image=?", (digest,))]
 
     def rounds(self) -> list[int]:
         with self._lock:

@@ -21,6 +21,8 @@ SECRET_KEYS = frozenset({"label", "labels", "probs", "card", "cards", "hands", "
                          "violations", "truth", "place", "misplaced", "corrected_labels", "read", "reads"})
 # what a round ends with: after it the hand is no secret
 OVER_KINDS = ("round_end", "reveal")
+# the operator opened the round's referee view, in front of the table (controller.service.referee)
+REFEREE_KIND = "referee_view"
 
 
 def redact_data(value: Any) -> Any:
@@ -48,8 +50,10 @@ def redact_row(row: dict[str, Any], live: bool) -> dict[str, Any]:
 
 
 def live_rounds(kinds_by_round: dict[int, list[str]]) -> set[int]:
-    """The rounds whose hand is live: journalled, and ended by no :data:`OVER_KINDS` row."""
-    return {r for r, kinds in kinds_by_round.items() if not any(k in OVER_KINDS for k in kinds)}
+    """The rounds whose hand is live: journalled, ended by no :data:`OVER_KINDS` row, and with no
+    referee view open (:data:`REFEREE_KIND`). Round 0 holds no hand (the journal's own rows)."""
+    return {r for r, kinds in kinds_by_round.items()
+            if r and not any(k in OVER_KINDS or k == REFEREE_KIND for k in kinds)}
 
 
 def redact_rows(rows: list[Any], all_rows_of: Any) -> list[dict[str, Any]]:
