@@ -29,6 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from controller.plan import catalogue
 from controller.redact import redact_rows
 from controller.service import referee
+from controller.service.contribute import ContributionRefused
 from controller.service.dispute import replay
 from controller.service.hub import public_receipts
 from controller.service.limits import MAX_BODY, BodyLimit
@@ -137,6 +138,14 @@ class RefereeView(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
     reason: str = Field("a dispute", min_length=1, max_length=120)
+
+
+class Contribution(BaseModel):
+    """``POST /api/seats/{seat}/contribution``: a seat's random share of the next fair deal's seed."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    value: str = Field(min_length=32, max_length=128, description="16 to 64 random bytes, as hex")
+    commitment: str = Field(pattern=r"^[0-9a-f]{64}$", description="the commitment of GET /api/deal/next")
 
 
 class NewToken(BaseModel):
@@ -316,6 +325,21 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     def seat_ready(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
         _check(svc, creds, seat=seat, what=f"say seat {seat} is ready")
         return svc.ready(rid, seat)
+
+    @app.get("/api/deal/next", summary="the next fair deal's commitment and which seats contributed to it")
+    def next_deal() -> dict[str, Any]:
+        return svc.next_deal.public()
+
+    @app.post("/api/seats/{seat}/contribution",
+              summary="add this seat's random share to the next fair deal's seed (that seat or the operator)")
+    def contribute(seat: Seat, body: Contribution, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, seat=seat, what=f"contribute for seat {seat}")
+        try:
+            got = svc.next_deal.contribute(seat, body.value, body.commitment)
+        except ContributionRefused as exc:
+            raise ServiceError(exc.status, exc.message, exc.message_zh) from None
+        svc.hub.publish({"type": "contribution", "seat": seat, "commitment": got["commitment"]})
+        return got
 
     # ---------------------------------------------------------------- operator / after the hand
     def finished_or_operator(rid: int, creds: HTTPAuthorizationCredentials | None, what: str) -> Any:

@@ -57,7 +57,8 @@ class DealInterrupted(Exception):
 
 class DealSource(Protocol):
     def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
-             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealtHand: ...
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False, seed: bytes | None = None,
+             contributions: dict[int, str] | None = None) -> DealtHand: ...
 
     @property
     def waiting(self) -> bool: ...
@@ -102,11 +103,13 @@ class SoftwareDealSource:
         self._pause.resolve(answer)
 
     def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
-             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealtHand:
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False, seed: bytes | None = None,
+             contributions: dict[int, str] | None = None) -> DealtHand:
         if resume and self._pending is not None and self._pending["round"] == round_id:
             p = self._pending
         else:
-            plan = make_plan(game, first_seat=first_seat, fair=fair, preset=preset, rules=rules)
+            plan = make_plan(game, first_seat=first_seat, fair=fair, preset=preset, rules=rules, seed=seed,
+                             contributions=contributions)
             cards = plan.deck.cards()
             self._rng.shuffle(cards)
             p = {"round": round_id, "cards": cards, "order": list(plan.order), "next": 0,
@@ -213,7 +216,8 @@ class RigDealSource:
         self.operator.resolve(answer)
 
     def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
-             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealtHand:
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False, seed: bytes | None = None,
+             contributions: dict[int, str] | None = None) -> DealtHand:
         self.state = "dealing"
         try:
             if resume:
@@ -223,7 +227,8 @@ class RigDealSource:
                     deck = game_counts(game, preset, rules)[0].deck
                     self.load_deck(deck.decks, deck.jokers)
                 result = self.dealer.run(game, first_seat=first_seat, fair=fair, preset=preset, rules=rules,
-                                         on_event=on_event, round_=round_id)
+                                         on_event=on_event, round_=round_id, seed=seed,
+                                         contributions=contributions)
         except Exception as exc:  # the rig or the camera failed beyond the dealer's own recovery
             raise DealInterrupted(f"the rig stopped: {exc}", f"发牌机故障：{exc}", resumable=True) from exc
         finally:
