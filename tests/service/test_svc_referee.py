@@ -99,3 +99,33 @@ def test_refused_actions_do_not_pile_up_in_the_public_state(service):
     assert len(refused) == KEEP_REFUSED and pub["refused_hidden"] == 40
     assert refused[-1]["index"] == KEEP_REFUSED + 39                   # the newest are the ones kept
     assert sum(r.kind == "action" for r in service.journal.rows(rnd.id)) == KEEP_REFUSED + 40  # all journalled
+
+
+def test_seats_contribute_to_the_next_deal_against_its_commitment(service):
+    import secrets
+
+    op = {"Authorization": f"Bearer {service.tokens.operator_token()}"}
+    seat1 = {"Authorization": f"Bearer {service.tokens.new_seat_token(1)}"}
+    with TestClient(create_app(service)) as client:
+        nxt = client.get("/api/deal/next").json()
+        assert nxt["contributed"] == [] and len(nxt["commitment"]) == 64
+        share = secrets.token_hex(32)
+        body = {"value": share, "commitment": nxt["commitment"]}
+        assert client.post("/api/seats/1/contribution", json=body).status_code == 401
+        assert client.post("/api/seats/2/contribution", json=body, headers=seat1).status_code == 403
+        bad = client.post("/api/seats/1/contribution", json={**body, "value": "zz" * 20}, headers=seat1)
+        assert bad.status_code == 422 and "hex" in bad.json()["detail"]
+        assert client.post("/api/seats/1/contribution", json=body, headers=seat1).json()["contributed"] == [1]
+        assert client.post("/api/seats/1/contribution", json=body, headers=seat1).status_code == 409  # once
+        assert client.get("/api/deal/next").json()["contributed"] == [1]
+        told = _events(service, "contribution")[-1]
+        assert told["seat"] == 1 and told["commitment"] == nxt["commitment"]
+        rid = client.post("/api/rounds", json={"game": "hongsi", "bots": "all"}, headers=op).json()["id"]
+        # the round is dealt on the committed seed; the next deal has a fresh one, and old shares are refused
+        start = service.journal.rows(rid)[0]
+        assert start.kind == "round_start" and start.data["commitment"] == nxt["commitment"]
+        after = client.get("/api/deal/next").json()
+        assert after["commitment"] != nxt["commitment"] and after["contributed"] == []
+        late = client.post("/api/seats/1/contribution", json=body, headers=seat1)
+        assert late.status_code == 409 and "started" in late.json()["detail"]
+        assert share not in str(_events(service, "contribution"))   # the value is not broadcast
