@@ -11,6 +11,7 @@ let roundId = null;
 let view = null;
 let selected = new Map();  // card -> how many of its copies are chosen (two-deck games hold pairs of one card)
 let timer = null;
+let shared = null;  // the commitment of the deal this page last added its random share to
 
 function showMsg(html, kind) {
   const el = $("msg");
@@ -145,11 +146,24 @@ function renderNotice(t, kinds, pub, lying) {
   $("notice").classList.toggle("hidden", !lines.length);
 }
 
+// Nobody steers the deal: this page adds 32 random bytes to the next deal's seed, which the rig committed
+// to first (controller/service/contribute.py); verify-deal checks every share.
+async function contribute() {
+  try {
+    const next = await api("/api/deal/next");
+    if (next.commitment === shared || next.contributed.includes(seat)) { shared = next.commitment; return; }
+    const value = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+    await api(`/api/seats/${seat}/contribution`, { method: "POST", token, body: { value, commitment: next.commitment } });
+    shared = next.commitment;
+  } catch (e) { /* the deal is still fair without it; the next round tries again */ }
+}
+
 async function refresh() {
   timer = null;
   try {
     const me = await api("/api/whoami", { token });
     seat = me.seat;
+    if (shared === null) { shared = ""; contribute(); }
     if (me.round) roundId = me.round;
     if (roundId === null) { $("status").innerHTML = "等待发牌 <span class='en'>Waiting for a deal</span>"; return; }
     view = await api(`/api/rounds/${roundId}/seats/${seat}`, { token });
@@ -206,7 +220,7 @@ if (!token) {
   showMsg("请扫描座位二维码 <span class='en'>Open this page from your seat's link or QR code.</span>", "refused");
 } else {
   subscribe((ev) => {
-    if (ev.type === "round") { roundId = ev.round; selected.clear(); }
+    if (ev.type === "round") { roundId = ev.round; selected.clear(); contribute(); }
     if (ev.type !== "voice" && ev.type !== "deal") soon();
     else if (ev.type === "deal" && ev.dealt === ev.total) soon();
   }, refresh);  // refresh on every (re)connect too: nothing missed while the stream was down
