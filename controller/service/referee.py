@@ -16,6 +16,9 @@ from controller.redact import OVER_KINDS, REFEREE_KIND
 from controller.text import seat_en, seat_zh
 
 LIVE_PHASES = ("dealing", "interrupted", "playing")   # a round whose hand is still secret
+# the service's own reasons, in Chinese (an operator's own words are shown as written)
+REASONS_ZH = {"a dispute": "有争议", "reading a seat's hand": "查看座位手牌", "read the record": "查看牌局记录",
+              "replay a hand": "回放本局"}
 
 
 def is_open(journal: Any, rid: int) -> bool:
@@ -27,9 +30,9 @@ def words(reason: str, seat: int | None = None) -> tuple[str, str]:
     """What the table is told (English, Chinese)."""
     if seat is not None:
         return (f"Referee view: the operator is looking at {seat_en(seat)}'s hand ({reason}).",
-                f"裁判查看：操作员正在查看{seat_zh(seat)}位的手牌（{reason}）。")
+                f"裁判查看：操作员正在查看{seat_zh(seat)}位的手牌（{REASONS_ZH.get(reason, reason)}）。")
     return (f"Referee view: the operator is looking at this hand's hidden cards ({reason}).",
-            f"裁判查看：操作员正在查看本局的暗牌（{reason}）。")
+            f"裁判查看：操作员正在查看本局的暗牌（{REASONS_ZH.get(reason, reason)}）。")
 
 
 def open_view(svc: Any, rid: int, reason: str, seat: int | None = None) -> dict[str, Any]:
