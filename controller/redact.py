@@ -19,6 +19,8 @@ from typing import Any
 SECRET_KEYS = frozenset({"label", "labels", "probs", "card", "cards", "hands", "hand", "bottom", "record", "seed",
                          "order", "proof", "flag", "flags", "problems", "message", "message_zh", "event",
                          "violations", "truth", "place", "misplaced", "corrected_labels", "read", "reads"})
+# a deal's pause keeps its instruction for the operator, who must act on it while the hand is live
+PAUSE_WORDS = ("message", "message_zh")
 # what a round ends with: after it the hand is no secret
 OVER_KINDS = ("round_end", "reveal")
 # the operator opened the round's referee view, in front of the table (controller.service.referee)
@@ -45,6 +47,9 @@ def redact_row(row: dict[str, Any], live: bool) -> dict[str, Any]:
     if "event" in (row.get("data") or {}):          # an action: who did what kind of thing, not the cards
         event = row["data"]["event"] or {}
         out["data"]["event"] = {k: event.get(k) for k in ("seat", "action") if k in event}
+    if row.get("kind") == "pause":   # what the operator must do now (a double feed names the cards to check);
+        data = row.get("data") or {}  # the table heard that the operator checks (the pause's public words)
+        out["data"].update({k: data[k] for k in PAUSE_WORDS if k in data})
     out["redacted"] = True
     return out
 
