@@ -45,7 +45,7 @@ def redact_row(row: dict[str, Any], live: bool) -> dict[str, Any]:
     if row.get("image"):
         out["image"] = None
     if "event" in (row.get("data") or {}):          # an action: who did what kind of thing, not the cards
-        event = row["data"]["event"] or {}
+        event = row["data"]["event"] if isinstance(row["data"]["event"], dict) else {}
         out["data"]["event"] = {k: event.get(k) for k in ("seat", "action") if k in event}
     if row.get("kind") == "pause":   # what the operator must do now (a double feed names the cards to check);
         data = row.get("data") or {}  # the table heard that the operator checks (the pause's public words)
