@@ -176,14 +176,14 @@ def check_deal(record: dict[str, Any] | None, proof: dict[str, Any], rows: list[
     went to the seat the seed names, and that each seat's hand in the record is, card by card and in
     the order dealt, what the camera read at the positions the seed gave that seat."""
     check = verify_proof(proof)
-    problems = list(check.problems)
+    # a contribution left out or changed is the cause of every seat that then disagrees: named first
+    problems = (_contribution_problems(proof, rows) if rows is not None else []) + list(check.problems)
     if record is not None:
         deal = record.get("deal") if isinstance(record.get("deal"), dict) else {}
         if "commitment" in deal and deal["commitment"] != proof.get("commitment"):
             problems.insert(0, "the proof's commitment is not the one the record says was published before the "
                                "deal (a fresh seed and commitment?)")
     if rows is not None:
-        problems += _contribution_problems(proof, rows)
         problems += _journal_problems(proof, rows)
         if record is not None:
             problems += _hand_problems(record, proof, rows)

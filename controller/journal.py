@@ -49,6 +49,7 @@ ROW_KINDS = (
     "round_end",
     "receipt", "contribution",                                         # signed heads; seats' seed shares
     "seat_name", "session",                                            # a player's name; a new session
+    "referee_view",                                                    # the operator saw a live hand, openly
     "order",                                                           # older journals only (a double feed's order)
 )
 
@@ -462,6 +463,11 @@ class Journal:
     def rows_of_kind(self, kind: str) -> list[Row]:
         """Every row of one kind, oldest first (the service's seat names)."""
         return list(self._rows("SELECT * FROM journal WHERE kind=? ORDER BY seq", (kind,)))
+
+    def image_rounds(self, digest: str) -> list[int]:
+        """The rounds whose rows name the image ``digest`` (a camera crop)."""
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT DISTINCT round FROM journal WHERE image=?", (digest,))]
 
     def rounds(self) -> list[int]:
         with self._lock:

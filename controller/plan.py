@@ -41,6 +41,7 @@ class Plan:
     seed: bytes | None = None
     preset: str | None = None
     rules: dict[str, Any] = field(default_factory=dict)
+    contributions: dict[int, str] = field(default_factory=dict)   # the seats' shares of the seed (hex)
 
     @property
     def total(self) -> int:
@@ -55,7 +56,8 @@ class Plan:
                 "bottom": self.bottom, "decks": self.deck.decks, "jokers": self.deck.jokers,
                 "first_seat": self.first_seat, "fair": self.fair, "order": list(self.order),
                 "seed": self.seed.hex() if self.seed is not None else None, "preset": self.preset,
-                "rules": dict(self.rules)}
+                "rules": dict(self.rules),
+                "contributions": {str(s): v for s, v in sorted(self.contributions.items())}}
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Plan:
@@ -63,7 +65,8 @@ class Plan:
                    bottom=obj["bottom"], deck=DeckSpec(jokers=obj["jokers"], decks=obj["decks"]),
                    first_seat=obj["first_seat"], fair=obj["fair"], order=list(obj["order"]),
                    seed=bytes.fromhex(obj["seed"]) if obj.get("seed") else None, preset=obj.get("preset"),
-                   rules=dict(obj.get("rules") or {}))
+                   rules=dict(obj.get("rules") or {}),
+                   contributions={int(s): str(v) for s, v in (obj.get("contributions") or {}).items()})
 
 
 def deck_text(decks: int, jokers: bool) -> tuple[str, str]:
@@ -108,22 +111,24 @@ def catalogue() -> tuple[dict[str, Any], ...]:
 
 def make_plan(game: str, *, first_seat: int | None = None, previous_winner: int | None = None,
               fair: bool = True, seed: bytes | None = None, preset: str | None = None,
-              rules: dict[str, Any] | None = None) -> Plan:
+              rules: dict[str, Any] | None = None, contributions: dict[int, str] | None = None) -> Plan:
     """The plan of a new hand. The first seat to receive a card is ``first_seat``, else the previous
-    hand's winner, else seat 0. With ``fair``, a fresh CSPRNG seed (or ``seed``) decides the seats."""
+    hand's winner, else seat 0. With ``fair``, a fresh CSPRNG seed (or ``seed``) decides the seats,
+    together with the seats' ``contributions`` if any (``fair_deal.shared_assignment``)."""
     counts, preset = game_counts(game, preset, rules)
     first = first_seat if first_seat is not None else (previous_winner if previous_winner is not None else 0)
     if not 0 <= first < counts.seats:
         raise PlanError(f"first seat {first} is out of range: {game} has seats 0..{counts.seats - 1}")
     if fair:
         seed = seed if seed is not None else fair_deal.new_seed()
-        order = fair_deal.assignment(seed, fair_deal.slots(counts.cards_per_seat, counts.bottom))
+        contributions = {int(s): fair_deal.check_contribution(v) for s, v in (contributions or {}).items()}
+        order = fair_deal.shared_assignment(seed, contributions, counts.cards_per_seat, counts.bottom)
     else:
-        seed = None
+        seed, contributions = None, {}
         order = fair_deal.round_robin(counts.cards_per_seat, counts.bottom, first)
     return Plan(game=game, seats=counts.seats, cards_per_seat=counts.cards_per_seat, bottom=counts.bottom,
                 deck=counts.deck, first_seat=first, fair=fair, order=order, seed=seed,
-                preset=preset, rules=dict(rules or {}))
+                preset=preset, rules=dict(rules or {}), contributions=contributions)
 
 
 def rebalance_after_double_feed(order: list[int], index: int, actual: int) -> list[int]:

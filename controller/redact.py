@@ -19,8 +19,12 @@ from typing import Any
 SECRET_KEYS = frozenset({"label", "labels", "probs", "card", "cards", "hands", "hand", "bottom", "record", "seed",
                          "order", "proof", "flag", "flags", "problems", "message", "message_zh", "event",
                          "violations", "truth", "place", "misplaced", "corrected_labels", "read", "reads"})
+# a deal's pause keeps its instruction for the operator, who must act on it while the hand is live
+PAUSE_WORDS = ("message", "message_zh")
 # what a round ends with: after it the hand is no secret
 OVER_KINDS = ("round_end", "reveal")
+# the operator opened the round's referee view, in front of the table (controller.service.referee)
+REFEREE_KIND = "referee_view"
 
 
 def redact_data(value: Any) -> Any:
@@ -41,15 +45,20 @@ def redact_row(row: dict[str, Any], live: bool) -> dict[str, Any]:
     if row.get("image"):
         out["image"] = None
     if "event" in (row.get("data") or {}):          # an action: who did what kind of thing, not the cards
-        event = row["data"]["event"] or {}
+        event = row["data"]["event"] if isinstance(row["data"]["event"], dict) else {}
         out["data"]["event"] = {k: event.get(k) for k in ("seat", "action") if k in event}
+    if row.get("kind") == "pause":   # what the operator must do now (a double feed names the cards to check);
+        data = row.get("data") or {}  # the table heard that the operator checks (the pause's public words)
+        out["data"].update({k: data[k] for k in PAUSE_WORDS if k in data})
     out["redacted"] = True
     return out
 
 
 def live_rounds(kinds_by_round: dict[int, list[str]]) -> set[int]:
-    """The rounds whose hand is live: journalled, and ended by no :data:`OVER_KINDS` row."""
-    return {r for r, kinds in kinds_by_round.items() if not any(k in OVER_KINDS for k in kinds)}
+    """The rounds whose hand is live: journalled, ended by no :data:`OVER_KINDS` row, and with no
+    referee view open (:data:`REFEREE_KIND`). Round 0 holds no hand (the journal's own rows)."""
+    return {r for r, kinds in kinds_by_round.items()
+            if r and not any(k in OVER_KINDS or k == REFEREE_KIND for k in kinds)}
 
 
 def redact_rows(rows: list[Any], all_rows_of: Any) -> list[dict[str, Any]]:

@@ -80,12 +80,17 @@ class Dealer(WindowReads, DoubleFeeds, Recovery):
     # ------------------------------------------------------------------ what callers use
     def run(self, game: str = DEFAULT_GAME, *, first_seat: int | None = None, fair: bool = True,
             preset: str | None = None, rules: dict[str, Any] | None = None, on_event: OnEvent | None = None,
-            round_: int | None = None, previous_winner: int | None = None) -> DealResult:
-        """Shuffle and deal one whole hand; return its result (``status`` done, stopped or void)."""
+            round_: int | None = None, previous_winner: int | None = None, seed: bytes | None = None,
+            contributions: dict[int, str] | None = None) -> DealResult:
+        """Shuffle and deal one whole hand; return its result (``status`` done, stopped or void).
+        ``seed``: the rig's seed, committed to before the seats' ``contributions`` came."""
         plan = make_plan(game, first_seat=first_seat, previous_winner=previous_winner, fair=fair,
-                         preset=preset, rules=rules)
+                         preset=preset, rules=rules, seed=seed, contributions=contributions)
         if round_ is None:
             round_ = self.journal.new_round({"game": game, "first_seat": plan.first_seat, "fair_deal": fair})
+        for seat, value in sorted(plan.contributions.items()):   # what verify-deal checks the proof against
+            self.journal.append(round_, "contribution", {"seat": seat, "value": value,
+                                                         "commitment": plan.commitment})
         self.journal.append(round_, "deal_plan", {"plan": plan.to_json(), "commitment": plan.commitment})
         state = DealState(round_, plan)
         self._begin(state, on_event)
@@ -112,7 +117,9 @@ class Dealer(WindowReads, DoubleFeeds, Recovery):
         if state.plan.seed is None:
             return None
         seats = [state.dealt.get(i, BOTTOM) for i in range(state.plan.total)]
-        proof = fair_deal.make_proof(state.plan.seed, state.plan.cards_per_seat, state.plan.bottom, seats)
+        plan = state.plan
+        proof = (fair_deal.make_shared_proof(plan.seed, plan.contributions, plan.cards_per_seat, plan.bottom, seats)
+                 if plan.contributions else fair_deal.make_proof(plan.seed, plan.cards_per_seat, plan.bottom, seats))
         self.journal.append(round_, "reveal", {"proof": proof})
         return proof
 

@@ -27,6 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from controller.plan import catalogue
+from controller.redact import redact_rows
+from controller.service import referee
+from controller.service.contribute import ContributionRefused
 from controller.service.dispute import replay
 from controller.service.hub import public_receipts
 from controller.service.limits import MAX_BODY, BodyLimit
@@ -141,6 +144,21 @@ class SeatName(BaseModel):
         if any(not ch.isprintable() or ch in "<>" for ch in v):
             raise ValueError("a name is plain text: no control characters, no < or >")
         return v
+
+
+class RefereeView(BaseModel):
+    """``POST /api/rounds/{id}/referee_view``: why the operator must see the live hand (the table hears it)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    reason: str = Field("a dispute", min_length=1, max_length=120)
+
+
+class Contribution(BaseModel):
+    """``POST /api/seats/{seat}/contribution``: a seat's random share of the next fair deal's seed."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    value: str = Field(min_length=32, max_length=128, description="16 to 64 random bytes, as hex")
+    commitment: str = Field(pattern=r"^[0-9a-f]{64}$", description="the commitment of GET /api/deal/next")
 
 
 class NewToken(BaseModel):
@@ -310,10 +328,12 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     @app.get("/api/rounds/{rid}/seats/{seat}", summary="a seat's own hand (that seat or the operator)")
     def seat_hand(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
-        _check(svc, creds, seat=seat, what=f"read seat {seat}'s hand")
+        ident = _check(svc, creds, seat=seat, what=f"read seat {seat}'s hand")
         rnd = svc.get_round(rid)
         if seat >= rnd.plan.seats:
             raise ServiceError(404, f"{rnd.game.name} has seats 0..{rnd.plan.seats - 1}", "没有这个座位")
+        if ident.is_operator:   # the operator looks at a live hand only openly
+            referee.open_view(svc, rid, "reading a seat's hand", seat)
         with rnd.lock:
             return rnd.seat_view(seat)
 
@@ -346,6 +366,21 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         _check(svc, creds, seat=seat, what=f"name seat {seat}")
         return {"names": svc.set_seat_name(seat, body.name)}
 
+    @app.get("/api/deal/next", summary="the next fair deal's commitment and which seats contributed to it")
+    def next_deal() -> dict[str, Any]:
+        return svc.next_deal.public()
+
+    @app.post("/api/seats/{seat}/contribution",
+              summary="add this seat's random share to the next fair deal's seed (that seat or the operator)")
+    def contribute(seat: Seat, body: Contribution, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, seat=seat, what=f"contribute for seat {seat}")
+        try:
+            got = svc.next_deal.contribute(seat, body.value, body.commitment)
+        except ContributionRefused as exc:
+            raise ServiceError(exc.status, exc.message, exc.message_zh) from None
+        svc.hub.publish({"type": "contribution", "seat": seat, "commitment": got["commitment"]})
+        return got
+
     # ---------------------------------------------------------------- operator / after the hand
     def finished_or_operator(rid: int, creds: HTTPAuthorizationCredentials | None, what: str) -> Any:
         """The round, if the hand is over (then anyone may see it) or the caller is the operator."""
@@ -354,7 +389,14 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
             over = rnd.phase == "finished"
         if not over:
             _check(svc, creds, what=f"{what} before the hand is over")
+            referee.open_view(svc, rid, what)          # the operator sees a live hand only openly
         return rnd
+
+    @app.post("/api/rounds/{rid}/referee_view",
+              summary="open the referee view of a live hand: the table is told, the journal records it (operator)")
+    def referee_view(rid: RoundId, creds: Creds, body: RefereeView | None = None) -> dict[str, Any]:
+        _check(svc, creds, what="open the referee view")
+        return referee.open_view(svc, rid, (body or RefereeView()).reason)
 
     @app.get("/api/rounds/{rid}/record", summary="the game record with its verdict (operator; anyone after)")
     def record(rid: RoundId, creds: Creds) -> dict[str, Any]:
@@ -376,6 +418,9 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
              response_class=Response)
     def image(digest: Annotated[str, PathParam(pattern=r"^[0-9a-f]{64}$")], creds: Creds) -> Response:
         _check(svc, creds, what="see camera crops")
+        if any(r and not referee.is_open(svc.journal, r) for r in svc.journal.image_rounds(digest)):
+            raise ServiceError(409, "that crop is of a live hand: open the referee view first (the table is told)",
+                               "这是进行中一局的牌面图像：请先打开裁判查看（全桌会被告知）")
         path = svc.journal.image_path(digest)
         if not path.exists():
             raise HTTPException(404, detail="no such image")
@@ -433,8 +478,8 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
                 limit: Annotated[int, Query(ge=1, le=5000)] = 200) -> dict[str, Any]:
         _check(svc, creds, what="read the journal")
         rows = svc.journal.rows(round)[-limit:]
-        return {"rows": [{"seq": r.seq, "round": r.round, "kind": r.kind, "t": r.t, "data": r.data,
-                          "image": r.image, "hash": r.hash} for r in rows],
+        # a live hand's hidden cards stay hidden from the operator too, until its referee view is open
+        return {"rows": redact_rows(rows, svc.journal.rows),
                 "verified": svc.journal.verify().ok if round is None else None}
 
     return app

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -57,7 +58,8 @@ class DealInterrupted(Exception):
 
 class DealSource(Protocol):
     def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
-             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealtHand: ...
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False, seed: bytes | None = None,
+             contributions: dict[int, str] | None = None) -> DealtHand: ...
 
     @property
     def waiting(self) -> bool: ...
@@ -102,11 +104,13 @@ class SoftwareDealSource:
         self._pause.resolve(answer)
 
     def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
-             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealtHand:
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False, seed: bytes | None = None,
+             contributions: dict[int, str] | None = None) -> DealtHand:
         if resume and self._pending is not None and self._pending["round"] == round_id:
             p = self._pending
         else:
-            plan = make_plan(game, first_seat=first_seat, fair=fair, preset=preset, rules=rules)
+            plan = make_plan(game, first_seat=first_seat, fair=fair, preset=preset, rules=rules, seed=seed,
+                             contributions=contributions)
             cards = plan.deck.cards()
             self._rng.shuffle(cards)
             p = {"round": round_id, "cards": cards, "order": list(plan.order), "next": 0,
@@ -169,7 +173,7 @@ class RigDealSource:
 
     def __init__(self, rig: Rig, camera: Camera, reader: CardReader, journal: Any, *, config: Any = None,
                  panel: Any = None, frames_per_read: int | None = None, owned: tuple[Any, ...] = (),
-                 load_deck: Callable[[int, bool], Any] | None = None):
+                 load_deck: Callable[[int, bool], Any] | None = None, virtual_board: Any = None):
         from controller.deal import Dealer
 
         self.rig, self.camera, self.reader, self.journal = rig, camera, reader, journal
@@ -180,6 +184,7 @@ class RigDealSource:
                              operator=self.operator, **options)
         self._owned = owned
         self.load_deck = load_deck  # the virtual rig's operator puts the game's deck in (a person does, at a table)
+        self.virtual_board = virtual_board  # the virtual rig's table (its cards), checked before a resume
         self._estop = False
         self.state = "ready"
         self._status_lock = threading.Lock()
@@ -187,8 +192,8 @@ class RigDealSource:
 
     @classmethod
     def open(cls, *, serial: str, camera_url: str, journal: Any, config: Any, panel: Any = None,
-             frames_per_read: int | None = None, load_deck: Callable[[int, bool], Any] | None = None
-             ) -> RigDealSource:
+             frames_per_read: int | None = None, load_deck: Callable[[int, bool], Any] | None = None,
+             virtual_board: Any = None) -> RigDealSource:
         """Connect to the rig on ``serial`` and the camera at ``camera_url``; load the card reader."""
         from controller.camera import open_camera
         from firmware_bridge import Rig
@@ -207,7 +212,7 @@ class RigDealSource:
             rig.close()
             raise
         return cls(rig, camera, reader, journal, config=config, panel=panel, frames_per_read=frames_per_read,
-                   owned=(camera, rig), load_deck=load_deck)
+                   owned=(camera, rig), load_deck=load_deck, virtual_board=virtual_board)
 
     @property
     def waiting(self) -> bool:
@@ -217,17 +222,22 @@ class RigDealSource:
         self.operator.resolve(answer)
 
     def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
-             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False) -> DealtHand:
+             rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False, seed: bytes | None = None,
+             contributions: dict[int, str] | None = None) -> DealtHand:
         self.state = "dealing"
         try:
             if resume:
+                self._check_virtual_deck(round_id)
                 result = self.dealer.resume(round_id, on_event=on_event)
             else:
                 if self.load_deck is not None:
                     deck = game_counts(game, preset, rules)[0].deck
                     self.load_deck(deck.decks, deck.jokers)
                 result = self.dealer.run(game, first_seat=first_seat, fair=fair, preset=preset, rules=rules,
-                                         on_event=on_event, round_=round_id)
+                                         on_event=on_event, round_=round_id, seed=seed,
+                                         contributions=contributions)
+        except DealInterrupted:
+            raise
         except Exception as exc:  # the rig or the camera failed beyond the dealer's own recovery
             raise DealInterrupted(f"the rig stopped: {exc}", f"发牌机故障：{exc}", resumable=True) from exc
         finally:
@@ -240,6 +250,16 @@ class RigDealSource:
         return DealtHand(hands=[[parse_card(c) for c in h] for h in rec["hands"]],
                           bottom=[parse_card(c) for c in rec.get("bottom", [])],
                           first_player=result.first_player.seat if result.first_player else None, extra=extra)
+
+    def _check_virtual_deck(self, round_id: int) -> None:
+        """Before resuming on the virtual rig: are the cards at its table the ones the journal dealt? A
+        virtual rig started again (``kill -9`` of ``serve --sim``) holds a fresh deck, not the hand in
+        play: say so now, not at the end of the deal."""
+        if self.virtual_board is None:
+            return
+        problem = virtual_deck_problem(self.journal, round_id, self.virtual_board)
+        if problem is not None:
+            raise DealInterrupted(*problem, resumable=False)
 
     def estop(self) -> None:
         self._estop = True
@@ -282,3 +302,25 @@ class RigDealSource:
                 part.close()
             except Exception:
                 pass
+
+
+FRESH_DECK = ("The virtual rig started again with a fresh deck: the cards dealt before the restart are not at its "
+              "table, so this deal cannot go on. It is voided; deal again.",
+              "虚拟发牌机重启后换了一副新牌，重启前发出的牌已不在桌上，无法继续发牌。本局作废，请重新发牌。")
+
+
+def virtual_deck_problem(journal: Any, round_id: int, board: Any) -> tuple[str, str] | None:
+    """Why the virtual rig's table cannot be the journal's deal of ``round_id`` (English, Chinese), or
+    None. It must have dealt at least the cards the journal saw dealt, mostly the same ones (the camera
+    may have misread one), and hold the plan's count in all; a card in flight at the crash may be dealt
+    on the table but not journaled yet."""
+    from controller.deal.state import DealState
+
+    state = DealState.from_journal(journal, round_id)
+    with board.lock:
+        hopper, dealt = list(board.hopper), [card for card, _where in board.places]
+    seen = Counter(str(r["label"]) for i, r in state.reads.items() if i in state.dealt and r.get("label"))
+    missing = sum((seen - Counter(dealt)).values())   # a misread or two is the decoder's business, not this
+    if len(dealt) < len(state.dealt) or len(hopper) + len(dealt) != state.plan.total or missing > len(seen) // 4:
+        return FRESH_DECK
+    return None

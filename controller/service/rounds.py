@@ -24,6 +24,7 @@ from engine.cards import JOKERS, RANK_ORDERS, Card, parse_card
 from engine.game import HIDDEN, Game, State, Violation
 
 PHASES = ("dealing", "interrupted", "playing", "finished", "void")
+KEEP_REFUSED = 50  # refused actions the public state lists (the last ones; the journal keeps every one)
 __all__ = ["HIDDEN", "PHASES", "Round", "by_suit", "public_violation"]
 # What everyone is told about a refused action, by rule. The engine's own message goes to the seat that
 # acted (and the operator): it may name the cards tried ("C2 SJ is not a combination"), which are secret.
@@ -221,6 +222,13 @@ class Round:
         out["violations"] = [public_violation(v) for v in self.violations[index]["list"]]
         return out
 
+    def shown_actions(self) -> list[int]:
+        """The indexes the public state lists: every applied action, and the last :data:`KEEP_REFUSED`
+        refused ones (a seat hammering the referee must not grow every answer; the journal keeps all)."""
+        refused = [i for i, ok in enumerate(self.applied) if not ok][-KEEP_REFUSED:]
+        kept = set(refused)
+        return [i for i, ok in enumerate(self.applied) if ok or i in kept]
+
     def public_trick(self) -> list[dict[str, Any]]:
         if self.state is None:
             return [dict(t) for t in self.trick]
@@ -288,7 +296,8 @@ class Round:
             "turn": self.turn(), "called": self.called(), "trick": self.public_trick(),
             "undecided": (waiting := self.undecided(view)),
             "declare_left": None if (left := self.declare_left(undecided=waiting)) is None else round(left, 1),
-            "actions": [self.public_action(i) for i in range(len(self.events))],
+            "actions": [self.public_action(i) for i in self.shown_actions()],
+            "refused_hidden": max(0, self.applied.count(False) - KEEP_REFUSED),
             "result": None,
         }
         if self.state is not None and self.phase in ("playing", "finished"):

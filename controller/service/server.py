@@ -37,7 +37,7 @@ def build_deal_source(cfg: Any, journal: Any, *, sim: bool, no_rig: bool = False
             say(f"virtual rig: serial {serial}")  # not the camera's URL: its frames show the cards
         load_deck = virtual.board.load_deck if virtual is not None else None  # the virtual operator's hands
         return RigDealSource.open(serial=serial, camera_url=camera, journal=journal, config=cfg,
-                                  load_deck=load_deck), virtual
+                                  load_deck=load_deck, virtual_board=virtual.board if virtual else None), virtual
     except Exception as exc:  # a part not installed (or no model yet): the table still works, in software
         if virtual is not None:
             virtual.stop()

@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from controller.announce import result_words, table_news
+from controller.fair_deal import commitment
 from controller.journal import Journal, private_dir
 from controller.service.bots import choose_action
+from controller.service.contribute import NextDeal
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
 from controller.service.hub import EventHub
 from controller.service.rounds import Round, public_violation
@@ -100,6 +102,8 @@ class TableService:
         self._closing = False
         self._threads: list[threading.Thread] = []
         self.ledger = self._load_ledger()
+        self.next_deal = NextDeal()          # the next fair deal's seed, committed before seats add to it
+        self._seeds: dict[int, tuple[bytes | None, dict[int, str]]] = {}
         self._adopt_interrupted()
         bot_thread = threading.Thread(target=self._bot_loop, name="hongsi-bots", daemon=True)
         bot_thread.start()
@@ -176,8 +180,10 @@ class TableService:
                 self.journal.append(cur.id, "round_end", {"status": "void", "reason": "a new deal started"})
                 self.hub.publish({"type": "void", "round": cur.id, "message": cur.message,
                                   "message_zh": cur.message_zh})
+            seed, shares = self.next_deal.take() if fair_deal else (None, {})
             rid = self.journal.new_round({"game": game, "first_seat": first_seat, "fair_deal": fair_deal,
-                                          "source": "service"})
+                                          "source": "service", "commitment": seed and commitment(seed)})
+            self._seeds[rid] = (seed, shares)
             rnd = Round(rid, impl, settings, first_seat=first_seat, fair_deal=fair_deal, bots=bot_seats,
                         preset=preset, rules=rules)
             rnd.declare_window = self.declare_window
@@ -238,10 +244,12 @@ class TableService:
             self.voice.say(public["message_zh"], public["message"])
 
     def _deal(self, rnd: Round, resume: bool) -> None:
+        seed, shares = self._seeds.pop(rnd.id, (None, {}))
         try:
             result = self.deal_source.deal(round_id=rnd.id, game=rnd.game.name, first_seat=rnd.first_seat,
                                            fair=rnd.fair_deal, preset=rnd.preset, rules=rnd.rules or None,
-                                           on_event=lambda ev: self._on_deal_event(rnd, ev), resume=resume)
+                                           on_event=lambda ev: self._on_deal_event(rnd, ev), resume=resume,
+                                           seed=seed, contributions=shares or None)
         except DealInterrupted as exc:
             with rnd.lock:
                 voided = not exc.resumable or rnd.phase == "void"

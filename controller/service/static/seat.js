@@ -11,6 +11,7 @@ let roundId = null;
 let view = null;
 let selected = new Map();  // card -> how many of its copies are chosen (two-deck games hold pairs of one card)
 let timer = null;
+let shared = null;  // the commitment of the deal this page last added its random share to
 
 function showMsg(html, kind) {
   const el = $("msg");
@@ -165,6 +166,18 @@ function showReceipt(r) {
   $("receipt").innerHTML = r ? receiptHtml(r) : "";
 }
 
+// Nobody steers the deal: this page adds 32 random bytes to the next deal's seed, which the rig committed
+// to first (controller/service/contribute.py); verify-deal checks every share.
+async function contribute() {
+  try {
+    const next = await api("/api/deal/next");
+    if (next.commitment === shared || next.contributed.includes(seat)) { shared = next.commitment; return; }
+    const value = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+    await api(`/api/seats/${seat}/contribution`, { method: "POST", token, body: { value, commitment: next.commitment } });
+    shared = next.commitment;
+  } catch (e) { /* the deal is still fair without it; the next round tries again */ }
+}
+
 async function refresh() {
   timer = null;
   try {
@@ -172,6 +185,7 @@ async function refresh() {
     seat = me.seat;
     setNames((await api("/api/names")).names);
     if (NAMES[seat] && document.activeElement !== $("name")) $("name").value = NAMES[seat];
+    if (shared === null) { shared = ""; contribute(); }
     if (me.round) roundId = me.round;
     // before the first deal there is nothing to press: no buttons, no empty menus
     document.body.classList.toggle("no-hand", roundId === null);
@@ -253,6 +267,7 @@ if (!token) {
     }
     if (ev.type === "receipt" && ev.round === roundId) showReceipt(ev);
     if (ev.type === "names") setNames(ev.names);
+    if (ev.type === "round") { roundId = ev.round; selected.clear(); contribute(); }
     if (ev.type !== "voice" && ev.type !== "deal") soon();
     else if (ev.type === "deal" && ev.dealt === ev.total) soon();
   }, async () => {  // on every (re)connect too: nothing missed while the stream was down

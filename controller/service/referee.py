@@ -1,0 +1,50 @@
+"""The referee view: the one way the operator sees a live hand's hidden cards, and never in secret.
+
+While a hand is live the operator sees the journal without its hidden cards (``controller.redact``),
+no camera crop of it, no seat's hand and no record. A dispute that needs them opens the referee view
+of that round (``POST /api/rounds/{id}/referee_view``, or implicitly by reading a seat's hand or the
+record): the whole table is told (a public ``referee_view`` event, the display's caption and the
+voice, in English and Chinese) and the journal records it (a ``referee_view`` row). From then on the
+operator sees that round whole; the view stays open for the rest of the hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.redact import OVER_KINDS, REFEREE_KIND
+from controller.text import seat_en, seat_zh
+
+LIVE_PHASES = ("dealing", "interrupted", "playing")   # a round whose hand is still secret
+# the service's own reasons, in Chinese (an operator's own words are shown as written)
+REASONS_ZH = {"a dispute": "有争议", "reading a seat's hand": "查看座位手牌", "read the record": "查看牌局记录",
+              "replay a hand": "回放本局"}
+
+
+def is_open(journal: Any, rid: int) -> bool:
+    """Whether the operator may see round ``rid`` whole: its hand is over, or its referee view is open."""
+    return any(r.kind in OVER_KINDS or r.kind == REFEREE_KIND for r in journal.rows(rid))
+
+
+def words(reason: str, seat: int | None = None) -> tuple[str, str]:
+    """What the table is told (English, Chinese)."""
+    if seat is not None:
+        return (f"Referee view: the operator is looking at {seat_en(seat)}'s hand ({reason}).",
+                f"裁判查看：操作员正在查看{seat_zh(seat)}位的手牌（{REASONS_ZH.get(reason, reason)}）。")
+    return (f"Referee view: the operator is looking at this hand's hidden cards ({reason}).",
+            f"裁判查看：操作员正在查看本局的暗牌（{REASONS_ZH.get(reason, reason)}）。")
+
+
+def open_view(svc: Any, rid: int, reason: str, seat: int | None = None) -> dict[str, Any]:
+    """Open round ``rid``'s referee view (once): journal it, tell the table. Returns the view's state."""
+    rnd = svc.get_round(rid)                     # 404 for no such round
+    with rnd.lock:
+        live = rnd.phase in LIVE_PHASES
+    with svc._lock:                              # two requests at once open it once
+        if not live or is_open(svc.journal, rid):
+            return {"round": rid, "open": True, "announced": False}
+        en, zh = words(reason, seat)
+        svc.journal.append(rid, REFEREE_KIND, {"reason": reason, "seat": seat, "message": en, "message_zh": zh})
+    svc.hub.publish({"type": "referee_view", "round": rid, "seat": seat, "message": en, "message_zh": zh})
+    svc.voice.say(zh, en)
+    return {"round": rid, "open": True, "announced": True}
