@@ -1,0 +1,302 @@
+"""The pile reader: every card in a picture of the play area, from the corner indices it shows.
+
+Usage::
+
+    reader = PileReader()                 # the committed corner models, one onnxruntime thread
+    r = reader.read(picture)              # PileReading
+    r.labels, r.confidence                # ["S3", "S3", "H4"], 0.97 -- or None when unsure
+
+Cards in a pile overlap, fan and turn at any angle; often only a corner index of a card shows. So the
+reader looks for indices, not cards:
+
+1. *Ink on paper*: pixels much darker (or redder) than the bright paper around them, as connected
+   blobs of a glyph's size (:func:`ink_blobs`).
+2. *Candidates*: an index is a rank glyph with its suit pip next to it, so each blob alone, each blob
+   with each of its nearest blobs of the same ink, and each tight cluster of blobs is a candidate box
+   (:func:`candidates`).
+3. *Classify*: each candidate's box, cut axis-aligned as the corner models learnt to read an index at
+   any angle, is read by the first model; the likely ones then by the whole committee, which must
+   agree (:class:`vision.reader.CardReader`).
+4. *One reading per index*: overlapping candidates are the same index (the surest one stays).
+5. *One card per pair of indices*: a card shows its index at two opposite corners, turned 180°; two
+   readings of the same card lying where one card's two corners would lie are one card. Two copies of
+   a card (two decks) lie elsewhere, so they stay two.
+
+The pile is declined (``labels`` None) when some blob looks like an index (not "no card") but no
+reading of it is sure: a guess is worse than asking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.corner_data import NONE_CLASS
+from vision.labels import LABELS
+from vision.reader import CardReader, is_colourless
+
+WORK_SIDE = 640  # the picture's long side is scaled to this many pixels first
+# A blob is a glyph when its box is this many pixels on its long side (at WORK_SIDE).
+MIN_GLYPH, MAX_GLYPH = 5, 60
+ACCEPT = 0.85  # a candidate is read when the pooled committee is this sure of its card ...
+MARGIN = 0.5  # ... and this far ahead of the next card
+SCREEN = 0.3  # the first model's probability of some card for a candidate to go to the committee
+DOUBT = 0.8  # a candidate this likely to be some card, left unread and not part of a read index: decline
+PAD = 1.3  # the crop around a candidate's box (as the models learnt: 1.05..1.6)
+NEIGHBOURS = 3
+SAME_SHAPE = 0.6  # Hu-moment distance below which two blobs are one shape (cv2.matchShapes, I2)
+DISSENT = 1  # committee members that may pick another card (of five)
+
+
+@dataclass
+class Blob:
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1 (inclusive-exclusive)
+    centre: np.ndarray
+    size: float  # the box's long side
+    red: bool
+    mask: np.ndarray  # the blob's own pixels in its box (uint8 0/1)
+
+
+@dataclass
+class Found:
+    """One corner index read in the picture."""
+
+    label: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    axis: np.ndarray  # the index's long direction (unit vector, sign unknown)
+
+
+@dataclass
+class PileReading:
+    labels: list[str] | None
+    confidence: float
+    found: list[Found] = field(default_factory=list)  # every index read (both corners of a card)
+    doubts: int = 0  # blobs that looked like an index and were not read
+
+
+def ink_mask(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ink (uint8 0/255) on bright paper, and the picture's darkest channel. Ink is darker than 60 %
+    of the brightest nearby paper, and that paper is bright."""
+    low = bgr.min(axis=2)
+    paper = cv2.dilate(low, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (25, 25)))
+    paper = cv2.GaussianBlur(paper, (0, 0), 4)
+    bright = np.percentile(paper, 95)
+    ink = (low.astype(np.float32) < 0.6 * paper) & (paper > 0.55 * bright)
+    return ink.astype(np.uint8) * 255, low
+
+
+def ink_blobs(bgr: np.ndarray) -> list[Blob]:
+    """The glyph-sized blobs of ink on paper."""
+    ink, _ = ink_mask(bgr)
+    n, lab, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    b, g, r = (bgr[..., i].astype(np.int16) for i in range(3))
+    redness = r - np.maximum(b, g)
+    out = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        size = max(w, h)
+        if not (MIN_GLYPH <= size <= MAX_GLYPH) or area < 12 or area > 0.9 * w * h and min(w, h) > 0.6 * size:
+            continue  # too small, too big, or a solid square (not a glyph)
+        mask = lab[y:y + h, x:x + w] == i
+        red = float(redness[y:y + h, x:x + w][mask].mean()) > 40
+        out.append(Blob((int(x), int(y), int(x + w), int(y + h)), np.array(cents[i]), float(size), red,
+                        mask.astype(np.uint8)))
+    return out
+
+
+def _union(blobs: list[Blob]) -> tuple[int, int, int, int]:
+    return (min(b.box[0] for b in blobs), min(b.box[1] for b in blobs),
+            max(b.box[2] for b in blobs), max(b.box[3] for b in blobs))
+
+
+def _gap(a: Blob, b: Blob) -> float:
+    dx = max(0, max(a.box[0], b.box[0]) - min(a.box[2], b.box[2]))
+    dy = max(0, max(a.box[1], b.box[1]) - min(a.box[3], b.box[3]))
+    return float(np.hypot(dx, dy))
+
+
+def candidates(blobs: list[Blob]) -> list[tuple[tuple[int, ...], np.ndarray]]:
+    """Candidate indices as (the blobs' numbers, the index's axis): each blob with its nearest blobs of
+    the same ink and another shape (a rank and its pip, not two pips), and a pair with a third blob close
+    to both (a "10" and its pip). A blob alone is no candidate: a pip read alone may look like a card."""
+    seen: dict[tuple[int, ...], np.ndarray] = {}
+    n = len(blobs)
+    if n == 0:
+        return []
+    cents = np.array([b.centre for b in blobs])
+    for i, a in enumerate(blobs):
+        d = np.linalg.norm(cents - cents[i], axis=1)
+        order = [j for j in np.argsort(d) if j != i][:NEIGHBOURS]
+        near = []
+        for j in order:
+            b = blobs[j]
+            if (b.red != a.red or not 0.33 < b.size / a.size < 3 or _gap(a, b) > 0.7 * max(a.size, b.size)
+                    or alike(a, b)):
+                continue
+            axis = (b.centre - a.centre) / max(float(d[j]), 1e-6)
+            seen.setdefault(tuple(sorted((i, j))), axis)
+            near.append(j)
+        for j in near:  # a pair with a third close blob: a "10" with its pip
+            for k in near:
+                if j < k and _gap(blobs[j], blobs[k]) < 0.7 * max(blobs[j].size, blobs[k].size):
+                    trio = tuple(sorted((i, j, k)))
+                    pts = cents[list(trio)]
+                    seen.setdefault(trio, _principal(pts))
+    return list(seen.items())
+
+
+def alike(a: Blob, b: Blob) -> bool:
+    """Two blobs of one shape (at any angle and size): two pips, not a rank and its pip."""
+    return cv2.matchShapes(a.mask, b.mask, cv2.CONTOURS_MATCH_I2, 0) < SAME_SHAPE
+
+
+def _blob_axis(b: Blob) -> np.ndarray:
+    x0, y0, x1, y1 = b.box
+    return np.array([0.0, 1.0]) if y1 - y0 >= x1 - x0 else np.array([1.0, 0.0])
+
+
+def _principal(pts: np.ndarray) -> np.ndarray:
+    c = pts - pts.mean(axis=0)
+    _, _, vt = np.linalg.svd(c, full_matrices=False)
+    return vt[0]
+
+
+def crop_box(img: np.ndarray, box: tuple[float, float, float, float], pad: float = PAD) -> np.ndarray:
+    """The box widened by ``pad`` about its centre, cut from the picture (edges repeated)."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    hw, hh = max(x1 - x0, 4) * pad / 2, max(y1 - y0, 4) * pad / 2
+    H, W = img.shape[:2]
+    a, b = int(round(cx - hw)), int(round(cy - hh))
+    c, d = int(round(cx + hw)), int(round(cy + hh))
+    if a >= 0 and b >= 0 and c <= W and d <= H:
+        return img[b:d, a:c]
+    return cv2.copyMakeBorder(img[max(b, 0):min(d, H), max(a, 0):min(c, W)], max(0, -b), max(0, d - H),
+                              max(0, -a), max(0, c - W), cv2.BORDER_REPLICATE)
+
+
+class PileReader:
+    """Reads piles with the corner models of :class:`vision.reader.CardReader` (or ``reader``)."""
+
+    def __init__(self, reader: CardReader | None = None, threads: int = 1) -> None:
+        self.reader = reader or CardReader(threads=threads)
+
+    def read(self, image: np.ndarray) -> PileReading:
+        if image is None or not isinstance(image, np.ndarray) or image.size == 0:
+            raise ValueError("not an image")
+        if image.ndim == 2:
+            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        image = np.ascontiguousarray(image[..., :3])
+        scale = WORK_SIDE / max(image.shape[:2])
+        if abs(scale - 1) > 0.02:
+            image = cv2.resize(image, None, fx=scale, fy=scale,
+                               interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        grey = is_colourless(image)
+        blobs = ink_blobs(image)
+        cands = candidates(blobs)
+        if not cands:
+            return PileReading([], 1.0)
+        boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
+        crops = [crop_box(image, b) for b in boxes]
+        first = np.exp(self.reader.log_probs(crops, grey))  # (n, 55)
+        some_card = 1.0 - first[:, NONE_CLASS]
+        keep = np.flatnonzero(some_card >= SCREEN)
+        found: list[tuple[float, int, int]] = []  # (confidence, label, candidate)
+        unsure = []
+        if len(keep):
+            lp = self.reader.committee_log_probs([crops[i] for i in keep], grey)  # (members, m, 55)
+            for row, i in enumerate(keep):
+                verdict = _verdict(lp[:, row])
+                if verdict is None:
+                    if len(cands[i][0]) > 1 and float(np.exp(lp[:, row, NONE_CLASS]).mean()) < 1 - DOUBT:
+                        unsure.append(i)  # a rank and a pip, it seems, yet unread
+                    continue
+                found.append((verdict[1], verdict[0], int(i)))
+        kept = _suppress(found, boxes)
+        doubts = [i for i in unsure if not any(_overlap(boxes[i], boxes[j]) > 0.3 for _, _, j in kept)]
+        reads = [Found(LABELS[lab], conf, tuple(float(v) / scale for v in boxes[i]), cands[i][1])
+                 for conf, lab, i in kept]
+        labels = sorted(f.label for f in _one_per_card(reads))
+        confidence = float(min((f.confidence for f in reads), default=1.0))
+        if doubts:
+            return PileReading(None, confidence, reads, len(doubts))
+        return PileReading(labels, confidence, reads)
+
+
+def _verdict(lp: np.ndarray) -> tuple[int, float] | None:
+    """(label, confidence) from the committee's (members, 55) log-probabilities; None unless all
+    members but :data:`DISSENT` pick the same card and the pool is sure of it."""
+    picks = lp[:, :NONE_CLASS].argmax(axis=1)
+    pooled = lp.mean(axis=0)
+    p = np.exp(pooled - pooled.max())
+    p /= p.sum()
+    cards = p[:NONE_CLASS]
+    best = int(cards.argmax())
+    if int((picks == best).sum()) < len(picks) - DISSENT or p[NONE_CLASS] > 0.3:
+        return None
+    second = float(np.partition(cards, -2)[-2])
+    if cards[best] < ACCEPT or cards[best] - second < MARGIN:
+        return None
+    return best, float(cards[best])
+
+
+def _overlap(a, b) -> float:
+    """The shared area of two boxes over the smaller one's."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    small = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return float(w * h / max(small, 1e-6))
+
+
+def _suppress(found: list[tuple[float, int, int]], boxes: list) -> list[tuple[float, int, int]]:
+    """One reading per index: the surest first; a candidate sharing most of its box with a kept one
+    is a part or a framing of that index."""
+    kept: list[tuple[float, int, int]] = []
+    for conf, lab, i in sorted(found, reverse=True):
+        if all(_overlap(boxes[i], boxes[j]) < 0.3 for _, _, j in kept):
+            kept.append((conf, lab, i))
+    return kept
+
+
+def _one_per_card(reads: list[Found]) -> list[Found]:
+    """Readings with both corners of one card counted once: two readings of the same card whose
+    indices lie parallel, a card's diagonal apart (2..9 index lengths, 15..55° off the index's axis),
+    are the two corners of one card."""
+    used = [False] * len(reads)
+    out = []
+    for i, a in enumerate(reads):
+        if used[i]:
+            continue
+        used[i] = True
+        out.append(a)
+        for j in range(i + 1, len(reads)):
+            b = reads[j]
+            if used[j] or b.label != a.label:
+                continue
+            if _same_card(a, b):
+                used[j] = True
+                break
+    return out
+
+
+def _same_card(a: Found, b: Found) -> bool:
+    ca = np.array([(a.box[0] + a.box[2]) / 2, (a.box[1] + a.box[3]) / 2])
+    cb = np.array([(b.box[0] + b.box[2]) / 2, (b.box[1] + b.box[3]) / 2])
+    v = cb - ca
+    dist = float(np.linalg.norm(v))
+    length = max(_length(a), _length(b))
+    if abs(float(a.axis @ b.axis)) < 0.8 or not 2.0 <= dist / max(length, 1e-6) <= 9.0:
+        return False
+    off = np.degrees(np.arccos(min(1.0, abs(float(v @ a.axis)) / max(dist, 1e-6))))
+    return 15.0 <= off <= 55.0
+
+
+def _length(f: Found) -> float:
+    """The index's extent along its axis (from its axis-aligned box, roughly)."""
+    w, h = f.box[2] - f.box[0], f.box[3] - f.box[1]
+    return float(abs(f.axis[0]) * w + abs(f.axis[1]) * h)
