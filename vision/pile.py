@@ -219,7 +219,7 @@ class PileReader:
         doubts = [i for i in unsure if not any(_overlap(boxes[i], boxes[j]) > 0.3 for _, _, j in kept)]
         reads = [Found(LABELS[lab], conf, tuple(float(v) / scale for v in boxes[i]), cands[i][1])
                  for conf, lab, i in kept]
-        labels = sorted(f.label for f in _one_per_card(reads))
+        labels = sorted(f.label for f in _one_per_card(reads, paper_mask(image), scale))
         confidence = float(min((f.confidence for f in reads), default=1.0))
         if doubts:
             return PileReading(None, confidence, reads, len(doubts))
@@ -263,10 +263,17 @@ def _suppress(found: list[tuple[float, int, int]], boxes: list) -> list[tuple[fl
     return kept
 
 
-def _one_per_card(reads: list[Found]) -> list[Found]:
-    """Readings with both corners of one card counted once: two readings of the same card whose
-    indices lie parallel, a card's diagonal apart (2..9 index lengths, 15..55° off the index's axis),
-    are the two corners of one card."""
+def paper_mask(bgr: np.ndarray) -> np.ndarray:
+    """Where card paper lies (bool): bright in every channel, the ink on it closed over."""
+    low = bgr.min(axis=2)
+    bright = (low > 0.6 * np.percentile(low, 97)).astype(np.uint8)
+    return cv2.morphologyEx(bright, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (21, 21))) > 0
+
+
+def _one_per_card(reads: list[Found], paper: np.ndarray, scale: float) -> list[Found]:
+    """Readings with both corners of one card counted once: two readings of the same card a card's
+    diagonal apart (2..9 index lengths) with paper all along the way between them are the two corners
+    of one card (two copies of a card, from two decks, seldom lie so)."""
     used = [False] * len(reads)
     out = []
     for i, a in enumerate(reads):
@@ -275,28 +282,23 @@ def _one_per_card(reads: list[Found]) -> list[Found]:
         used[i] = True
         out.append(a)
         for j in range(i + 1, len(reads)):
-            b = reads[j]
-            if used[j] or b.label != a.label:
-                continue
-            if _same_card(a, b):
+            if not used[j] and reads[j].label == a.label and _same_card(a, reads[j], paper, scale):
                 used[j] = True
                 break
     return out
 
 
-def _same_card(a: Found, b: Found) -> bool:
-    ca = np.array([(a.box[0] + a.box[2]) / 2, (a.box[1] + a.box[3]) / 2])
-    cb = np.array([(b.box[0] + b.box[2]) / 2, (b.box[1] + b.box[3]) / 2])
-    v = cb - ca
-    dist = float(np.linalg.norm(v))
-    length = max(_length(a), _length(b))
-    if abs(float(a.axis @ b.axis)) < 0.8 or not 2.0 <= dist / max(length, 1e-6) <= 9.0:
+def _centre(f: Found) -> np.ndarray:
+    return np.array([(f.box[0] + f.box[2]) / 2, (f.box[1] + f.box[3]) / 2])
+
+
+def _same_card(a: Found, b: Found, paper: np.ndarray, scale: float) -> bool:
+    ca, cb = _centre(a), _centre(b)
+    dist = float(np.linalg.norm(cb - ca))
+    length = max(a.box[2] - a.box[0], a.box[3] - a.box[1], b.box[2] - b.box[0], b.box[3] - b.box[1])
+    if not 2.0 <= dist / max(length, 1e-6) <= 9.0:
         return False
-    off = np.degrees(np.arccos(min(1.0, abs(float(v @ a.axis)) / max(dist, 1e-6))))
-    return 15.0 <= off <= 55.0
-
-
-def _length(f: Found) -> float:
-    """The index's extent along its axis (from its axis-aligned box, roughly)."""
-    w, h = f.box[2] - f.box[0], f.box[3] - f.box[1]
-    return float(abs(f.axis[0]) * w + abs(f.axis[1]) * h)
+    pts = (ca + np.linspace(0.1, 0.9, 17)[:, None] * (cb - ca)) * scale
+    ys = np.clip(pts[:, 1].astype(int), 0, paper.shape[0] - 1)
+    xs = np.clip(pts[:, 0].astype(int), 0, paper.shape[1] - 1)
+    return float(paper[ys, xs].mean()) >= 0.9

@@ -34,7 +34,7 @@ class Pile:
     quads: list[np.ndarray]  # per face: its four corners in the picture
 
 
-def _place(face: Face, centre, long_side: float, angle: float) -> tuple[np.ndarray, np.ndarray]:
+def place(face: Face, centre, long_side: float, angle: float) -> tuple[np.ndarray, np.ndarray]:
     """The affine-as-perspective matrix putting ``face`` at ``centre`` (its long side ``long_side``
     px, turned ``angle`` degrees), and its corners in the picture."""
     H, W = face.bgr.shape[:2]
@@ -117,7 +117,7 @@ def render_pile(faces: list[Face], rng: np.random.Generator, *, size: tuple[int,
             centre = np.array([W / 2, H / 2]) + rng.normal(0, 0.12, 2) * (W, H)
             aspect = faces[i].bgr.shape[1] / faces[i].bgr.shape[0]
             for centre_j, angle in _poses(k, centre, long_side, aspect, rng):
-                M, quad = _place(faces[i], centre_j, long_side * rng.uniform(0.97, 1.03), angle)
+                M, quad = place(faces[i], centre_j, long_side * rng.uniform(0.97, 1.03), angle)
                 placed.append((faces[i], M, quad))
                 i += 1
         quads = [q for _, _, q in placed]
