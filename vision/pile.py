@@ -37,6 +37,9 @@ from vision.corner_data import NONE_CLASS
 from vision.labels import LABELS
 from vision.reader import CardReader, is_colourless
 
+# A card's long side, as a share of the picture's short side, at most: the play area's calibration
+# (the composer draws cards 0.36..0.5 of it).
+CARD_LONG = 0.5
 WORK_SIDE = 640  # the picture's long side is scaled to this many pixels first
 # A blob is a glyph when its box is this many pixels on its long side (at WORK_SIDE).
 MIN_GLYPH, MAX_GLYPH = 5, 60
@@ -46,6 +49,9 @@ SCREEN = 0.3  # the first model's probability of some card for a candidate to go
 DOUBT = 0.8  # a candidate this likely to be some card, left unread and not part of a read index: decline
 PAD = 1.3  # the crop around a candidate's box (as the models learnt: 1.05..1.6)
 NEIGHBOURS = 3
+UPRIGHT = False  # cut each candidate turned upright along its axis (else axis-aligned, as it lies)
+TURNS = False  # the committee reads each crop at its four quarter turns
+CLEARS = 0.3  # a doubtful candidate sharing this much of its box with a read index is part of it
 SAME_SHAPE = 0.6  # Hu-moment distance below which two blobs are one shape (cv2.matchShapes, I2)
 DISSENT = 1  # committee members that may pick another card (of five)
 
@@ -178,11 +184,58 @@ def crop_box(img: np.ndarray, box: tuple[float, float, float, float], pad: float
                               max(0, -a), max(0, c - W), cv2.BORDER_REPLICATE)
 
 
+def upright_crop(img: np.ndarray, blobs: list[Blob], axis: np.ndarray, pad: float = 1.2) -> np.ndarray:
+    """The blobs cut out turned so that ``axis`` (rank to pip) points down: the index upright (or
+    turned 180°, as the models also know it), ``pad`` times the blobs' extent in that frame."""
+    pts = np.concatenate([np.stack(np.nonzero(b.mask)[::-1], 1) + b.box[:2] for b in blobs]).astype(np.float64)
+    down = axis / max(float(np.linalg.norm(axis)), 1e-9)
+    right = np.array([down[1], -down[0]])
+    u, v = pts @ right, pts @ down
+    cu, cv_ = (u.min() + u.max()) / 2, (v.min() + v.max()) / 2
+    w = max(u.max() - u.min() + 1, 4) * pad
+    h = max(v.max() - v.min() + 1, 4) * pad
+    out_w, out_h = max(4, int(round(w))), max(4, int(round(h)))
+    # output (x, y) -> picture point: centre + (x - out_w/2) * right + (y - out_h/2) * down
+    centre = cu * right + cv_ * down
+    A = np.stack([right, down], 1)
+    b = centre - A @ np.array([out_w / 2, out_h / 2])
+    M = np.hstack([A, b[:, None]]).astype(np.float32)
+    return cv2.warpAffine(img, M, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def unexplained(image: np.ndarray, cards: list[np.ndarray], card_long: float) -> bool:
+    """Whether something on the table is not explained by the cards read (their index centres, in
+    working pixels): a patch of the picture unlike the table, as big as a good part of a card, with no
+    card read in it, or bigger than the cards read in it could cover. A card whose index was missed
+    (a dark deck, an index under a hand) then declines the pile instead of leaving it out."""
+    H, W = image.shape[:2]
+    long = card_long * min(H, W)
+    most = 0.75 * long * long  # the largest card's area
+    small = cv2.GaussianBlur(image, (5, 5), 0)
+    border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
+    ref = np.median(border, axis=0)
+    dist = np.abs(small.astype(np.int16) - ref.astype(np.int16)).sum(axis=2)
+    fg = (dist > max(60, 3 * float(np.median(dist)))).astype(np.uint8)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+    inside = np.zeros(n, int)
+    for c in cards:
+        x, y = int(np.clip(c[0], 0, W - 1)), int(np.clip(c[1], 0, H - 1))
+        inside[lab[y, x]] += 1
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA]
+        if area >= 0.2 * most and (inside[i] == 0 or area > (inside[i] + 0.6) * most):
+            return True
+    return False
+
+
 class PileReader:
     """Reads piles with the corner models of :class:`vision.reader.CardReader` (or ``reader``)."""
 
-    def __init__(self, reader: CardReader | None = None, threads: int = 1) -> None:
+    def __init__(self, reader: CardReader | None = None, threads: int = 1, card_long: float = CARD_LONG) -> None:
         self.reader = reader or CardReader(threads=threads)
+        self.card_long = card_long
 
     def read(self, image: np.ndarray) -> PileReading:
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
@@ -198,16 +251,23 @@ class PileReader:
         blobs = ink_blobs(image)
         cands = candidates(blobs)
         if not cands:
+            if unexplained(image, [], self.card_long):
+                return PileReading(None, 0.0)
             return PileReading([], 1.0)
         boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
-        crops = [crop_box(image, b) for b in boxes]
+        if UPRIGHT:
+            crops = [upright_crop(image, [blobs[i] for i in ids], axis) for ids, axis in cands]
+        else:
+            crops = [crop_box(image, b) for b in boxes]
         first = np.exp(self.reader.log_probs(crops, grey))  # (n, 55)
         some_card = 1.0 - first[:, NONE_CLASS]
         keep = np.flatnonzero(some_card >= SCREEN)
         found: list[tuple[float, int, int]] = []  # (confidence, label, candidate)
         unsure = []
         if len(keep):
-            lp = self.reader.committee_log_probs([crops[i] for i in keep], grey)  # (members, m, 55)
+            lp = self.reader.committee_log_probs([crops[i] for i in keep], grey, turns=TURNS)
+            if TURNS:  # each crop read at its four quarter turns: the evidence pooled
+                lp = lp.reshape(lp.shape[0], len(keep), 4, -1).mean(axis=2)
             for row, i in enumerate(keep):
                 verdict = _verdict(lp[:, row])
                 if verdict is None:
@@ -216,13 +276,16 @@ class PileReader:
                     continue
                 found.append((verdict[1], verdict[0], int(i)))
         kept = _suppress(found, boxes)
-        doubts = [i for i in unsure if not any(_overlap(boxes[i], boxes[j]) > 0.3 for _, _, j in kept)]
+        doubts = [i for i in unsure if not any(_overlap(boxes[i], boxes[j]) > CLEARS for _, _, j in kept)]
         reads = [Found(LABELS[lab], conf, tuple(float(v) / scale for v in boxes[i]), cands[i][1])
                  for conf, lab, i in kept]
-        labels = sorted(f.label for f in _one_per_card(reads, paper_mask(image), scale))
+        cards = _one_per_card(reads, paper_mask(image), scale)
+        labels = sorted(f.label for f in cards)
         confidence = float(min((f.confidence for f in reads), default=1.0))
         if doubts:
             return PileReading(None, confidence, reads, len(doubts))
+        if unexplained(image, [_centre(f) * scale for f in cards], self.card_long):
+            return PileReading(None, confidence, reads)
         return PileReading(labels, confidence, reads)
 
 

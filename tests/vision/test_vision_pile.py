@@ -113,3 +113,9 @@ def test_cli_compose_window_takes_one_face(tmp_path):
     proc = hongsi(tmp_path, "vision", "compose", "--kind", "window", "--out", str(tmp_path / "o.png"),
                   str(tmp_path / "f.png"), str(tmp_path / "f.png"))
     assert proc.returncode == 2 and "one face" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_card_it_cannot_read_declines_the_pile(piles):
+    """A black-paper card shows no dark ink on bright paper: the pile is declined, never read as empty."""
+    reading = piles.read(_table([("H4", (200, 240), 10.0), ("C9", (450, 240), 80.0)], design="dark"))
+    assert reading.labels is None
