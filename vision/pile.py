@@ -47,9 +47,9 @@ ACCEPT = 0.85  # a candidate is read when the pooled committee is this sure of i
 MARGIN = 0.5  # ... and this far ahead of the next card
 SCREEN = 0.3  # the first model's probability of some card for a candidate to go to the committee
 DOUBT = 0.8  # a candidate this likely to be some card, left unread and not part of a read index: decline
-PAD = 1.3  # the crop around a candidate's box (as the models learnt: 1.05..1.6)
+PAD = 1.1  # the crop around a candidate's box (as the models learnt: 1.05..1.6)
 NEIGHBOURS = 3
-UPRIGHT = False  # cut each candidate turned upright along its axis (else axis-aligned, as it lies)
+UPRIGHT = False  # also cut each candidate turned upright along its axis, the two views pooled
 TURNS = False  # the committee reads each crop at its four quarter turns
 CLEARS = 0.3  # a doubtful candidate sharing this much of its box with a read index is part of it
 SAME_SHAPE = 0.6  # Hu-moment distance below which two blobs are one shape (cv2.matchShapes, I2)
@@ -255,31 +255,33 @@ class PileReader:
                 return PileReading(None, 0.0)
             return PileReading([], 1.0)
         boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
-        if UPRIGHT:
-            crops = [upright_crop(image, [blobs[i] for i in ids], axis) for ids, axis in cands]
-        else:
-            crops = [crop_box(image, b) for b in boxes]
+        crops = [crop_box(image, b) for b in boxes]
+        upright = [upright_crop(image, [blobs[i] for i in ids], axis) for ids, axis in cands] if UPRIGHT else []
         first = np.exp(self.reader.log_probs(crops, grey))  # (n, 55)
         some_card = 1.0 - first[:, NONE_CLASS]
         keep = np.flatnonzero(some_card >= SCREEN)
         found: list[tuple[float, int, int]] = []  # (confidence, label, candidate)
         unsure = []
         if len(keep):
-            lp = self.reader.committee_log_probs([crops[i] for i in keep], grey, turns=TURNS)
+            views = [crops[i] for i in keep] + ([upright[i] for i in keep] if UPRIGHT else [])
+            lp = self.reader.committee_log_probs(views, grey, turns=TURNS)
             if TURNS:  # each crop read at its four quarter turns: the evidence pooled
-                lp = lp.reshape(lp.shape[0], len(keep), 4, -1).mean(axis=2)
+                lp = lp.reshape(lp.shape[0], len(views), 4, -1).mean(axis=2)
+            if UPRIGHT:  # each candidate cut as it lies and turned upright: the evidence pooled
+                lp = lp.reshape(lp.shape[0], 2, len(keep), -1).mean(axis=1)
             for row, i in enumerate(keep):
                 verdict = _verdict(lp[:, row])
                 if verdict is None:
                     if len(cands[i][0]) > 1 and float(np.exp(lp[:, row, NONE_CLASS]).mean()) < 1 - DOUBT:
-                        unsure.append(i)  # a rank and a pip, it seems, yet unread
+                        unsure.append((i, set(np.argsort(-lp[:, row, :NONE_CLASS].mean(axis=0))[:2].tolist())))
                     continue
                 found.append((verdict[1], verdict[0], int(i)))
         kept = _suppress(found, boxes)
-        doubts = [i for i in unsure if not any(_overlap(boxes[i], boxes[j]) > CLEARS for _, _, j in kept)]
         reads = [Found(LABELS[lab], conf, tuple(float(v) / scale for v in boxes[i]), cands[i][1])
                  for conf, lab, i in kept]
-        cards = _one_per_card(reads, paper_mask(image), scale)
+        paper = paper_mask(image)
+        doubts = [i for i, likely in unsure if not _explained(boxes[i], likely, kept, reads, boxes, paper, scale)]
+        cards = _one_per_card(reads, paper, scale)
         labels = sorted(f.label for f in cards)
         confidence = float(min((f.confidence for f in reads), default=1.0))
         if doubts:
@@ -287,6 +289,21 @@ class PileReader:
         if unexplained(image, [_centre(f) * scale for f in cards], self.card_long):
             return PileReading(None, confidence, reads)
         return PileReading(labels, confidence, reads)
+
+
+def _explained(box, likely: set[int], kept: list, reads: list[Found], boxes: list, paper: np.ndarray,
+               scale: float) -> bool:
+    """Whether an unread candidate is explained by the indices read: it is part of one (shares
+    :data:`CLEARS` of its box), or it lies where the other corner of a card read would lie and that
+    card is among its two likeliest."""
+    for (_, lab, j), f in zip(kept, reads, strict=True):
+        if _overlap(box, boxes[j]) > CLEARS:
+            return True
+        if lab in likely:
+            other = Found(f.label, 0.0, tuple(float(v) / scale for v in box), f.axis)
+            if _same_card(f, other, paper, scale):
+                return True
+    return False
 
 
 def _verdict(lp: np.ndarray) -> tuple[int, float] | None:
