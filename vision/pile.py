@@ -83,10 +83,16 @@ class PileReading:
     doubts: int = 0  # blobs that looked like an index and were not read
 
 
+def darkest(bgr: np.ndarray) -> np.ndarray:
+    """Each pixel's darkest channel (black and red ink are both dark in it; paper is not)."""
+    b, g, r = cv2.split(bgr)
+    return cv2.min(cv2.min(b, g), r)
+
+
 def ink_mask(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ink (uint8 0/255) on bright paper, and the picture's darkest channel. Ink is darker than 60 %
     of the brightest nearby paper, and that paper is bright."""
-    low = bgr.min(axis=2)
+    low = darkest(bgr)
     paper = cv2.dilate(low, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (25, 25)))
     paper = cv2.GaussianBlur(paper, (0, 0), 4)
     bright = np.percentile(paper, 95)
@@ -345,7 +351,7 @@ def _suppress(found: list[tuple[float, int, int]], boxes: list) -> list[tuple[fl
 
 def paper_mask(bgr: np.ndarray) -> np.ndarray:
     """Where card paper lies (bool): bright in every channel, the ink on it closed over."""
-    low = bgr.min(axis=2)
+    low = darkest(bgr)
     bright = (low > 0.6 * np.percentile(low, 97)).astype(np.uint8)
     return cv2.morphologyEx(bright, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (21, 21))) > 0
 
