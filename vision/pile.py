@@ -218,12 +218,7 @@ def unexplained(image: np.ndarray, cards: list[np.ndarray], card_long: float) ->
     H, W = image.shape[:2]
     long = card_long * min(H, W)
     most = 0.75 * long * long  # the largest card's area
-    small = cv2.GaussianBlur(image, (5, 5), 0)
-    border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
-    ref = np.median(border, axis=0)
-    dist = np.abs(small.astype(np.int16) - ref.astype(np.int16)).sum(axis=2)
-    fg = (dist > max(60, 3 * float(np.median(dist)))).astype(np.uint8)
-    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    fg = foreground(image).astype(np.uint8)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
     inside = np.zeros(n, int)
     for c in cards:
@@ -285,9 +280,9 @@ class PileReader:
         kept = _suppress(found, boxes)
         reads = [Found(LABELS[lab], conf, tuple(float(v) / scale for v in boxes[i]), cands[i][1])
                  for conf, lab, i in kept]
-        paper = paper_mask(image)
-        doubts = [i for i, likely in unsure if not _explained(boxes[i], likely, kept, reads, boxes, paper, scale)]
-        cards = _one_per_card(reads, paper, scale)
+        card = foreground(image)
+        doubts = [i for i, likely in unsure if not _explained(boxes[i], likely, kept, reads, boxes, card, scale)]
+        cards = _one_per_card(reads, card, scale)
         labels = sorted(f.label for f in cards)
         confidence = float(min((f.confidence for f in reads), default=1.0))
         if doubts:
@@ -349,17 +344,25 @@ def _suppress(found: list[tuple[float, int, int]], boxes: list) -> list[tuple[fl
     return kept
 
 
-def paper_mask(bgr: np.ndarray) -> np.ndarray:
-    """Where card paper lies (bool): bright in every channel, the ink on it closed over."""
-    low = darkest(bgr)
-    bright = (low > 0.6 * np.percentile(low, 97)).astype(np.uint8)
-    return cv2.morphologyEx(bright, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (21, 21))) > 0
+def foreground(image: np.ndarray) -> np.ndarray:
+    """What is not the table (bool): far in colour from the picture's border (the table around the
+    pile), specks opened away, holes filled."""
+    small = cv2.GaussianBlur(image, (5, 5), 0)
+    border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
+    ref = np.median(border, axis=0)
+    dist = np.abs(small.astype(np.int16) - ref.astype(np.int16)).sum(axis=2)
+    fg = (dist > max(60, 3 * float(np.median(dist)))).astype(np.uint8)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    # holes in it (a court card's art, as dark as the table) are card too: table reaches the border
+    n, lab = cv2.connectedComponents(1 - fg, connectivity=4)
+    edge = np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))
+    return ~np.isin(lab, edge[edge > 0]) | (fg > 0) if n > 1 else fg > 0
 
 
 def _one_per_card(reads: list[Found], paper: np.ndarray, scale: float) -> list[Found]:
     """Readings with both corners of one card counted once: two readings of the same card a card's
-    diagonal apart (2..9 index lengths) with paper all along the way between them are the two corners
-    of one card (two copies of a card, from two decks, seldom lie so)."""
+    diagonal apart (1.6..9 index lengths) with card (not table) all along the way between them are the
+    two corners of one card (two copies of a card, from two decks, seldom lie so)."""
     used = [False] * len(reads)
     out = []
     for i, a in enumerate(reads):
@@ -382,7 +385,7 @@ def _same_card(a: Found, b: Found, paper: np.ndarray, scale: float) -> bool:
     ca, cb = _centre(a), _centre(b)
     dist = float(np.linalg.norm(cb - ca))
     length = max(a.box[2] - a.box[0], a.box[3] - a.box[1], b.box[2] - b.box[0], b.box[3] - b.box[1])
-    if not 2.0 <= dist / max(length, 1e-6) <= 9.0:
+    if not 1.6 <= dist / max(length, 1e-6) <= 9.0:
         return False
     pts = (ca + np.linspace(0.1, 0.9, 17)[:, None] * (cb - ca)) * scale
     ys = np.clip(pts[:, 1].astype(int), 0, paper.shape[0] - 1)
