@@ -49,6 +49,8 @@ SCREEN = 0.3  # the first model's probability of some card for a candidate to go
 DOUBT = 0.8  # a candidate this likely to be some card, left unread and not part of a read index: decline
 PAD = 1.1  # the crop around a candidate's box (as the models learnt: 1.05..1.6)
 NEIGHBOURS = 3
+SHARED = True  # an unread candidate sharing a blob with a read index is part of that index
+CLEAN = True  # paint other blobs out of each candidate's crop
 UPRIGHT = False  # also cut each candidate turned upright along its axis, the two views pooled
 TURNS = False  # the committee reads each crop at its four quarter turns
 CLEARS = 0.3  # a doubtful candidate sharing this much of its box with a read index is part of it
@@ -231,6 +233,37 @@ def unexplained(image: np.ndarray, cards: list[np.ndarray], card_long: float) ->
     return False
 
 
+def clean_crops(img: np.ndarray, blobs: list[Blob], cands: list, boxes: list, pad: float = None) -> list[np.ndarray]:
+    """:func:`crop_box` of each candidate with the other blobs in it painted over in the paper's colour:
+    a neighbour card's pip beside a rank must not make another suit of it."""
+    pad = PAD if pad is None else pad
+    bb = np.array([b.box for b in blobs])
+    out = []
+    for (ids, _), box in zip(cands, boxes, strict=True):
+        x0, y0, x1, y1 = box
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        hw, hh = max(x1 - x0, 4) * pad / 2, max(y1 - y0, 4) * pad / 2
+        a, b = int(round(cx - hw)), int(round(cy - hh))
+        crop = crop_box(img, box, pad).copy()
+        hit = np.flatnonzero((bb[:, 0] < a + crop.shape[1]) & (bb[:, 2] > a) & (bb[:, 1] < b + crop.shape[0])
+                             & (bb[:, 3] > b))
+        others = [j for j in hit if j not in ids]
+        if others:
+            paper = np.percentile(crop.reshape(-1, 3), 80, axis=0)
+            for j in others:
+                bl = blobs[j]
+                m = cv2.dilate(bl.mask, np.ones((3, 3), np.uint8))
+                X0, Y0 = bl.box[0] - 1 - a, bl.box[1] - 1 - b
+                m = cv2.copyMakeBorder(m, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+                m = cv2.dilate(m, np.ones((3, 3), np.uint8))
+                ys, xs = np.nonzero(m)
+                ys, xs = ys + Y0, xs + X0
+                ok = (ys >= 0) & (xs >= 0) & (ys < crop.shape[0]) & (xs < crop.shape[1])
+                crop[ys[ok], xs[ok]] = paper
+        out.append(crop)
+    return out
+
+
 class PileReader:
     """Reads piles with the corner models of :class:`vision.reader.CardReader` (or ``reader``)."""
 
@@ -256,7 +289,7 @@ class PileReader:
                 return PileReading(None, 0.0)
             return PileReading([], 1.0)
         boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
-        crops = [crop_box(image, b) for b in boxes]
+        crops = [crop_box(image, b) for b in boxes] if not CLEAN else clean_crops(image, blobs, cands, boxes)
         upright = [upright_crop(image, [blobs[i] for i in ids], axis) for ids, axis in cands] if UPRIGHT else []
         first = np.exp(self.reader.log_probs(crops, grey))  # (n, 55)
         some_card = 1.0 - first[:, NONE_CLASS]
@@ -281,7 +314,9 @@ class PileReader:
         reads = [Found(LABELS[lab], conf, tuple(float(v) / scale for v in boxes[i]), cands[i][1])
                  for conf, lab, i in kept]
         card = foreground(image)
-        doubts = [i for i, likely in unsure if not _explained(boxes[i], likely, kept, reads, boxes, card, scale)]
+        taken = {b for _, _, j in kept for b in cands[j][0]}  # a blob belongs to one index only
+        doubts = [i for i, likely in unsure if not (SHARED and taken & set(cands[i][0]))
+                  and not _explained(boxes[i], likely, kept, reads, boxes, card, scale)]
         cards = _one_per_card(reads, card, scale)
         labels = sorted(f.label for f in cards)
         confidence = float(min((f.confidence for f in reads), default=1.0))
@@ -294,8 +329,8 @@ class PileReader:
 
 def _explained(box, likely: set[int], kept: list, reads: list[Found], boxes: list, paper: np.ndarray,
                scale: float) -> bool:
-    """Whether an unread candidate is explained by the indices read: it is part of one (shares
-    :data:`CLEARS` of its box), or it lies where the other corner of a card read would lie and that
+    """Whether an unread candidate is explained by the indices read: it is part of one (shares a blob
+    with it, or :data:`CLEARS` of its box), or it lies where the other corner of a card read would lie and that
     card is among its two likeliest."""
     for (_, lab, j), f in zip(kept, reads, strict=True):
         if _overlap(box, boxes[j]) > CLEARS:

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.pile import PileReader, candidates, ink_blobs
+from vision.pile import PileReader, candidates, clean_crops, crop_box, ink_blobs
 from vision.pile_render import place, render_pile
 from vision.render import _composite, _paste, _pip_mask, _text_mask, _texture, named_style, render_face
 
@@ -119,3 +119,21 @@ def test_a_card_it_cannot_read_declines_the_pile(piles):
     """A black-paper card shows no dark ink on bright paper: the pile is declined, never read as empty."""
     reading = piles.read(_table([("H4", (200, 240), 10.0), ("C9", (450, 240), 80.0)], design="dark"))
     assert reading.labels is None
+
+
+def test_a_crop_keeps_only_its_own_blobs():
+    """A neighbour's pip inside a candidate's box is painted out in the paper's colour."""
+    img = np.full((120, 200, 3), 245, np.uint8)
+    _paste(img, _text_mask("4", cv2.FONT_HERSHEY_SIMPLEX, False, 0.1), 60, 20, 18, 26, (30, 30, 30))
+    _paste(img, _pip_mask("C", 0), 60, 50, 18, 18, (30, 30, 30))
+    _paste(img, _pip_mask("D", 0), 82, 40, 14, 18, (40, 30, 200))  # another card's red pip, beside the 4
+    blobs = ink_blobs(img)
+    cands = candidates(blobs)
+    pair = next((ids, axis) for ids, axis in cands if not any(blobs[i].red for i in ids))
+    box = tuple(int(v) for v in (min(blobs[i].box[0] for i in pair[0]), min(blobs[i].box[1] for i in pair[0]),
+                                 max(blobs[i].box[2] for i in pair[0]) + 20, max(blobs[i].box[3] for i in pair[0])))
+    raw = crop_box(img, box, 1.1)
+    clean = clean_crops(img, blobs, [pair], [box], 1.1)[0]
+    redness = lambda c: int((c[..., 2].astype(int) - c[..., :2].max(axis=2) > 60).sum())  # noqa: E731
+    assert redness(raw) > 20 and redness(clean) == 0
+    assert (clean < 100).all(axis=2).sum() > 50  # the 4 and its club stay
