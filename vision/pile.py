@@ -215,7 +215,7 @@ def upright_crop(img: np.ndarray, blobs: list[Blob], axis: np.ndarray, pad: floa
 def unexplained(image: np.ndarray, cards: list[np.ndarray], card_long: float) -> bool:
     """Whether something on the table is not explained by the cards read (their index centres, in
     working pixels): a patch of the picture unlike the table, as big as a good part of a card, with no
-    card read in it, or bigger than the cards read in it could cover. A card whose index was missed
+    card read in it, or bigger than the cards read in it could cover, with things drawn inside it. A card whose index was missed
     (a dark deck, an index under a hand) then declines the pile instead of leaving it out."""
     H, W = image.shape[:2]
     long = card_long * min(H, W)
@@ -226,11 +226,19 @@ def unexplained(image: np.ndarray, cards: list[np.ndarray], card_long: float) ->
     for c in cards:
         x, y = int(np.clip(c[0], 0, W - 1)), int(np.clip(c[1], 0, H - 1))
         inside[lab[y, x]] += 1
+    edges = cv2.Canny(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), 60, 150) > 0
     for i in range(1, n):
         area = stats[i, cv2.CC_STAT_AREA]
-        if area >= 0.2 * most and (inside[i] == 0 or area > (inside[i] + 0.6) * most):
+        if area >= 0.2 * most and (inside[i] == 0 or area > (inside[i] + 0.6) * most) and _drawn(lab == i, edges):
             return True
     return False
+
+
+def _drawn(patch: np.ndarray, edges: np.ndarray) -> bool:
+    """Whether a patch has things drawn inside it (a card's glyphs and art), not only an outline (a
+    coaster, a cloth's stain): at least 2 % of its inside, away from its border, is on an edge."""
+    inner = cv2.erode(patch.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+    return bool(inner.any() and edges[inner].mean() >= 0.02)
 
 
 def clean_crops(img: np.ndarray, blobs: list[Blob], cands: list, boxes: list, pad: float = None) -> list[np.ndarray]:

@@ -137,3 +137,10 @@ def test_a_crop_keeps_only_its_own_blobs():
     redness = lambda c: int((c[..., 2].astype(int) - c[..., :2].max(axis=2) > 60).sum())  # noqa: E731
     assert redness(raw) > 20 and redness(clean) == 0
     assert (clean < 100).all(axis=2).sum() > 50  # the 4 and its club stay
+
+
+def test_a_plain_object_on_the_table_does_not_decline(piles):
+    """A flat patch unlike the table (a coaster) has nothing drawn in it: the cards are still read."""
+    img = _table([("H4", (200, 240), 30.0)])
+    cv2.ellipse(img, (500, 120), (90, 70), 20.0, 0, 360, (180, 90, 200), -1, cv2.LINE_AA)
+    assert piles.read(img).labels == ["H4"]
