@@ -108,7 +108,8 @@ def render_pile(faces: list[Face], rng: np.random.Generator, *, size: tuple[int,
     hovers over part of the pile; ``strength``: how harsh the light and the camera are (0..1)."""
     W, H = size
     long_side = min(W, H) * rng.uniform(0.36, 0.5)
-    for _ in range(20):  # until every card shows an index
+    laid = 0
+    for _ in range(400):  # until every card lies in the picture, and shows an index (20 layouts at most)
         img = _texture(rng, W, H, blobs=1).astype(np.float32)
         covered = np.zeros((H, W), np.float32)  # what lies above each card, filled from the top down
         placed = []
@@ -134,8 +135,11 @@ def render_pile(faces: list[Face], rng: np.random.Generator, *, size: tuple[int,
             shown.append(max(view) >= VISIBLE)
             cv2.fillConvexPoly(covered, quad.astype(np.int32), 1.0)
         shown.reverse()
-        if all(shown):
+        laid += 1
+        if all(shown) or laid >= 20:
             break
+    else:
+        raise RuntimeError("the pile could not be laid out in the picture")
     out = _photometric(img, rng, strength=strength)
     return Pile(out, shown, quads)
 

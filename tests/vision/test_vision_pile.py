@@ -144,3 +144,14 @@ def test_a_plain_object_on_the_table_does_not_decline(piles):
     img = _table([("H4", (200, 240), 30.0)])
     cv2.ellipse(img, (500, 120), (90, 70), 20.0, 0, 360, (180, 90, 200), -1, cv2.LINE_AA)
     assert piles.read(img).labels == ["H4"]
+
+
+def test_every_card_of_a_big_pile_is_in_the_picture():
+    """A pile of twelve is laid out again, smaller, until every card lies in the picture: none is lost."""
+    faces = [render_face(lab, named_style("guandan")) for lab in ("S3", "H4", "D5", "C6") * 3]
+    for seed in range(3):
+        pile = render_pile(faces, np.random.default_rng(seed))
+        assert len(pile.quads) == 12
+        for q in pile.quads:
+            assert q[:, 0].min() >= 0 and q[:, 1].min() >= 0 and q[:, 0].max() <= 640 and q[:, 1].max() <= 480
+        assert (np.abs(pile.image.astype(int) - np.median(pile.image, axis=(0, 1))).sum(axis=2) > 60).mean() > 0.1
