@@ -107,8 +107,8 @@ def selfplay(
 @vision_app.command("classify")
 def vision_classify(
     images: Annotated[list[Path], typer.Argument(help="image files")],
-    kind: Annotated[str, typer.Option(help="frame (a card anywhere), corner (a corner-index crop) or window "
-                                      "(the dealer camera's view)")] = "frame",
+    kind: Annotated[str, typer.Option(help="frame (a card anywhere), corner (a corner-index crop), window "
+                                      "(the dealer camera's view) or pile (every card on the play area)")] = "frame",
     deck: Annotated[str | None, typer.Option(help="read with this enrolled deck's references")] = None,
 ) -> None:
     """Read cards in image files; print one JSON object a line.
@@ -120,8 +120,12 @@ def vision_classify(
 
     from vision.reader import CardReader
 
+    if kind == "pile":
+        if deck:
+            raise fail("--deck does not apply to --kind pile yet")
+        return _classify_piles(images)
     if kind not in ("frame", "corner", "window"):
-        raise fail(f"--kind must be 'frame', 'corner' or 'window', not {kind!r}")
+        raise fail(f"--kind must be 'frame', 'corner', 'window' or 'pile', not {kind!r}")
     reader = CardReader(threads=1)
     by_deck = _deck_reader(deck) if deck else None
     failed = 0
@@ -134,6 +138,32 @@ def vision_classify(
             continue
         reading = by_deck(image, kind) if by_deck else reader.read(image, kind=kind)
         line = {"file": str(path), "label": reading.label, "confidence": round(float(reading.confidence), 4)}
+        if warning:
+            line["warning"] = warning
+            sys.stderr.write(f"hongsi: {path}: {warning}\n")
+        print(json.dumps(line), flush=True)
+    if failed:
+        raise typer.Exit(1)
+
+
+def _classify_piles(images: list[Path]) -> None:
+    """``vision classify --kind pile``: every card in each picture of the play area, one JSON line each
+    (``"labels": null`` when unsure); an unreadable file gets its line with an ``"error"``, exit 1."""
+    import cv2
+
+    from vision.pile import PileReader
+
+    reader = PileReader(threads=1)
+    failed = 0
+    for path in images:
+        image, why, warning = _load_image(path, cv2)
+        if image is None:
+            failed += 1
+            print(json.dumps({"file": str(path), "labels": None, "confidence": 0.0, "error": why}), flush=True)
+            sys.stderr.write(f"hongsi: {path}: {why}\n")
+            continue
+        reading = reader.read(image)
+        line = {"file": str(path), "labels": reading.labels, "confidence": round(float(reading.confidence), 4)}
         if warning:
             line["warning"] = warning
             sys.stderr.write(f"hongsi: {path}: {warning}\n")
@@ -190,23 +220,40 @@ def vision_enroll(
 
 @vision_app.command("compose")
 def vision_compose(
-    face: Annotated[Path, typer.Argument(help="an upright photo or scan of one card face, cropped to the card")],
+    faces: Annotated[list[Path], typer.Argument(help="upright photos or scans of card faces, cropped to the card "
+                                                     "(one for --kind window)")],
     out: Annotated[Path, typer.Option(help="the frame to write (PNG or JPEG)")],
-    kind: Annotated[str, typer.Option(help="window: the dealer camera's view")] = "window",
+    kind: Annotated[str, typer.Option(help="window: the dealer camera's view; pile: the faces thrown onto the "
+                                      "play area")] = "window",
     seed: Annotated[int, typer.Option(help="random seed (pose, light, noise)")] = 0,
 ) -> None:
-    """Put a card face into the dealer camera's view, as the virtual rig draws it."""
+    """Put card faces into a camera's view: one into the dealer camera's, as the virtual rig draws it,
+    or several into a pile on the play area, as players throw them (overlapping, turned, fanned, now and
+    then under a hand)."""
     import cv2
     import numpy as np
 
     from vision.render import face_from_image, render_window_frame
 
-    if kind != "window":
-        raise fail(f"--kind must be 'window', not {kind!r}")
-    image, why, _ = _load_image(face, cv2)
-    if image is None:
-        raise fail(f"{face}: {why}")
-    frame = render_window_frame("", np.random.default_rng(seed), face=face_from_image(image))
+    if kind not in ("window", "pile"):
+        raise fail(f"--kind must be 'window' or 'pile', not {kind!r}")
+    if kind == "window" and len(faces) != 1:
+        raise fail(f"--kind window takes one face, not {len(faces)}")
+    if kind == "pile" and len(faces) > 54:
+        raise fail(f"a pile of at most 54 cards, not {len(faces)}")
+    loaded = []
+    for face in faces:
+        image, why, _ = _load_image(face, cv2)
+        if image is None:
+            raise fail(f"{face}: {why}")
+        loaded.append(face_from_image(image))
+    rng = np.random.default_rng(seed)
+    if kind == "pile":
+        from vision.pile_render import render_pile
+
+        frame = render_pile(loaded, rng).image
+    else:
+        frame = render_window_frame("", rng, face=loaded[0])
     ok, buf = cv2.imencode(out.suffix.lower() or ".png", frame)
     if not ok:
         raise fail(f"{out}: cannot write that format (use .png or .jpg)")

@@ -1,0 +1,436 @@
+"""The pile reader: every card in a picture of the play area, from the corner indices it shows.
+
+Usage::
+
+    reader = PileReader()                 # the committed corner models, one onnxruntime thread
+    r = reader.read(picture)              # PileReading
+    r.labels, r.confidence                # ["S3", "S3", "H4"], 0.97 -- or None when unsure
+
+Cards in a pile overlap, fan and turn at any angle; often only a corner index of a card shows. So the
+reader looks for indices, not cards:
+
+1. *Ink on paper*: pixels much darker (or redder) than the bright paper around them, as connected
+   blobs of a glyph's size (:func:`ink_blobs`).
+2. *Candidates*: an index is a rank glyph with its suit pip next to it, so each blob alone, each blob
+   with each of its nearest blobs of the same ink, and each tight cluster of blobs is a candidate box
+   (:func:`candidates`).
+3. *Classify*: each candidate's box, cut axis-aligned as the corner models learnt to read an index at
+   any angle, is read by the first model; the likely ones then by the whole committee, which must
+   agree (:class:`vision.reader.CardReader`).
+4. *One reading per index*: overlapping candidates are the same index (the surest one stays).
+5. *One card per pair of indices*: a card shows its index at two opposite corners, turned 180°; two
+   readings of the same card lying where one card's two corners would lie are one card. Two copies of
+   a card (two decks) lie elsewhere, so they stay two.
+
+The pile is declined (``labels`` None) when some blob looks like an index (not "no card") but no
+reading of it is sure: a guess is worse than asking.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.corner_data import NONE_CLASS
+from vision.labels import LABELS
+from vision.reader import CardReader, is_colourless
+
+# A card's long side, as a share of the picture's short side, at most: the play area's calibration
+# (the composer draws cards 0.36..0.5 of it).
+CARD_LONG = 0.5
+WORK_SIDE = 640  # the picture's long side is scaled to this many pixels first
+# A blob is a glyph when its box is this many pixels on its long side (at WORK_SIDE).
+MIN_GLYPH, MAX_GLYPH = 5, 60
+ACCEPT = 0.85  # a candidate is read when the pooled committee is this sure of its card ...
+MARGIN = 0.5  # ... and this far ahead of the next card
+SCREEN = 0.3  # the first model's probability of some card for a candidate to go to the committee
+DOUBT = 0.8  # a candidate this likely to be some card, left unread and not part of a read index: decline
+PAD = 1.1  # the crop around a candidate's box (as the models learnt: 1.05..1.6)
+NEIGHBOURS = 3
+SHARED = True  # an unread candidate sharing a blob with a read index is part of that index
+CLEAN = True  # paint other blobs out of each candidate's crop
+UPRIGHT = False  # also cut each candidate turned upright along its axis, the two views pooled
+TURNS = False  # the committee reads each crop at its four quarter turns
+CLEARS = 0.3  # a doubtful candidate sharing this much of its box with a read index is part of it
+SAME_SHAPE = 0.6  # Hu-moment distance below which two blobs are one shape (cv2.matchShapes, I2)
+DISSENT = 1  # committee members that may pick another card (of five)
+
+
+@dataclass
+class Blob:
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1 (inclusive-exclusive)
+    centre: np.ndarray
+    size: float  # the box's long side
+    red: bool
+    mask: np.ndarray  # the blob's own pixels in its box (uint8 0/1)
+
+
+@dataclass
+class Found:
+    """One corner index read in the picture."""
+
+    label: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    axis: np.ndarray  # the index's long direction (unit vector, sign unknown)
+
+
+@dataclass
+class PileReading:
+    labels: list[str] | None
+    confidence: float
+    found: list[Found] = field(default_factory=list)  # every index read (both corners of a card)
+    doubts: int = 0  # blobs that looked like an index and were not read
+
+
+def darkest(bgr: np.ndarray) -> np.ndarray:
+    """Each pixel's darkest channel (black and red ink are both dark in it; paper is not)."""
+    b, g, r = cv2.split(bgr)
+    return cv2.min(cv2.min(b, g), r)
+
+
+def ink_mask(bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ink (uint8 0/255) on bright paper, and the picture's darkest channel. Ink is darker than 60 %
+    of the brightest nearby paper, and that paper is bright."""
+    low = darkest(bgr)
+    paper = cv2.dilate(low, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (25, 25)))
+    paper = cv2.GaussianBlur(paper, (0, 0), 4)
+    bright = np.percentile(paper, 95)
+    ink = (low.astype(np.float32) < 0.6 * paper) & (paper > 0.55 * bright)
+    return ink.astype(np.uint8) * 255, low
+
+
+def ink_blobs(bgr: np.ndarray) -> list[Blob]:
+    """The glyph-sized blobs of ink on paper."""
+    ink, _ = ink_mask(bgr)
+    n, lab, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    b, g, r = (bgr[..., i].astype(np.int16) for i in range(3))
+    redness = r - np.maximum(b, g)
+    out = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        size = max(w, h)
+        if not (MIN_GLYPH <= size <= MAX_GLYPH) or area < 12 or area > 0.9 * w * h and min(w, h) > 0.6 * size:
+            continue  # too small, too big, or a solid square (not a glyph)
+        mask = lab[y:y + h, x:x + w] == i
+        red = float(redness[y:y + h, x:x + w][mask].mean()) > 40
+        out.append(Blob((int(x), int(y), int(x + w), int(y + h)), np.array(cents[i]), float(size), red,
+                        mask.astype(np.uint8)))
+    return out
+
+
+def _union(blobs: list[Blob]) -> tuple[int, int, int, int]:
+    return (min(b.box[0] for b in blobs), min(b.box[1] for b in blobs),
+            max(b.box[2] for b in blobs), max(b.box[3] for b in blobs))
+
+
+def _gap(a: Blob, b: Blob) -> float:
+    dx = max(0, max(a.box[0], b.box[0]) - min(a.box[2], b.box[2]))
+    dy = max(0, max(a.box[1], b.box[1]) - min(a.box[3], b.box[3]))
+    return float(np.hypot(dx, dy))
+
+
+def candidates(blobs: list[Blob]) -> list[tuple[tuple[int, ...], np.ndarray]]:
+    """Candidate indices as (the blobs' numbers, the index's axis): each blob with its nearest blobs of
+    the same ink and another shape (a rank and its pip, not two pips), and a pair with a third blob close
+    to both (a "10" and its pip). A blob alone is no candidate: a pip read alone may look like a card."""
+    seen: dict[tuple[int, ...], np.ndarray] = {}
+    n = len(blobs)
+    if n == 0:
+        return []
+    cents = np.array([b.centre for b in blobs])
+    for i, a in enumerate(blobs):
+        d = np.linalg.norm(cents - cents[i], axis=1)
+        order = [j for j in np.argsort(d) if j != i][:NEIGHBOURS]
+        near = []
+        for j in order:
+            b = blobs[j]
+            if (b.red != a.red or not 0.33 < b.size / a.size < 3 or _gap(a, b) > 0.7 * max(a.size, b.size)
+                    or alike(a, b)):
+                continue
+            axis = (b.centre - a.centre) / max(float(d[j]), 1e-6)
+            seen.setdefault(tuple(sorted((i, j))), axis)
+            near.append(j)
+        for j in near:  # a pair with a third close blob: a "10" with its pip
+            for k in near:
+                if j < k and _gap(blobs[j], blobs[k]) < 0.7 * max(blobs[j].size, blobs[k].size):
+                    trio = tuple(sorted((i, j, k)))
+                    pts = cents[list(trio)]
+                    seen.setdefault(trio, _principal(pts))
+    return list(seen.items())
+
+
+def alike(a: Blob, b: Blob) -> bool:
+    """Two blobs of one shape (at any angle and size): two pips, not a rank and its pip."""
+    return cv2.matchShapes(a.mask, b.mask, cv2.CONTOURS_MATCH_I2, 0) < SAME_SHAPE
+
+
+def _blob_axis(b: Blob) -> np.ndarray:
+    x0, y0, x1, y1 = b.box
+    return np.array([0.0, 1.0]) if y1 - y0 >= x1 - x0 else np.array([1.0, 0.0])
+
+
+def _principal(pts: np.ndarray) -> np.ndarray:
+    c = pts - pts.mean(axis=0)
+    _, _, vt = np.linalg.svd(c, full_matrices=False)
+    return vt[0]
+
+
+def crop_box(img: np.ndarray, box: tuple[float, float, float, float], pad: float = PAD) -> np.ndarray:
+    """The box widened by ``pad`` about its centre, cut from the picture (edges repeated)."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    hw, hh = max(x1 - x0, 4) * pad / 2, max(y1 - y0, 4) * pad / 2
+    H, W = img.shape[:2]
+    a, b = int(round(cx - hw)), int(round(cy - hh))
+    c, d = int(round(cx + hw)), int(round(cy + hh))
+    if a >= 0 and b >= 0 and c <= W and d <= H:
+        return img[b:d, a:c]
+    return cv2.copyMakeBorder(img[max(b, 0):min(d, H), max(a, 0):min(c, W)], max(0, -b), max(0, d - H),
+                              max(0, -a), max(0, c - W), cv2.BORDER_REPLICATE)
+
+
+def upright_crop(img: np.ndarray, blobs: list[Blob], axis: np.ndarray, pad: float = 1.2) -> np.ndarray:
+    """The blobs cut out turned so that ``axis`` (rank to pip) points down: the index upright (or
+    turned 180°, as the models also know it), ``pad`` times the blobs' extent in that frame."""
+    pts = np.concatenate([np.stack(np.nonzero(b.mask)[::-1], 1) + b.box[:2] for b in blobs]).astype(np.float64)
+    down = axis / max(float(np.linalg.norm(axis)), 1e-9)
+    right = np.array([down[1], -down[0]])
+    u, v = pts @ right, pts @ down
+    cu, cv_ = (u.min() + u.max()) / 2, (v.min() + v.max()) / 2
+    w = max(u.max() - u.min() + 1, 4) * pad
+    h = max(v.max() - v.min() + 1, 4) * pad
+    out_w, out_h = max(4, int(round(w))), max(4, int(round(h)))
+    # output (x, y) -> picture point: centre + (x - out_w/2) * right + (y - out_h/2) * down
+    centre = cu * right + cv_ * down
+    A = np.stack([right, down], 1)
+    b = centre - A @ np.array([out_w / 2, out_h / 2])
+    M = np.hstack([A, b[:, None]]).astype(np.float32)
+    return cv2.warpAffine(img, M, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def unexplained(image: np.ndarray, cards: list[np.ndarray], card_long: float) -> bool:
+    """Whether something on the table is not explained by the cards read (their index centres, in
+    working pixels): a patch of the picture unlike the table, as big as a good part of a card, with no
+    card read in it, or bigger than the cards read in it could cover, with things drawn inside it. A card whose index was missed
+    (a dark deck, an index under a hand) then declines the pile instead of leaving it out."""
+    H, W = image.shape[:2]
+    long = card_long * min(H, W)
+    most = 0.75 * long * long  # the largest card's area
+    fg = foreground(image).astype(np.uint8)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+    inside = np.zeros(n, int)
+    for c in cards:
+        x, y = int(np.clip(c[0], 0, W - 1)), int(np.clip(c[1], 0, H - 1))
+        inside[lab[y, x]] += 1
+    edges = cv2.Canny(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), 60, 150) > 0
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA]
+        if area >= 0.2 * most and (inside[i] == 0 or area > (inside[i] + 0.6) * most) and _drawn(lab == i, edges):
+            return True
+    return False
+
+
+def _drawn(patch: np.ndarray, edges: np.ndarray) -> bool:
+    """Whether a patch has things drawn inside it (a card's glyphs and art), not only an outline (a
+    coaster, a cloth's stain): at least 2 % of its inside, away from its border, is on an edge."""
+    inner = cv2.erode(patch.astype(np.uint8), np.ones((9, 9), np.uint8)) > 0
+    return bool(inner.any() and edges[inner].mean() >= 0.02)
+
+
+def clean_crops(img: np.ndarray, blobs: list[Blob], cands: list, boxes: list, pad: float = None) -> list[np.ndarray]:
+    """:func:`crop_box` of each candidate with the other blobs in it painted over in the paper's colour:
+    a neighbour card's pip beside a rank must not make another suit of it."""
+    pad = PAD if pad is None else pad
+    bb = np.array([b.box for b in blobs])
+    out = []
+    for (ids, _), box in zip(cands, boxes, strict=True):
+        x0, y0, x1, y1 = box
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        hw, hh = max(x1 - x0, 4) * pad / 2, max(y1 - y0, 4) * pad / 2
+        a, b = int(round(cx - hw)), int(round(cy - hh))
+        crop = crop_box(img, box, pad).copy()
+        hit = np.flatnonzero((bb[:, 0] < a + crop.shape[1]) & (bb[:, 2] > a) & (bb[:, 1] < b + crop.shape[0])
+                             & (bb[:, 3] > b))
+        others = [j for j in hit if j not in ids]
+        if others:
+            paper = np.percentile(crop.reshape(-1, 3), 80, axis=0)
+            for j in others:
+                bl = blobs[j]
+                m = cv2.dilate(bl.mask, np.ones((3, 3), np.uint8))
+                X0, Y0 = bl.box[0] - 1 - a, bl.box[1] - 1 - b
+                m = cv2.copyMakeBorder(m, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+                m = cv2.dilate(m, np.ones((3, 3), np.uint8))
+                ys, xs = np.nonzero(m)
+                ys, xs = ys + Y0, xs + X0
+                ok = (ys >= 0) & (xs >= 0) & (ys < crop.shape[0]) & (xs < crop.shape[1])
+                crop[ys[ok], xs[ok]] = paper
+        out.append(crop)
+    return out
+
+
+class PileReader:
+    """Reads piles with the corner models of :class:`vision.reader.CardReader` (or ``reader``)."""
+
+    def __init__(self, reader: CardReader | None = None, threads: int = 1, card_long: float = CARD_LONG) -> None:
+        self.reader = reader or CardReader(threads=threads)
+        self.card_long = card_long
+
+    def read(self, image: np.ndarray) -> PileReading:
+        if image is None or not isinstance(image, np.ndarray) or image.size == 0:
+            raise ValueError("not an image")
+        if image.ndim == 2:
+            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        image = np.ascontiguousarray(image[..., :3])
+        scale = WORK_SIDE / max(image.shape[:2])
+        if abs(scale - 1) > 0.02:
+            image = cv2.resize(image, None, fx=scale, fy=scale,
+                               interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        grey = is_colourless(image)
+        blobs = ink_blobs(image)
+        cands = candidates(blobs)
+        if not cands:
+            if unexplained(image, [], self.card_long):
+                return PileReading(None, 0.0)
+            return PileReading([], 1.0)
+        boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
+        crops = [crop_box(image, b) for b in boxes] if not CLEAN else clean_crops(image, blobs, cands, boxes)
+        upright = [upright_crop(image, [blobs[i] for i in ids], axis) for ids, axis in cands] if UPRIGHT else []
+        first = np.exp(self.reader.log_probs(crops, grey))  # (n, 55)
+        some_card = 1.0 - first[:, NONE_CLASS]
+        keep = np.flatnonzero(some_card >= SCREEN)
+        found: list[tuple[float, int, int]] = []  # (confidence, label, candidate)
+        unsure = []
+        if len(keep):
+            views = [crops[i] for i in keep] + ([upright[i] for i in keep] if UPRIGHT else [])
+            lp = self.reader.committee_log_probs(views, grey, turns=TURNS)
+            if TURNS:  # each crop read at its four quarter turns: the evidence pooled
+                lp = lp.reshape(lp.shape[0], len(views), 4, -1).mean(axis=2)
+            if UPRIGHT:  # each candidate cut as it lies and turned upright: the evidence pooled
+                lp = lp.reshape(lp.shape[0], 2, len(keep), -1).mean(axis=1)
+            for row, i in enumerate(keep):
+                verdict = _verdict(lp[:, row])
+                if verdict is None:
+                    if len(cands[i][0]) > 1 and float(np.exp(lp[:, row, NONE_CLASS]).mean()) < 1 - DOUBT:
+                        unsure.append((i, set(np.argsort(-lp[:, row, :NONE_CLASS].mean(axis=0))[:2].tolist())))
+                    continue
+                found.append((verdict[1], verdict[0], int(i)))
+        kept = _suppress(found, boxes)
+        reads = [Found(LABELS[lab], conf, tuple(float(v) / scale for v in boxes[i]), cands[i][1])
+                 for conf, lab, i in kept]
+        card = foreground(image)
+        taken = {b for _, _, j in kept for b in cands[j][0]}  # a blob belongs to one index only
+        doubts = [i for i, likely in unsure if not (SHARED and taken & set(cands[i][0]))
+                  and not _explained(boxes[i], likely, kept, reads, boxes, card, scale)]
+        cards = _one_per_card(reads, card, scale)
+        labels = sorted(f.label for f in cards)
+        confidence = float(min((f.confidence for f in reads), default=1.0))
+        if doubts:
+            return PileReading(None, confidence, reads, len(doubts))
+        if unexplained(image, [_centre(f) * scale for f in cards], self.card_long):
+            return PileReading(None, confidence, reads)
+        return PileReading(labels, confidence, reads)
+
+
+def _explained(box, likely: set[int], kept: list, reads: list[Found], boxes: list, paper: np.ndarray,
+               scale: float) -> bool:
+    """Whether an unread candidate is explained by the indices read: it is part of one (shares a blob
+    with it, or :data:`CLEARS` of its box), or it lies where the other corner of a card read would lie and that
+    card is among its two likeliest."""
+    for (_, lab, j), f in zip(kept, reads, strict=True):
+        if _overlap(box, boxes[j]) > CLEARS:
+            return True
+        if lab in likely:
+            other = Found(f.label, 0.0, tuple(float(v) / scale for v in box), f.axis)
+            if _same_card(f, other, paper, scale):
+                return True
+    return False
+
+
+def _verdict(lp: np.ndarray) -> tuple[int, float] | None:
+    """(label, confidence) from the committee's (members, 55) log-probabilities; None unless all
+    members but :data:`DISSENT` pick the same card and the pool is sure of it."""
+    picks = lp[:, :NONE_CLASS].argmax(axis=1)
+    pooled = lp.mean(axis=0)
+    p = np.exp(pooled - pooled.max())
+    p /= p.sum()
+    cards = p[:NONE_CLASS]
+    best = int(cards.argmax())
+    if int((picks == best).sum()) < len(picks) - DISSENT or p[NONE_CLASS] > 0.3:
+        return None
+    second = float(np.partition(cards, -2)[-2])
+    if cards[best] < ACCEPT or cards[best] - second < MARGIN:
+        return None
+    return best, float(cards[best])
+
+
+def _overlap(a, b) -> float:
+    """The shared area of two boxes over the smaller one's."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    small = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return float(w * h / max(small, 1e-6))
+
+
+def _suppress(found: list[tuple[float, int, int]], boxes: list) -> list[tuple[float, int, int]]:
+    """One reading per index: the surest first; a candidate sharing most of its box with a kept one
+    is a part or a framing of that index."""
+    kept: list[tuple[float, int, int]] = []
+    for conf, lab, i in sorted(found, reverse=True):
+        if all(_overlap(boxes[i], boxes[j]) < 0.3 for _, _, j in kept):
+            kept.append((conf, lab, i))
+    return kept
+
+
+def foreground(image: np.ndarray) -> np.ndarray:
+    """What is not the table (bool): far in colour from the picture's border (the table around the
+    pile), specks opened away, holes filled."""
+    small = cv2.GaussianBlur(image, (5, 5), 0)
+    border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
+    ref = np.median(border, axis=0)
+    dist = np.abs(small.astype(np.int16) - ref.astype(np.int16)).sum(axis=2)
+    fg = (dist > max(60, 3 * float(np.median(dist)))).astype(np.uint8)
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    # holes in it (a court card's art, as dark as the table) are card too: table reaches the border
+    n, lab = cv2.connectedComponents(1 - fg, connectivity=4)
+    edge = np.unique(np.concatenate([lab[0], lab[-1], lab[:, 0], lab[:, -1]]))
+    return ~np.isin(lab, edge[edge > 0]) | (fg > 0) if n > 1 else fg > 0
+
+
+def _one_per_card(reads: list[Found], paper: np.ndarray, scale: float) -> list[Found]:
+    """Readings with both corners of one card counted once: two readings of the same card a card's
+    diagonal apart (1.6..9 index lengths) with card (not table) all along the way between them are the
+    two corners of one card (two copies of a card, from two decks, seldom lie so)."""
+    used = [False] * len(reads)
+    out = []
+    for i, a in enumerate(reads):
+        if used[i]:
+            continue
+        used[i] = True
+        out.append(a)
+        for j in range(i + 1, len(reads)):
+            if not used[j] and reads[j].label == a.label and _same_card(a, reads[j], paper, scale):
+                used[j] = True
+                break
+    return out
+
+
+def _centre(f: Found) -> np.ndarray:
+    return np.array([(f.box[0] + f.box[2]) / 2, (f.box[1] + f.box[3]) / 2])
+
+
+def _same_card(a: Found, b: Found, paper: np.ndarray, scale: float) -> bool:
+    ca, cb = _centre(a), _centre(b)
+    dist = float(np.linalg.norm(cb - ca))
+    length = max(a.box[2] - a.box[0], a.box[3] - a.box[1], b.box[2] - b.box[0], b.box[3] - b.box[1])
+    if not 1.6 <= dist / max(length, 1e-6) <= 9.0:
+        return False
+    pts = (ca + np.linspace(0.1, 0.9, 17)[:, None] * (cb - ca)) * scale
+    ys = np.clip(pts[:, 1].astype(int), 0, paper.shape[0] - 1)
+    xs = np.clip(pts[:, 0].astype(int), 0, paper.shape[1] - 1)
+    return float(paper[ys, xs].mean()) >= 0.9
