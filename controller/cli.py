@@ -1,6 +1,6 @@
 """The ``hongsi`` command. Each command is a thin wrapper; the work lives in the modules it calls.
 
-The names, arguments and outputs of ``shared/spec/interfaces.md`` are kept exactly (or as a superset).
+The names, arguments and outputs of ``docs/interfaces.md`` are kept exactly (or as a superset).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Card notation shared by every game (see ``shared/spec/game-record.md``).
+"""Card notation shared by every game (see ``docs/game-record.md``).
 
 A card is written ``<suit><rank>``: suit ``S`` ♠, ``H`` ♥, ``D`` ♦, ``C`` ♣; rank ``2``..``10``,
 ``J``, ``Q``, ``K``, ``A``. Jokers are ``BJ`` (black, small) and ``RJ`` (red, big).

@@ -1,4 +1,4 @@
-"""Game records (``shared/spec/game-record.md``): validation into a typed :class:`Record`.
+"""Game records (``docs/game-record.md``): validation into a typed :class:`Record`.
 
 Anything that is not a record raises :class:`RecordError` with one clear line saying what is wrong
 and where, e.g. ``hands[2][5]: not a card: 'H11'``.

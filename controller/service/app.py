@@ -1,4 +1,4 @@
-"""The table service's HTTP API and pages (FastAPI), as ``shared/spec/interfaces.md`` fixes them.
+"""The table service's HTTP API and pages (FastAPI), as ``docs/interfaces.md`` fixes them.
 
 >>> app = create_app(data_dir=Path("/tmp/hongsi"))     # doctest: +SKIP
 >>> uvicorn.run(app, host="127.0.0.1", port=8000)      # doctest: +SKIP

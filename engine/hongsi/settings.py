@@ -13,7 +13,7 @@ from typing import Literal
 
 @dataclass(frozen=True)
 class HongsiSettings:
-    """House rules of 红桃四 (``shared/spec/hongsi-rules.md``, "House-rule settings of the preset").
+    """House rules of 红桃四 (``docs/rules/hongsi.md``, "House-rule settings of the preset").
 
     - ``bombs``: four of a kind is a bomb (传统玩法不带炸弹: off).
     - ``bomb_doubling``: ``each`` bomb doubles the stake, or ``once`` however many are played.

@@ -1,6 +1,6 @@
 """One hand of 红桃四 in progress: the phases, the referee of every action, the verdict.
 
-The reading is ``shared/spec/hongsi-rules.md`` (rule ids in brackets below). Actions are record events
+The reading is ``docs/rules/hongsi.md`` (rule ids in brackets below). Actions are record events
 (``game-record.md``). :meth:`HongsiState.judge` checks one event, applies it unless it finds an error
 and returns the violations: one error per event, chosen in the digest's precedence ``finished``,
 ``phase``, ``turn``, ``not_in_hand``, ``combo``, ``follow`` / ``lead_pass`` (declarations: their own ids).

@@ -1,4 +1,4 @@
-"""陕西挖坑: each rule of ``shared/rules/wakeng.txt`` legal and illegal, every scoring outcome, properties,
+"""陕西挖坑: each rule of the rules text legal and illegal, every scoring outcome, properties,
 2,000 self-played hands refereed with zero violations, and the two commands."""
 
 import json

@@ -1,4 +1,4 @@
-"""捉红A: each rule of ``shared/rules/zhuohonga.txt`` legal and illegal, every outcome and declaration,
+"""捉红A: each rule of the rules text legal and illegal, every outcome and declaration,
 hidden aces, properties, 2,000 self-played hands refereed with zero violations, and the two commands."""
 
 import json
