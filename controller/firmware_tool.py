@@ -6,9 +6,11 @@ module, then resets the board and waits for the firmware's boot report over OUR 
 and the protocol hash it reports must be the host's (both come from ``hardware/firmware/protocol.py``).
 
 >>> plan = flash_plan("/dev/hongsi-mcu", mpremote="mpremote")
->>> plan[0][:5], [Path(f).name for f in plan[0][5:-1]], plan[0][-1]
-(['mpremote', 'connect', '/dev/hongsi-mcu', 'fs', 'cp'], ['protocol.py', 'config.py', 'drivers.py', 'firmware.py', 'main.py'], ':')
->>> plan[1]
+>>> plan[0][:4]                     # old .py modules go first: an .mpy beside its .py would not be imported
+['mpremote', 'connect', '/dev/hongsi-mcu', 'exec']
+>>> plan[1][:5], [Path(f).name for f in plan[1][5:-1]], plan[1][-1]
+(['mpremote', 'connect', '/dev/hongsi-mcu', 'fs', 'cp'], ['protocol.mpy', 'config.mpy', 'drivers.mpy', 'firmware.mpy', 'main.py'], ':')
+>>> plan[2]
 ['mpremote', 'connect', '/dev/hongsi-mcu', 'reset']
 
 A Pico whose ``main.py`` is already running takes Ctrl-C as data (the firmware turns keyboard

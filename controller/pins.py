@@ -28,6 +28,40 @@ MODEL_FILE = Path("/proc/device-tree/model")
 SERVO_PWM_NOTE = "servo and ejector PWM: on the Pico (hardware PWM); none on the Pi"
 
 
+PI_CHIP_LABELS = ("pinctrl-rp1", "pinctrl-bcm2712", "pinctrl-bcm2711", "pinctrl-bcm2835")
+
+
+def gpiochip_labels(dev: Path = Path("/dev")) -> dict[int, str]:
+    """{chip number: label} of this machine's gpiochips, as lgpio reads them ({} without lgpio)."""
+    try:
+        import lgpio
+    except ImportError:
+        return {}
+    out: dict[int, str] = {}
+    for node in sorted(dev.glob("gpiochip[0-9]*")):
+        n = int(node.name[len("gpiochip"):])
+        try:
+            h = lgpio.gpiochip_open(n)
+        except Exception:  # noqa: BLE001 - lgpio.error: a chip we may not open is not ours
+            continue
+        try:
+            out[n] = lgpio.gpio_get_chip_info(h)[3]
+        finally:
+            lgpio.gpiochip_close(h)
+    return out
+
+
+def pi_gpiochip(labels: dict[int, str]) -> int | None:
+    """The chip that drives the 40-pin header, found by its label, not its number: the Pi 5's RP1 was
+    gpiochip4 on kernels before 6.6.45 and is gpiochip0 after; the header's chip is not always the first.
+    None: no known label (then gpiozero's own guess stands)."""
+    for label in PI_CHIP_LABELS:
+        for n in sorted(labels):
+            if labels[n] == label:
+                return n
+    return None
+
+
 class PinFactoryError(RuntimeError):
     """The Pi's GPIO cannot be driven (e.g. a Pi 5 without python3-lgpio); the message names the fix."""
 
@@ -84,7 +118,7 @@ def check_pin_factory(model: str | None = None, factory_name: str | None = None,
 
 
 def select_pin_factory(model: str | None = None, *, env: dict[str, str] | None = None,
-                       model_path: Path = MODEL_FILE) -> Any:
+                       model_path: Path = MODEL_FILE, labels: dict[int, str] | None = None) -> Any:
     """The pin factory to use: ``$GPIOZERO_PIN_FACTORY`` if set (``mock`` included); on a Raspberry Pi
     gpiozero's lgpio factory (required on a Pi 5; raises :class:`PinFactoryError` naming the package);
     elsewhere ``MockFactory(pin_class=MockPWMPin)``."""
@@ -103,7 +137,7 @@ def select_pin_factory(model: str | None = None, *, env: dict[str, str] | None =
     try:
         from gpiozero.pins.lgpio import LGPIOFactory
 
-        return LGPIOFactory()
+        return LGPIOFactory(chip=pi_gpiochip(gpiochip_labels() if labels is None else labels))
     except Exception as exc:  # noqa: BLE001 - ImportError, or lgpio cannot open the gpiochip
         fix = "sudo apt install python3-lgpio (and a venv made with --system-site-packages)"
         if is_pi5(model) or name == "lgpio":

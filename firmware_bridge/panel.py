@@ -23,6 +23,7 @@ from gpiozero.tones import Tone
 SEAT_LED_PINS = (5, 6, 13, 19)
 DEAL_BUTTON_PIN = 20
 ESTOP_PIN = 21
+BOUNCE_S = 0.03  # the deal button's debounce; the e-stop is not debounced: its first edge stops
 BUZZER_PIN = 12  # hardware PWM0
 
 
@@ -80,7 +81,8 @@ class DealButton:
     def __init__(self, pin: int = DEAL_BUTTON_PIN, *, when_pressed: Callable[[], None] | None = None,
                  when_held: Callable[[], None] | None = None, hold_time: float = 2.0,
                  pin_factory: Any = None):
-        self.button = Button(pin, pull_up=True, bounce_time=None, hold_time=hold_time,
+        # a worn switch chatters for a few ms: one press, one deal
+        self.button = Button(pin, pull_up=True, bounce_time=BOUNCE_S, hold_time=hold_time,
                              pin_factory=pin_factory)
         self.when_pressed = when_pressed
         self.when_held = when_held

@@ -47,7 +47,8 @@ class VirtualRig:
                  truth_path: str | Path | None = None, *, angles: Sequence[float] | None = None,
                  bottom_angle: float | None = None, noise: tuple[float, float] = (0.0, 0.0),
                  camera: bool = True, mechanics: Mechanics | None = None,
-                 fw_overrides: dict[str, Any] | None = None, design: str | None = None):
+                 fw_overrides: dict[str, Any] | None = None, design: str | None = None,
+                 max_step_ms: float | None = None):
         if decks not in (1, 2):
             raise ValueError(f"decks = {decks}: 1 or 2")
         for name, p in (("jam_rate", jam_rate), ("double_feed_rate", double_feed_rate),
@@ -55,7 +56,8 @@ class VirtualRig:
             if not 0.0 <= p <= 1.0:
                 raise ValueError(f"{name} = {p}: a probability 0..1")
         self.seed, self.speed = seed, speed
-        self.clock = SimClock(speed)
+        # max_step_ms: the MCU thread drives the clock, a starved thread freezes the world (sim.clock)
+        self.clock = SimClock(speed, max_step_ms)
         self.board = Board(self.clock, seed=seed, decks=decks, jokers=jokers, missing=missing, extra=extra,
                            jam_rate=jam_rate, double_feed_rate=double_feed_rate, mcu_reset_at=mcu_reset_at,
                            angles=(0.0, 90.0, 180.0, 270.0) if angles is None else angles,

@@ -190,6 +190,7 @@ class Mcu:
 
     def step(self) -> None:
         board = self.board
+        board.clock.tick()
         now = board.clock.now_ms()
         board.advance(now)
         if board.reset_request is not None:

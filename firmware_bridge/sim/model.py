@@ -185,6 +185,10 @@ class Board:
         self.resets_done = 0
         self.flash: dict[str, str] = {}  # the Pico's own files besides the firmware (name -> text)
         self.log: list[tuple[float, str]] = []  # (ms, what) for tests and the benchmark
+        self.glitch: object | None = None  # a glitch holding the beam "blocked" now
+        self.glitches = 0
+        if self.mech.beam_glitch_per_s > 0:
+            self.schedule(self._glitch_gap(), self._glitch)
 
     # ------------------------------------------------------------------ pins (called by fake machine)
     def read(self, pin: int) -> int:
@@ -398,9 +402,10 @@ class Board:
         edge, _nip, beam, edge_clear, beam_clear = self._milestones()
         self.pos = pos
         self._set_edge(edge <= pos < edge_clear)
-        if beam <= pos < beam_clear and not self.beam_blocked:
-            self.beam_blocked = True
-            self._edge(self.P.PIN_EXIT, rising=False)
+        if beam <= pos < beam_clear and (not self.beam_blocked or self.glitch is not None):
+            was, self.glitch, self.beam_blocked = self.beam_blocked, None, True
+            if not was:
+                self._edge(self.P.PIN_EXIT, rising=False)
         if pos >= beam_clear:
             if self.beam_blocked:
                 self.beam_blocked = False
@@ -409,6 +414,25 @@ class Board:
             else:
                 self._leave(self.group)
         del m, now
+
+    def _glitch_gap(self) -> float:
+        return self.phys.expovariate(self.mech.beam_glitch_per_s / 1000.0)
+
+    def _glitch(self) -> None:
+        """IR leakage or EMI: the counting beam reads blocked for 0.2 ms with no card in it (Poisson)."""
+        if not self.beam_blocked:
+            token = object()
+            self.glitch, self.beam_blocked = token, True
+            self.glitches += 1
+            self._edge(self.P.PIN_EXIT, rising=False)
+
+            def end() -> None:
+                if self.glitch is token:  # a card that came in meanwhile keeps the beam blocked
+                    self.glitch, self.beam_blocked = None, False
+                    self._edge(self.P.PIN_EXIT, rising=True)
+
+            self.schedule(0.2, end)
+        self.schedule(self._glitch_gap(), self._glitch)
 
     def _set_edge(self, blocked: bool) -> None:
         self.edge_blocked = blocked

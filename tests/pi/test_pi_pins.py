@@ -88,3 +88,16 @@ def test_the_module_examples_run(module):
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("labels, chip", [
+    ({0: "pinctrl-rp1", 10: "gpio-brcmvirt", 11: "raspberrypi-exp-gpio"}, 0),     # Pi 5, kernel >= 6.6.45
+    ({0: "gpio-brcmstb@107d508500", 1: "gpio-brcmstb@107d517c00", 4: "pinctrl-rp1"}, 4),  # Pi 5, older kernels
+    ({0: "pinctrl-bcm2711", 1: "raspberrypi-exp-gpio"}, 0),                       # Pi 4
+    ({0: "raspberrypi-exp-gpio", 1: "pinctrl-bcm2835"}, 1),                       # the header's chip second
+    ({0: "gpio-mockup-A"}, None),                                                  # not a Pi: gpiozero guesses
+])
+def test_the_headers_gpiochip_is_found_by_its_label_not_its_number(labels, chip):
+    from controller.pins import pi_gpiochip
+
+    assert pi_gpiochip(labels) == chip

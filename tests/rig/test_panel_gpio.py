@@ -92,3 +92,14 @@ def test_panel_wires_the_estop_to_the_rig(mock_pins):
     mock_pins.pin(DEAL_BUTTON_PIN).drive_low()
     assert rig.stopped == 1 and deals == [1]
     panel.close()
+
+
+
+def test_the_deal_button_is_debounced(mock_pins):
+    """A worn switch chatters for a few ms: one press, one deal. On the Pi, lgpio's kernel debounce
+    does the filtering (gpio_set_debounce_micros); MockPin stores the setting but does not filter."""
+    from firmware_bridge.panel import BOUNCE_S
+
+    button = DealButton()
+    assert mock_pins.pin(DEAL_BUTTON_PIN).bounce == BOUNCE_S == 0.03
+    button.close()

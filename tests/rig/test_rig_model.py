@@ -83,3 +83,33 @@ def test_cards_are_conserved_whatever_the_rig_does(plan, seed, jam, double):
         out = Counter(c for h in t["hands"] for c in h) + Counter(t["bottom"]) + Counter(t.get("stray", []))
         assert out + Counter(b.hopper) == deck
         assert sum(out.values()) == len(b.places)
+
+
+def test_a_ticked_clock_freezes_while_the_mcu_thread_is_starved():
+    """SimClock(max_step_ms): one pass of the MCU loop moves the world on by at most max_step_ms, however
+    long the thread was off the CPU; the firmware's own sleeps still pass in full."""
+    import time
+
+    from firmware_bridge.sim.clock import SimClock
+
+    free, ticked = SimClock(10), SimClock(10, max_step_ms=5)
+    time.sleep(0.05)                       # 500 ms of sim time at 10x
+    ticked.tick()
+    assert free.now_ms() >= 500 and ticked.now_ms() == 5
+    t = ticked.now_ms()
+    assert ticked.now_ms() == t            # between passes the world stands still
+    ticked.sleep_ms(30)
+    assert ticked.now_ms() == t + 30
+
+
+def test_beam_glitches_come_and_go_without_a_card():
+    from firmware_bridge.sim.model import Mechanics
+
+    clock = ManualClock()
+    b = Board(clock, seed=4, mechanics=Mechanics(beam_glitch_per_s=50.0))
+    blocked = 0
+    for _ in range(2000):                  # 2 s in 1 ms steps
+        clock.advance(1)
+        b.advance(clock.now_ms())
+        blocked += b.beam_blocked
+    assert 50 <= b.glitches <= 160 and blocked < b.glitches and len(b.hopper) == 52
