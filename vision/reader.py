@@ -11,11 +11,14 @@ Usage::
 
 Pictures from cameras the rig does not know (``frame`` and ``corner``) are read by a committee of
 independently trained models (:data:`COMMITTEE_PATHS`): their evidence is pooled, and the reading is
-declined unless every member picks the same card. Near-clones of one network agree where the picture
+declined unless enough members pick the pooled card and its pooled probability is high enough
+(:data:`DECLINE_POLICY`, chosen per kind by measured risk on held-out designs). Near-clones of one network agree where the picture
 is clear and part ways where it is not (a dark, motion-blurred webcam crop), which a single model's
 confidence does not show. The dealer camera's ``window`` frames, a view the models are trained on,
 are read by the first member alone, inside the rig's time budget; only a frame it is not sure of
-(below :data:`CONSULT_BELOW`, a few in a hundred) is read again by all of them, their evidence pooled.
+(below :data:`CONSULT_BELOW`, a few in a hundred) is read again by all of them, their evidence pooled
+and judged by the window's policy. A card whose top-left and bottom-right corners show no clear index is
+also read at its top-right and bottom-left corners (where some designs print it).
 
 ``Reading.probs`` is the (54,) distribution over ``LABELS`` (uniform when there is nothing to read), which
 is what :func:`vision.decode.decode_deal` takes. ``Reading.crops`` are the corner crops the decision
