@@ -155,11 +155,9 @@ def corners_of(image: np.ndarray, kind: str) -> list[np.ndarray] | None:
 def other_corners(card: np.ndarray) -> list[np.ndarray]:
     """The top-right corner and the bottom-left one turned 180°: where some designs (KDE's oxygen) put
     their index, and in any design more of the card's own look for its references to match."""
-    from vision.localize import CORNER_H, CORNER_W
+    from vision.localize import other_corner_crops
 
-    h, w = card.shape[:2]
-    cw, ch = int(round(CORNER_W * w)), min(h // 2, int(round(CORNER_H * w)))
-    return [np.ascontiguousarray(card[:ch, w - cw:]), np.ascontiguousarray(card[h - ch:, :cw][::-1, ::-1])]
+    return other_corner_crops(card)
 
 
 def whole_card(image: np.ndarray) -> np.ndarray | None:

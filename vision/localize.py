@@ -36,6 +36,11 @@ class Localized:
     corners: list[np.ndarray]  # [top-left index, bottom-right index turned upright]
     aspect: float
 
+    @property
+    def other_corners(self) -> list[np.ndarray]:
+        """The other diagonal's corners (see :func:`other_corner_crops`)."""
+        return other_corner_crops(self.card)
+
 
 def corner_crops(card: np.ndarray) -> list[np.ndarray]:
     """The two index corners of an upright (or 180°-turned) portrait card image."""
@@ -44,6 +49,14 @@ def corner_crops(card: np.ndarray) -> list[np.ndarray]:
     tl = card[:ch, :cw]
     br = card[h - ch:, w - cw:][::-1, ::-1]
     return [np.ascontiguousarray(tl), np.ascontiguousarray(br)]
+
+
+def other_corner_crops(card: np.ndarray) -> list[np.ndarray]:
+    """The top-right corner and the bottom-left one turned 180°: where some designs (KDE's oxygen decks)
+    print their index instead of top-left and bottom-right."""
+    h, w = card.shape[:2]
+    cw, ch = int(round(CORNER_W * w)), min(h // 2, int(round(CORNER_H * w)))
+    return [np.ascontiguousarray(card[:ch, w - cw:]), np.ascontiguousarray(card[h - ch:, :cw][::-1, ::-1])]
 
 
 def _order(quad: np.ndarray) -> np.ndarray:
