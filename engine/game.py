@@ -207,6 +207,23 @@ class State(ABC):
         """What the table may learn of a refused ``action`` beyond its seat and name. Default: nothing."""
         return {}
 
+    # What a seat itself knows beyond the public view (the bots' information set, ``engine.bots``).
+    def applied_events(self) -> list[Action]:
+        """The events applied so far, in order (unmasked: callers mask them with :meth:`public_action`)."""
+        return list(getattr(self, "log", []))
+
+    def seat_dealt(self, seat: int) -> list[str]:
+        """The cards ``seat`` was dealt (it saw them)."""
+        raise NotImplementedError
+
+    def seen_bottom(self, seat: int) -> list[str] | None:
+        """The bottom cards ``seat`` has seen (taken, or shown to all), or ``None``."""
+        return None
+
+    def deal_args(self) -> dict[str, Any]:
+        """The public facts of the deal that :meth:`Game.new_state` takes (``first_seat``, ``dealer``)."""
+        return {}
+
 
 def mask_cards(event: Action) -> Action:
     """``event`` with every card field hidden (``cards`` and ``card``)."""

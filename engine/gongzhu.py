@@ -137,6 +137,7 @@ class GongzhuState(State):
         self.settings = settings
         self.dealt = [[CODES[str(c)] for c in h] for h in hands]
         self.hands = [self._hand(h) for h in self.dealt]
+        self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.values = self._card_values()
         self.exposed: dict[int, str] = {}   # card -> "open" | "first" (首明) | "hidden" (暗卖)
         self.exposed_by: dict[int, int] = {}
@@ -239,6 +240,15 @@ class GongzhuState(State):
         return out
 
     def judge(self, action: Action) -> list[Violation]:
+        out = self._judge(action)
+        if not any(v.severity == "error" for v in out):
+            self.log.append(dict(action))
+        return out
+
+    def seat_dealt(self, seat: int) -> list[str]:
+        return names(self.dealt[seat])
+
+    def _judge(self, action: Action) -> list[Violation]:
         kind = action.get("action")
         seat = action.get("seat")
         if self.finished():

@@ -196,6 +196,7 @@ class ShengjiState(State):
         self.dealer = settings.dealer
         self.dealt = [[CODES[str(c)] for c in h] for h in hands]
         self.bottom = [CODES[str(c)] for c in bottom]
+        self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.counts = [[0] * 54 for _ in range(SEATS)]
         for seat, cards in enumerate(self.dealt):
             for c in cards:
@@ -578,6 +579,21 @@ class ShengjiState(State):
         return out
 
     def judge(self, action: Action) -> list[Violation]:
+        out = self._judge(action)
+        if not any(v.severity == "error" for v in out):
+            self.log.append(dict(action))
+        return out
+
+    def seat_dealt(self, seat: int) -> list[str]:
+        return names(self.dealt[seat])
+
+    def seen_bottom(self, seat: int) -> list[str] | None:
+        return names(self.bottom) if seat == self.dealer and (self.phase != "deal" or self.buried) else None
+
+    def deal_args(self) -> dict[str, Any]:
+        return {"dealer": self.dealer}
+
+    def _judge(self, action: Action) -> list[Violation]:
         if self.phase == "over":
             return [violation("finished", "the hand is over", "这一副牌已经打完")]
         seat = action.get("seat")
