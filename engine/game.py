@@ -286,6 +286,11 @@ class Game(ABC):
         """Whether ``action`` can make :meth:`news` (so the views are built only then)."""
         return False
 
+    def suit_of(self, card: str, view: dict[str, Any]) -> str | None:
+        """The suit ``card`` follows as, given the public ``view`` (trumps), in a game where a seat must
+        follow suit (the bots learn voids from it). Default: ``None``, no following."""
+        return None
+
     def announce_at(self, settings: Any) -> int:
         """A seat left with 1..this many cards is announced to the table (0: never). The climbing
         games by the table's courtesy at 3; never in a trick-taking game (hands shrink evenly)."""

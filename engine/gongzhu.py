@@ -877,6 +877,9 @@ class GongzhuGame(Game):
                               f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
         return GongzhuState(hands, settings)
 
+    def suit_of(self, card: str, view: dict[str, Any]) -> str | None:
+        return card[0]
+
     def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
         """The holder of ♣2 leads the first trick."""
         seat = holder(hands, "C2")

@@ -808,6 +808,12 @@ class ShengjiGame(Game):
                               f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
         return ShengjiState(hands, bottom, settings)
 
+    def suit_of(self, card: str, view: dict[str, Any]) -> str | None:
+        """Trumps (jokers, the level's rank, the trump suit) follow as one suit, ``T``."""
+        if card in ("BJ", "RJ") or card[1:] == view.get("level") or card[0] == view.get("trump_suit"):
+            return "T"
+        return card[0]
+
     def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
         """The dealer (庄家), the seat the deal started from, plays first."""
         return FirstPlay(dealer, None, "dealer")

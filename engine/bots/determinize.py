@@ -12,6 +12,7 @@ hidden the same way.
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 
 from engine.bots.infoset import FROM_HAND, SHOWN, InfoSet
@@ -58,22 +59,70 @@ def constraints(game: Game, info: InfoSet) -> tuple[list[Counter[str]], Counter[
     return known, pool
 
 
-def sample_deal(game: Game, info: InfoSet, rng: random.Random,
-                known: list[Counter[str]], pool: Counter[str]) -> tuple[list[list[str]], list[str]]:
+def voids(game: Game, info: InfoSet) -> list[set[str]]:
+    """The suits each seat has shown it no longer holds, by not following the led suit in a trick.
+    (Not for a seat that put cards down face down: those may be of any suit.)"""
+    seats = game.deal_plan(info.settings).seats
+    out: list[set[str]] = [set() for _ in range(seats)]
+    if not game.info.trick_taking or game.suit_of("SA", info.view) is None:
+        return out
+    plays = [ev for ev in info.events if ev.get("action") == "play"]
+    hidden = {ev.get("seat") for ev in info.events if HIDDEN in _cards(ev)}
+    for at in range(0, len(plays), seats):
+        trick = plays[at:at + seats]
+        led = game.suit_of(_cards(trick[0])[0], info.view)
+        lead_pairs = any(n > 1 for n in Counter(_cards(trick[0])).values())
+        for ev in trick[1:]:
+            s = ev.get("seat")
+            if s in hidden:
+                continue
+            if any(game.suit_of(c, info.view) != led for c in _cards(ev)):
+                out[s].add(led)  # type: ignore[arg-type]
+            elif lead_pairs and not any(n > 1 for n in Counter(_cards(ev)).values()):
+                out[s].add(f"pair:{led}")  # followed a pair without one: no pair left in the suit
+    return out
+
+
+def sample_deal(game: Game, info: InfoSet, rng: random.Random, known: list[Counter[str]], pool: Counter[str],
+                void: list[set[str]] | None = None) -> tuple[list[list[str]], list[str]]:
+    """Known cards to their seats; the pool shuffled into the rest, a seat void in a suit getting none of
+    it (the most constrained cards placed first)."""
     plan = game.deal_plan(info.settings)
-    rest = list(pool.elements())
-    rng.shuffle(rest)
-    hands = []
+    hands, need = [], []
     for s, n in enumerate(plan.cards_per_seat):
         mine = list(known[s].elements())  # known cards first: a declaration was made early in the deal
         rng.shuffle(mine)
-        need = n - len(mine)
-        if need < 0:
+        if n < len(mine):
             raise Unsampleable(f"seat {s} showed more cards than it was dealt")
-        mine += rest[:need]
-        del rest[:need]
         hands.append(mine)
-    return hands, list(info.bottom or ()) + rest
+        need.append(n - len(mine) if s != info.seat else 0)
+    rest = list(pool.elements())
+    rng.shuffle(rest)
+    bottom = list(info.bottom or ())
+    room = plan.bottom - len(bottom)
+    if void and any(void):
+        def allowed(card: str) -> list[int]:
+            suit = game.suit_of(card, info.view)
+            return [s for s in range(len(need)) if need[s] and suit not in void[s]
+                    and not (f"pair:{suit}" in void[s] and card in hands[s])]
+        rest.sort(key=lambda c: len(allowed(c)))
+        spill = []
+        for card in rest:
+            ok = allowed(card)
+            if not ok:
+                spill.append(card)
+                continue
+            weights = [need[s] for s in ok]
+            s = rng.choices(ok, weights)[0]
+            hands[s].append(card)
+            need[s] -= 1
+        rest = spill
+    for s in range(len(need)):
+        hands[s] += rest[:need[s]]
+        del rest[:need[s]]
+    if len(rest) != room:
+        raise Unsampleable("the cards left do not fill the bottom")
+    return hands, bottom + rest
 
 
 def _fill(state: State, ev: Action, later: Counter[str], rng: random.Random) -> Action:
@@ -119,11 +168,19 @@ def replay(game: Game, info: InfoSet, hands: list[list[str]], bottom: list[str],
     return state
 
 
-def determinize(game: Game, info: InfoSet, rng: random.Random, tries: int = 20) -> State | None:
-    """A state consistent with ``info`` (``None`` if ``tries`` samples were all rejected)."""
+def determinize(game: Game, info: InfoSet, rng: random.Random, tries: int = 20,
+                deadline: float | None = None) -> State | None:
+    """A state consistent with ``info`` (``None`` if ``tries`` samples were all rejected, or the
+    ``deadline``, a ``time.perf_counter()``, passed)."""
     known, pool = constraints(game, info)
+    void = voids(game, info)
     for _ in range(tries):
-        hands, bottom = sample_deal(game, info, rng, known, pool)
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
+        try:
+            hands, bottom = sample_deal(game, info, rng, known, pool, void)
+        except Unsampleable:
+            continue
         state = replay(game, info, hands, bottom, rng)
         if state is not None:
             return state

@@ -88,22 +88,25 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
     deadline = start + budget_ms / 1000.0
     if len(info.legal) == 1:
         return Choice(dict(info.legal[0]), "the only legal action")
-    first = determinize(game, info, rng)
+    first = determinize(game, info, rng, tries=50, deadline=deadline)
     if first is None:
         raise RuntimeError("no deal consistent with the public record was found")
     greedy = greedy_action(first, info.seat, rng)
     cands = candidates(info, greedy, rng)
     scores: list[list[float]] = [[] for _ in cands]
     done, state = 0, first
+    timed = n_samples is None
     while True:
         for i, action in enumerate(cands):
+            if timed and done and time.perf_counter() >= deadline:
+                break  # the first sample is always whole; later ones as the budget allows
             value = _rollout(state, info.seat, action, rng)
             if value is not None:
                 scores[i].append(value)
         done += 1
-        if (n_samples is not None and done >= n_samples) or (n_samples is None and time.perf_counter() >= deadline):
+        if (n_samples is not None and done >= n_samples) or (timed and time.perf_counter() >= deadline):
             break
-        state = determinize(game, info, rng)
+        state = determinize(game, info, rng, deadline=deadline if timed else None)
         if state is None:
             break
     best, best_value = 0, float("-inf")

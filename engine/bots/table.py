@@ -60,6 +60,13 @@ def next_seat(state: State, seats: int) -> int | None:
 def play_hand(game: Game, settings: Any, hands: list[list[str]], bottom: list[str], policies: list[Policy],
               rng: random.Random, *, first_seat: int = 0) -> dict[str, Any]:
     """Play the deal with ``policies[seat]`` for each seat; return the game record."""
+    state, events = run_hand(game, settings, hands, bottom, policies, rng, first_seat=first_seat)
+    return game.bot_record(state, settings, hands, bottom, events, first_seat=first_seat)
+
+
+def run_hand(game: Game, settings: Any, hands: list[list[str]], bottom: list[str], policies: list[Policy],
+             rng: random.Random, *, first_seat: int = 0) -> tuple[State, list[Action]]:
+    """The final state and the events of the deal played by ``policies``."""
     state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), settings, first_seat=first_seat)
     events: list[Action] = []
     for _ in range(MAX_EVENTS):
@@ -76,4 +83,4 @@ def play_hand(game: Game, settings: Any, hands: list[list[str]], bottom: list[st
                 if v.severity == "error":
                     raise IllegalAction(v)
         events.append(action)
-    return game.bot_record(state, settings, hands, bottom, events, first_seat=first_seat)
+    return state, events
