@@ -28,7 +28,16 @@ from engine.game import Action, Game, State
 log = logging.getLogger(__name__)
 
 STYLES = {"careful": -1.0, "bold": 0.25}  # risk weight on a declaration's spread
-QUIET = frozenset({"play", "pass", "announce", "call"})  # not declarations
+QUIET = frozenset({"play", "pass", "announce", "call", "take_bottom", "bury"})  # not declarations
+DECLINES = frozenset({"pa_refuse", "xuan_refuse"})  # declining is the quiet choice too
+
+
+def is_declaration(action: Action) -> bool:
+    """A risk taken by declaring (挑, 爆闷, 趴, 宣, 亮牌, 亮主, a bid, 黑挖, accepting), not a quiet choice."""
+    kind = action.get("action")
+    if kind in QUIET or kind in DECLINES:
+        return False
+    return not (kind == "bid" and action.get("value") == 0) and not (kind == "black_dig" and not action.get("dig"))
 MAX_CANDIDATES = 10
 MAX_STEPS = 3000
 
@@ -54,7 +63,7 @@ def choose(game: Game, info: InfoSet, rng: random.Random, *, style: str = "caref
 def fallback(game: Game, info: InfoSet, rng: random.Random) -> Action:
     """The greedy move from the information set alone."""
     try:
-        state = determinize(game, info, rng, tries=5)
+        state = determinize(game, info, rng, tries=3)
         if state is not None:
             action = greedy_action(state, info.seat, rng)
             if any(_same(action, a) for a in info.legal):
@@ -85,7 +94,7 @@ def candidates(info: InfoSet, greedy: Action, rng: random.Random) -> list[Action
 def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_ms: float,
             n_samples: int | None) -> Choice:
     start = time.perf_counter()
-    deadline = start + budget_ms / 1000.0
+    deadline = start + 0.8 * budget_ms / 1000.0  # a reserve for the last rollout and the fallback
     if len(info.legal) == 1:
         return Choice(dict(info.legal[0]), "the only legal action")
     first = determinize(game, info, rng, tries=50, deadline=deadline)
@@ -98,8 +107,8 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
     timed = n_samples is None
     while True:
         for i, action in enumerate(cands):
-            if timed and done and time.perf_counter() >= deadline:
-                break  # the first sample is always whole; later ones as the budget allows
+            if timed and (done or i) and time.perf_counter() >= deadline:
+                break  # the greedy move is always tried once; the rest as the budget allows
             value = _rollout(state, info.seat, action, rng)
             if value is not None:
                 scores[i].append(value)
@@ -114,7 +123,7 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
         if not s:
             continue
         value = statistics.fmean(s)
-        if action.get("action") not in QUIET and len(s) > 1:
+        if is_declaration(action) and len(s) > 1:
             value += risk * statistics.pstdev(s)
         if value > best_value + 1e-9:
             best, best_value = i, value
