@@ -110,8 +110,7 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
             if timed and (done or i) and time.perf_counter() >= deadline:
                 break  # the greedy move is always tried once; the rest as the budget allows
             value = _rollout(state, info.seat, action, rng)
-            if value is not None:
-                scores[i].append(value)
+            scores[i].append(float("nan") if value is None else value)
         done += 1
         if (n_samples is not None and done >= n_samples) or (timed and time.perf_counter() >= deadline):
             break
@@ -120,8 +119,8 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
             break
     best, best_value = 0, float("-inf")
     for i, (action, s) in enumerate(zip(cands, scores, strict=True)):
-        if not s:
-            continue
+        if not s or any(v != v for v in s) or (is_declaration(action) and len(s) < 2):
+            continue  # refused in some sample (a 趴 to a seat that may not be a teammate), or barely tried
         value = statistics.fmean(s)
         if is_declaration(action) and len(s) > 1:
             value += risk * statistics.pstdev(s)
