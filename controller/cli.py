@@ -83,7 +83,9 @@ def selfplay(
     n: Annotated[int, typer.Option("-n", min=1, help="how many hands")] = 10,
     seed: Annotated[int | None, typer.Option(help="random seed (reproducible hands)")] = None,
     out: Annotated[Path, typer.Option(help="folder for the records NNNN.json")] = Path("selfplay"),
-    bot: Annotated[str, typer.Option(help="greedy or random")] = "greedy",
+    bot: Annotated[str, typer.Option(help="greedy | random (quick) | careful: searches, declares only when "
+                                          "it clearly pays | bold: searches, declares on good hopes")] = "greedy",
+    bot_ms: Annotated[float, typer.Option(help="the search bots' time per move, ms")] = 200.0,
 ) -> None:
     """Play N hands with the built-in bots and write each as a game record DIR/NNNN.json.
 
@@ -92,7 +94,7 @@ def selfplay(
     from controller.selfplay import run_selfplay
 
     try:
-        paths = run_selfplay(game=game, n=n, seed=seed, out=out, bot=bot)
+        paths = run_selfplay(game=game, n=n, seed=seed, out=out, bot=bot, bot_ms=bot_ms)
     except ValueError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:  # a folder that cannot be made or written: one line, not a traceback

@@ -207,6 +207,23 @@ class State(ABC):
         """What the table may learn of a refused ``action`` beyond its seat and name. Default: nothing."""
         return {}
 
+    # What a seat itself knows beyond the public view (the bots' information set, ``engine.bots``).
+    def applied_events(self) -> list[Action]:
+        """The events applied so far, in order (unmasked: callers mask them with :meth:`public_action`)."""
+        return list(getattr(self, "log", []))
+
+    def seat_dealt(self, seat: int) -> list[str]:
+        """The cards ``seat`` was dealt (it saw them)."""
+        raise NotImplementedError
+
+    def seen_bottom(self, seat: int) -> list[str] | None:
+        """The bottom cards ``seat`` has seen (taken, or shown to all), or ``None``."""
+        return None
+
+    def deal_args(self) -> dict[str, Any]:
+        """The public facts of the deal that :meth:`Game.new_state` takes (``first_seat``, ``dealer``)."""
+        return {}
+
 
 def mask_cards(event: Action) -> Action:
     """``event`` with every card field hidden (``cards`` and ``card``)."""
@@ -268,6 +285,11 @@ class Game(ABC):
     def may_make_news(self, action: str | None) -> bool:
         """Whether ``action`` can make :meth:`news` (so the views are built only then)."""
         return False
+
+    def suit_of(self, card: str, view: dict[str, Any]) -> str | None:
+        """The suit ``card`` follows as, given the public ``view`` (trumps), in a game where a seat must
+        follow suit (the bots learn voids from it). Default: ``None``, no following."""
+        return None
 
     def announce_at(self, settings: Any) -> int:
         """A seat left with 1..this many cards is announced to the table (0: never). The climbing

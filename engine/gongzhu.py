@@ -137,6 +137,7 @@ class GongzhuState(State):
         self.settings = settings
         self.dealt = [[CODES[str(c)] for c in h] for h in hands]
         self.hands = [self._hand(h) for h in self.dealt]
+        self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.values = self._card_values()
         self.exposed: dict[int, str] = {}   # card -> "open" | "first" (首明) | "hidden" (暗卖)
         self.exposed_by: dict[int, int] = {}
@@ -239,6 +240,15 @@ class GongzhuState(State):
         return out
 
     def judge(self, action: Action) -> list[Violation]:
+        out = self._judge(action)
+        if not any(v.severity == "error" for v in out):
+            self.log.append(dict(action))
+        return out
+
+    def seat_dealt(self, seat: int) -> list[str]:
+        return names(self.dealt[seat])
+
+    def _judge(self, action: Action) -> list[Violation]:
         kind = action.get("action")
         seat = action.get("seat")
         if self.finished():
@@ -866,6 +876,9 @@ class GongzhuGame(Game):
             raise RecordError("拱猪 deals 13 cards to each of 4 seats and no bottom: "
                               f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
         return GongzhuState(hands, settings)
+
+    def suit_of(self, card: str, view: dict[str, Any]) -> str | None:
+        return card[0]
 
     def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
         """The holder of ♣2 leads the first trick."""

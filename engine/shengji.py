@@ -196,6 +196,7 @@ class ShengjiState(State):
         self.dealer = settings.dealer
         self.dealt = [[CODES[str(c)] for c in h] for h in hands]
         self.bottom = [CODES[str(c)] for c in bottom]
+        self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.counts = [[0] * 54 for _ in range(SEATS)]
         for seat, cards in enumerate(self.dealt):
             for c in cards:
@@ -578,6 +579,21 @@ class ShengjiState(State):
         return out
 
     def judge(self, action: Action) -> list[Violation]:
+        out = self._judge(action)
+        if not any(v.severity == "error" for v in out):
+            self.log.append(dict(action))
+        return out
+
+    def seat_dealt(self, seat: int) -> list[str]:
+        return names(self.dealt[seat])
+
+    def seen_bottom(self, seat: int) -> list[str] | None:
+        return names(self.bottom) if seat == self.dealer and (self.phase != "deal" or self.buried) else None
+
+    def deal_args(self) -> dict[str, Any]:
+        return {"dealer": self.dealer}
+
+    def _judge(self, action: Action) -> list[Violation]:
         if self.phase == "over":
             return [violation("finished", "the hand is over", "这一副牌已经打完")]
         seat = action.get("seat")
@@ -791,6 +807,12 @@ class ShengjiGame(Game):
             raise RecordError(f"升级 deals {HAND} cards to each of 4 seats and {BOTTOM} to the bottom: "
                               f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
         return ShengjiState(hands, bottom, settings)
+
+    def suit_of(self, card: str, view: dict[str, Any]) -> str | None:
+        """Trumps (jokers, the level's rank, the trump suit) follow as one suit, ``T``."""
+        if card in ("BJ", "RJ") or card[1:] == view.get("level") or card[0] == view.get("trump_suit"):
+            return "T"
+        return card[0]
 
     def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
         """The dealer (庄家), the seat the deal started from, plays first."""

@@ -109,7 +109,7 @@ class WakengState(State):
         self.hands = [Hand(self.rules, h) for h in self.dealt]
         self.first_bidder = lowest_heart_holder(self.dealt)
         self.phase = "black_dig" if settings.black_dig else "bid"
-        self.bd_next = first_seat  # whose 黑挖 offer is due; None: not known yet
+        self.bd_next = self.first_seat = first_seat  # whose 黑挖 offer is due; None: not known yet
         self.bd_declined = 0
         self.black_digger: int | None = None
         self.bids: list[tuple[int, int]] = []
@@ -334,6 +334,18 @@ class WakengState(State):
             "scores": scores,
             "next_first_seat": (self.leader if self.leader is not None else self.first_bidder) if over else None,
         }
+
+    def applied_events(self) -> list[Action]:
+        return list(self.history)
+
+    def seat_dealt(self, seat: int) -> list[str]:
+        return list(self.dealt[seat])
+
+    def seen_bottom(self, seat: int) -> list[str] | None:
+        return list(self.bottom) if self.phase in ("play", "over") else None
+
+    def deal_args(self) -> dict[str, Any]:
+        return {"first_seat": self.first_seat}
 
     def public_view(self, seat: int | None = None) -> dict[str, Any]:
         view: dict[str, Any] = {

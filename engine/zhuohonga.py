@@ -327,6 +327,12 @@ class ZhuohongaState(State):
             out["cards"] = [c if hidden(c) == c else HIDDEN for c in event["cards"]]
         return out
 
+    def applied_events(self) -> list[Action]:
+        return list(self.history)
+
+    def seat_dealt(self, seat: int) -> list[str]:
+        return list(self.dealt[seat])
+
     def public_view(self, seat: int | None = None) -> dict[str, Any]:
         reveal = self.aces_shown()
         show = str if reveal else hidden

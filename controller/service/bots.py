@@ -1,9 +1,9 @@
 """Bots that take empty seats, so one person can try the whole flow.
 
-A bot uses its game's own greedy player for plays (``engine.<game>.bots.choose_play(state, seat, rng,
-"greedy")``, or a ``choose_action(state, seat, rng)``) when the engine has one; otherwise, and for the
-table talk, a plain policy over ``State.legal_actions``: answer a 趴 request with a refusal, never declare (挑/爆闷/趴), call when a
-call is due, and play the smallest play it has (passing only when it cannot play).
+A bot is given its seat's information set (``engine.bots.infoset``: its view, its dealt hand, the public
+record), never the state, and plays the search bot (``engine.bots.search``: determinized rollouts within
+``budget_ms``, style ``careful`` or ``bold``) or the plain ``greedy`` one. A search that fails for any
+reason plays the greedy move and logs why, so a hand never stalls on a bot.
 
 >>> choose_action(get_game("hongsi"), state, 2, state.legal_actions(2), random.Random(1))   # doctest: +SKIP
 {'seat': 2, 'action': 'play', 'cards': ['S5']}
@@ -11,58 +11,52 @@ call is due, and play the smallest play it has (passing only when it cannot play
 
 from __future__ import annotations
 
-import importlib
+import logging
 import random
+from dataclasses import dataclass
 from typing import Any
 
+from engine.bots.greedy import DECLARATIONS, plain_policy  # noqa: F401 — re-exported for old callers
+from engine.bots.infoset import info_set
+from engine.bots.search import STYLES, choose, fallback
 from engine.game import Game, State
 
-DECLARATIONS = {"tiao", "baomen", "pa", "announce"}
+log = logging.getLogger(__name__)
+BOTS = ("greedy", *STYLES)
 
 
-def _engine_bot(game: Game) -> Any:
-    """The game's own bot: ``bots`` beside the module that implements the game (a package's)."""
-    package = type(game).__module__.rpartition(".")[0]
-    try:
-        module = importlib.import_module(f"{package}.bots")
-    except ImportError:
-        return None
-    if hasattr(module, "choose_action"):
-        return module.choose_action
-    if hasattr(module, "choose_play"):
-        return lambda state, seat, rng: module.choose_play(state, seat, rng, "greedy")
-    return None
+@dataclass
+class BotSettings:
+    bot: str = "careful"  # greedy | careful | bold
+    budget_ms: float = 200.0  # the search's time per move (a Pi 4 wants about 1 s; 200 ms here)
+
+
+SETTINGS = BotSettings()
+
+
+def configure(bot: str | None = None, budget_ms: float | None = None) -> BotSettings:
+    """Set the table's bots (``hongsi serve`` options); raises ``ValueError`` on an unknown bot."""
+    if bot is not None:
+        if bot not in BOTS:
+            raise ValueError(f"unknown bot {bot!r}; use {', '.join(BOTS)}")
+        SETTINGS.bot = bot
+    if budget_ms is not None:
+        if budget_ms <= 0:
+            raise ValueError("the bots' time per move is positive (ms)")
+        SETTINGS.budget_ms = budget_ms
+    return SETTINGS
 
 
 def choose_action(game: Game, state: State, seat: int, legal: list[dict[str, Any]],
-                  rng: random.Random) -> dict[str, Any]:
-    """One legal action for the bot in ``seat`` (``legal`` is ``state.legal_actions(seat)``)."""
-    bot = _engine_bot(game)
-    plays = {"play", "pass"} & {a.get("action") for a in legal}
-    if bot is not None and plays and len(plays) == len({a.get("action") for a in legal}):
-        action = bot(state, seat, rng)
-        if isinstance(action, dict) and action.get("seat") == seat:
-            return action
+                  rng: random.Random, *, bot: str | None = None, budget_ms: float | None = None) -> dict[str, Any]:
+    """One action for the bot in ``seat`` (``legal``: what the service offers it). The state is read
+    here only to build the seat's information set; the bot sees nothing else."""
     try:
-        own = set(state.public_view(seat).get("hand") or [])
-    except Exception:  # an engine that cannot show this seat now: no preference
-        own = set()
-    return plain_policy(seat, legal, rng, own)
-
-
-def plain_policy(seat: int, legal: list[dict[str, Any]], rng: random.Random,
-                 own: set[str] | None = None) -> dict[str, Any]:
-    by_kind: dict[str, list[dict[str, Any]]] = {}
-    for a in legal:
-        by_kind.setdefault(str(a.get("action")), []).append(a)
-    if "pa_refuse" in by_kind:
-        return by_kind["pa_refuse"][0]
-    if "call" in by_kind:  # call a card it does not hold (a partner), as most players do
-        others = [a for a in by_kind["call"] if a.get("card") not in (own or set())]
-        return rng.choice(others or by_kind["call"])
-    if "play" in by_kind:
-        return min(by_kind["play"], key=lambda a: (len(a.get("cards") or []), rng.random()))
-    if "pass" in by_kind:
-        return by_kind["pass"][0]
-    rest = [a for a in legal if a.get("action") not in DECLARATIONS] or legal
-    return {**rng.choice(rest), "seat": seat}
+        info = info_set(game, state, seat)
+    except Exception:  # an engine that cannot show this seat now: the plain policy on what is offered
+        log.exception("no information set for seat %s", seat)
+        return plain_policy(seat, legal, rng)
+    style = bot or SETTINGS.bot
+    if style == "greedy":
+        return fallback(game, info, rng)
+    return choose(game, info, rng, style=style, budget_ms=budget_ms or SETTINGS.budget_ms).action

@@ -602,6 +602,9 @@ class HongsiState(State):
             "next_first_seat": self.next_first_seat,
         }
 
+    def seat_dealt(self, seat: int) -> list[str]:
+        return combos.cards_of(self.dealt[seat])
+
     def public_view(self, seat: int | None = None) -> dict[str, Any]:
         """What ``seat`` (``None``: a spectator) may see. Never another seat's cards.
 

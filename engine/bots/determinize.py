@@ -1,0 +1,187 @@
+"""Sample the hidden cards of an information set, consistently with everything public.
+
+The seat's own dealt hand and any bottom it has seen are kept; the cards other seats played, showed or
+declared openly are given to them; the rest of the deck is shuffled into the other seats' unknown
+cards and the unseen bottom. The sample is then replayed through the game's own referee from the deal:
+a sample that breaks any rule (a void shown by not following suit, a declaration it could not make, a
+call, a 趴, an exposure) is rejected. What survives is a whole deal the seat cannot tell from the real
+one. Cards played face down are filled in from the player's sampled hand, with cards that would be
+hidden the same way.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+
+from engine.bots.infoset import FROM_HAND, SHOWN, InfoSet
+from engine.cards import parse_cards
+from engine.game import HIDDEN, Action, Game, State
+
+
+class Unsampleable(Exception):
+    """The public record admits no deal here (a bug, or a record this sampler does not understand)."""
+
+
+def _cards(ev: Action) -> list[str]:
+    cards = ev.get("cards")
+    return [str(c) for c in cards] if isinstance(cards, list) else []
+
+
+def constraints(game: Game, info: InfoSet) -> tuple[list[Counter[str]], Counter[str]]:
+    """Each seat's known dealt cards (the seat's own: all of them) and the unknown pool."""
+    plan = game.deal_plan(info.settings)
+    seats = plan.seats
+    pool = Counter(str(c) for c in plan.deck.cards())
+    known = [Counter[str]() for _ in range(seats)]
+    known[info.seat] = Counter(info.dealt)
+    spent = [Counter[str]() for _ in range(seats)]
+    shown = [Counter[str]() for _ in range(seats)]
+    for ev in info.events:
+        s, kind = ev.get("seat"), ev.get("action")
+        if not isinstance(s, int) or s == info.seat or not 0 <= s < seats:
+            continue
+        open_cards = Counter(c for c in _cards(ev) if c != HIDDEN)
+        if kind in FROM_HAND:
+            spent[s] += open_cards
+        elif kind in SHOWN:
+            shown[s] |= open_cards
+    bottom = Counter(info.bottom or ())
+    for s in range(seats):
+        if s != info.seat:
+            known[s] = (spent[s] | shown[s]) - bottom  # a card from the bottom was never dealt to s
+    pool -= bottom
+    for s in range(seats):
+        if known[s] - pool:
+            raise Unsampleable(f"seat {s} showed cards the deck cannot give it: {sorted(known[s] - pool)}")
+        pool -= known[s]
+    return known, pool
+
+
+def voids(game: Game, info: InfoSet) -> list[set[str]]:
+    """The suits each seat has shown it no longer holds, by not following the led suit in a trick.
+    (Not for a seat that put cards down face down: those may be of any suit.)"""
+    seats = game.deal_plan(info.settings).seats
+    out: list[set[str]] = [set() for _ in range(seats)]
+    if not game.info.trick_taking or game.suit_of("SA", info.view) is None:
+        return out
+    plays = [ev for ev in info.events if ev.get("action") == "play"]
+    hidden = {ev.get("seat") for ev in info.events if HIDDEN in _cards(ev)}
+    for at in range(0, len(plays), seats):
+        trick = plays[at:at + seats]
+        led = game.suit_of(_cards(trick[0])[0], info.view)
+        lead_pairs = any(n > 1 for n in Counter(_cards(trick[0])).values())
+        for ev in trick[1:]:
+            s = ev.get("seat")
+            if s in hidden:
+                continue
+            if any(game.suit_of(c, info.view) != led for c in _cards(ev)):
+                out[s].add(led)  # type: ignore[arg-type]
+            elif lead_pairs and not any(n > 1 for n in Counter(_cards(ev)).values()):
+                out[s].add(f"pair:{led}")  # followed a pair without one: no pair left in the suit
+    return out
+
+
+def sample_deal(game: Game, info: InfoSet, rng: random.Random, known: list[Counter[str]], pool: Counter[str],
+                void: list[set[str]] | None = None) -> tuple[list[list[str]], list[str]]:
+    """Known cards to their seats; the pool shuffled into the rest, a seat void in a suit getting none of
+    it (the most constrained cards placed first)."""
+    plan = game.deal_plan(info.settings)
+    hands, need = [], []
+    for s, n in enumerate(plan.cards_per_seat):
+        mine = list(known[s].elements())  # known cards first: a declaration was made early in the deal
+        rng.shuffle(mine)
+        if n < len(mine):
+            raise Unsampleable(f"seat {s} showed more cards than it was dealt")
+        hands.append(mine)
+        need.append(n - len(mine) if s != info.seat else 0)
+    rest = list(pool.elements())
+    rng.shuffle(rest)
+    bottom = list(info.bottom or ())
+    room = plan.bottom - len(bottom)
+    if void and any(void):
+        def allowed(card: str) -> list[int]:
+            suit = game.suit_of(card, info.view)
+            return [s for s in range(len(need)) if need[s] and suit not in void[s]
+                    and not (f"pair:{suit}" in void[s] and card in hands[s])]
+        rest.sort(key=lambda c: len(allowed(c)))
+        spill = []
+        for card in rest:
+            ok = allowed(card)
+            if not ok:
+                spill.append(card)
+                continue
+            weights = [need[s] for s in ok]
+            s = rng.choices(ok, weights)[0]
+            hands[s].append(card)
+            need[s] -= 1
+        rest = spill
+    for s in range(len(need)):
+        hands[s] += rest[:need[s]]
+        del rest[:need[s]]
+    if len(rest) != room:
+        raise Unsampleable("the cards left do not fill the bottom")
+    return hands, bottom + rest
+
+
+def _fill(state: State, ev: Action, later: Counter[str], rng: random.Random) -> Action:
+    """``ev`` with its face-down cards replaced by cards from the player's sampled hand that would be
+    face down too, keeping the cards it plays openly later."""
+    seat = ev["seat"]
+    hand = Counter(state.public_view(seat).get("hand") or []) - later
+    cards = _cards(ev)
+    free = list((hand - Counter(c for c in cards if c != HIDDEN)).elements())
+    rng.shuffle(free)
+    out = []
+    for c in cards:
+        if c != HIDDEN:
+            out.append(c)
+            continue
+        pick = next((f for f in free if _masked(state, ev, f)), free[0] if free else HIDDEN)
+        if pick in free:
+            free.remove(pick)
+        out.append(pick)
+    return {**ev, "cards": out}
+
+
+def _masked(state: State, ev: Action, card: str) -> bool:
+    shown = state.public_action({**ev, "cards": [card]}).get("cards") or []
+    return bool(shown) and shown[0] == HIDDEN
+
+
+def replay(game: Game, info: InfoSet, hands: list[list[str]], bottom: list[str],
+           rng: random.Random) -> State | None:
+    """The sampled deal played through the public record; ``None`` if the referee refuses any event."""
+    try:
+        state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), info.settings, **info.deal_args)
+    except Exception:  # noqa: BLE001 — a sample the game cannot even deal is just a rejected sample
+        return None
+    events = list(info.events)
+    for i, ev in enumerate(events):
+        if ev.get("seat") != info.seat and HIDDEN in _cards(ev):
+            later = Counter(c for e in events[i + 1:] if e.get("seat") == ev["seat"] and e.get("action") in FROM_HAND
+                            for c in _cards(e) if c != HIDDEN)
+            ev = _fill(state, ev, later, rng)
+        if any(v.severity == "error" for v in state.judge(dict(ev))):
+            return None
+    return state
+
+
+def determinize(game: Game, info: InfoSet, rng: random.Random, tries: int = 20,
+                deadline: float | None = None) -> State | None:
+    """A state consistent with ``info`` (``None`` if ``tries`` samples were all rejected, or the
+    ``deadline``, a ``time.perf_counter()``, passed)."""
+    known, pool = constraints(game, info)
+    void = voids(game, info)
+    for _ in range(tries):
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
+        try:
+            hands, bottom = sample_deal(game, info, rng, known, pool, void)
+        except Unsampleable:
+            continue
+        state = replay(game, info, hands, bottom, rng)
+        if state is not None:
+            return state
+    return None

@@ -1,0 +1,156 @@
+"""The search bot: determinized rollouts, voted over samples, within a time budget per move.
+
+For each sample of the hidden cards (:mod:`engine.bots.determinize`) every candidate action is applied
+and the hand is played out by the greedy policy; a candidate's value is the seat's mean score over the
+samples. Declarations (挑, 爆闷, 趴 and its answers, 宣, 亮牌, 亮主, bids) are candidates like plays, so
+the bot declares when the samples say it pays; the style only weighs their risk:
+
+- ``careful``: a declaration must beat the quiet choice by its spread (mean − 1.0 × std);
+- ``bold``: a declaration is taken on its hopes (mean + 0.25 × std).
+
+A search that fails for any reason plays the greedy move and logs why: a hand never stalls on a bot.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import random
+import statistics
+import time
+from dataclasses import dataclass
+
+from engine.bots.determinize import determinize
+from engine.bots.greedy import greedy_action, plain_policy
+from engine.bots.infoset import InfoSet
+from engine.game import Action, Game, State
+
+log = logging.getLogger(__name__)
+
+STYLES = {"careful": -1.0, "bold": 0.25}  # risk weight on a declaration's spread
+QUIET = frozenset({"play", "pass", "announce", "call", "take_bottom", "bury"})  # not declarations
+DECLINES = frozenset({"pa_refuse", "xuan_refuse"})  # declining is the quiet choice too
+
+
+def is_declaration(action: Action) -> bool:
+    """A risk taken by declaring (挑, 爆闷, 趴, 宣, 亮牌, 亮主, a bid, 黑挖, accepting), not a quiet choice."""
+    kind = action.get("action")
+    if kind in QUIET or kind in DECLINES:
+        return False
+    return not (kind == "bid" and action.get("value") == 0) and not (kind == "black_dig" and not action.get("dig"))
+MAX_CANDIDATES = 10
+MAX_STEPS = 3000
+
+
+@dataclass
+class Choice:
+    action: Action
+    why: str  # one short line: how the choice was made (a hint for beginners, the logs)
+    samples: int = 0
+
+
+def choose(game: Game, info: InfoSet, rng: random.Random, *, style: str = "careful", budget_ms: float = 200.0,
+           samples: int | None = None) -> Choice:
+    """The search bot's action for ``info``: ``samples`` fixes the number of samples (tests), else the
+    budget bounds the time."""
+    try:
+        return _search(game, info, rng, STYLES[style], budget_ms, samples)
+    except Exception as exc:  # noqa: BLE001 — any failure falls back to the greedy move
+        log.warning("search bot (%s seat %s) fell back to greedy: %r", info.game, info.seat, exc)
+        return Choice(fallback(game, info, rng), f"greedy (search failed: {exc!r})")
+
+
+def fallback(game: Game, info: InfoSet, rng: random.Random) -> Action:
+    """The greedy move from the information set alone."""
+    try:
+        state = determinize(game, info, rng, tries=3)
+        if state is not None:
+            action = greedy_action(state, info.seat, rng)
+            if any(_same(action, a) for a in info.legal):
+                return action
+    except Exception as exc:  # noqa: BLE001
+        log.warning("greedy on a sample failed: %r", exc)
+    return plain_policy(info.seat, info.legal, rng, set(info.hand))
+
+
+def _same(a: Action, b: Action) -> bool:
+    return a.get("action") == b.get("action") and {k: v for k, v in a.items() if k != "cards"} == \
+        {k: v for k, v in b.items() if k != "cards"} and sorted(a.get("cards") or []) == sorted(b.get("cards") or [])
+
+
+def candidates(info: InfoSet, greedy: Action, rng: random.Random) -> list[Action]:
+    """The greedy move first, then every declaration and answer, then plays (sampled if too many)."""
+    legal = list(info.legal)
+    out = [greedy]
+    talk = [a for a in legal if a.get("action") not in QUIET and not _same(a, greedy)]
+    plays = [a for a in legal if a.get("action") in QUIET and not _same(a, greedy)]
+    out += talk
+    room = max(0, MAX_CANDIDATES - len(out))
+    if len(plays) > room:
+        plays = rng.sample(plays, room)
+    return out + plays
+
+
+def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_ms: float,
+            n_samples: int | None) -> Choice:
+    start = time.perf_counter()
+    deadline = start + 0.8 * budget_ms / 1000.0  # a reserve for the last rollout and the fallback
+    if len(info.legal) == 1:
+        return Choice(dict(info.legal[0]), "the only legal action")
+    first = determinize(game, info, rng, tries=50, deadline=deadline)
+    if first is None:
+        raise RuntimeError("no deal consistent with the public record was found")
+    greedy = greedy_action(first, info.seat, rng)
+    cands = candidates(info, greedy, rng)
+    scores: list[list[float]] = [[] for _ in cands]
+    done, state = 0, first
+    timed = n_samples is None
+    while True:
+        for i, action in enumerate(cands):
+            if timed and (done or i) and time.perf_counter() >= deadline:
+                break  # the greedy move is always tried once; the rest as the budget allows
+            value = _rollout(state, info.seat, action, rng)
+            scores[i].append(float("nan") if value is None else value)
+        done += 1
+        if (n_samples is not None and done >= n_samples) or (timed and time.perf_counter() >= deadline):
+            break
+        state = determinize(game, info, rng, deadline=deadline if timed else None)
+        if state is None:
+            break
+    best, best_value = 0, float("-inf")
+    for i, (action, s) in enumerate(zip(cands, scores, strict=True)):
+        if not s or any(v != v for v in s) or (is_declaration(action) and len(s) < 2):
+            continue  # refused in some sample (a 趴 to a seat that may not be a teammate), or barely tried
+        value = statistics.fmean(s)
+        if is_declaration(action) and len(s) > 1:
+            value += risk * statistics.pstdev(s)
+        if value > best_value + 1e-9:
+            best, best_value = i, value
+    why = f"{cands[best].get('action')}: mean {best_value:+.2f} over {done} samples of {len(cands)} choices"
+    return Choice(cands[best], why, done)
+
+
+def _rollout(state: State, seat: int, action: Action, rng: random.Random) -> float | None:
+    """``seat``'s score after ``action`` in a copy of ``state``, the hand played out greedily (None: the
+    action is illegal in this sample)."""
+    s = _clone(state)
+    if any(v.severity == "error" for v in s.judge(dict(action))):
+        return None
+    for _ in range(MAX_STEPS):
+        if s.is_terminal():
+            break
+        who = s.current_player()
+        if who is None:
+            break
+        move = greedy_action(s, who, rng)
+        if any(v.severity == "error" for v in s.judge(move)):
+            legal = s.legal_actions(who)
+            if not legal or any(v.severity == "error" for v in s.judge(plain_policy(who, legal, rng))):
+                return None
+    returns = s.returns()
+    return float(returns[seat]) if returns is not None else None
+
+
+def _clone(state: State) -> State:
+    clone = getattr(state, "clone", None)
+    return clone() if clone is not None else copy.deepcopy(state)
