@@ -40,6 +40,9 @@ def wall_safe_config(speed: float) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v != getattr(cfg, k)}
 
 
+DEFAULT_STEP_MS = 24.0  # the most the world moves in one pass of the MCU loop (a pass is ~1 ms of wall)
+
+
 class VirtualRig:
     def __init__(self, seed: int | None = None, speed: float = 1.0, decks: int = 1, jokers: bool = False,
                  jam_rate: float = 0.0, double_feed_rate: float = 0.0, camera_dropout: float = 0.0,
@@ -48,7 +51,7 @@ class VirtualRig:
                  bottom_angle: float | None = None, noise: tuple[float, float] = (0.0, 0.0),
                  camera: bool = True, mechanics: Mechanics | None = None,
                  fw_overrides: dict[str, Any] | None = None, design: str | None = None,
-                 max_step_ms: float | None = None):
+                 max_step_ms: float | None = DEFAULT_STEP_MS):
         if decks not in (1, 2):
             raise ValueError(f"decks = {decks}: 1 or 2")
         for name, p in (("jam_rate", jam_rate), ("double_feed_rate", double_feed_rate),
@@ -56,7 +59,9 @@ class VirtualRig:
             if not 0.0 <= p <= 1.0:
                 raise ValueError(f"{name} = {p}: a probability 0..1")
         self.seed, self.speed = seed, speed
-        # max_step_ms: the MCU thread drives the clock, a starved thread freezes the world (sim.clock)
+        # max_step_ms: the MCU thread drives the clock, a starved thread freezes the world (sim.clock): a
+        # real Pico is never starved, so a loaded host must not let the mechanics run on unwatched (None: the
+        # wall clock alone, as before)
         self.clock = SimClock(speed, max_step_ms)
         self.board = Board(self.clock, seed=seed, decks=decks, jokers=jokers, missing=missing, extra=extra,
                            jam_rate=jam_rate, double_feed_rate=double_feed_rate, mcu_reset_at=mcu_reset_at,
