@@ -11,8 +11,10 @@ reason plays the greedy move and logs why, so a hand never stalls on a bot.
 
 from __future__ import annotations
 
+import copy
 import logging
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,16 +49,25 @@ def configure(bot: str | None = None, budget_ms: float | None = None) -> BotSett
     return SETTINGS
 
 
-def choose_action(game: Game, state: State, seat: int, legal: list[dict[str, Any]],
-                  rng: random.Random, *, bot: str | None = None, budget_ms: float | None = None) -> dict[str, Any]:
-    """One action for the bot in ``seat`` (``legal``: what the service offers it). The state is read
-    here only to build the seat's information set; the bot sees nothing else."""
+def plan_action(game: Game, state: State, seat: int, legal: list[dict[str, Any]], rng: random.Random, *,
+                bot: str | None = None, budget_ms: float | None = None) -> Callable[[], dict[str, Any]]:
+    """Read ``state`` into ``seat``'s information set now (under the caller's lock) and return the
+    thinking, to run without the lock: a search's budget must not hold the table up. The state is read
+    here only to build that information set; the bot sees nothing else."""
     try:
-        info = info_set(game, state, seat)
+        info = copy.deepcopy(info_set(game, state, seat))  # the table moves on while the bot thinks
     except Exception:  # an engine that cannot show this seat now: the plain policy on what is offered
         log.exception("no information set for seat %s", seat)
-        return plain_policy(seat, legal, rng)
+        action = plain_policy(seat, legal, rng)
+        return lambda: action
     style = bot or SETTINGS.bot
     if style == "greedy":
-        return fallback(game, info, rng)
-    return choose(game, info, rng, style=style, budget_ms=budget_ms or SETTINGS.budget_ms).action
+        return lambda: fallback(game, info, rng)
+    budget = budget_ms or SETTINGS.budget_ms
+    return lambda: choose(game, info, rng, style=style, budget_ms=budget).action
+
+
+def choose_action(game: Game, state: State, seat: int, legal: list[dict[str, Any]],
+                  rng: random.Random, *, bot: str | None = None, budget_ms: float | None = None) -> dict[str, Any]:
+    """One action for the bot in ``seat`` (``legal``: what the service offers it), thought at once."""
+    return plan_action(game, state, seat, legal, rng, bot=bot, budget_ms=budget_ms)()

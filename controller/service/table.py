@@ -14,13 +14,14 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from controller.announce import result_words, table_news
 from controller.fair_deal import commitment
 from controller.journal import Journal, private_dir
-from controller.service.bots import choose_action
+from controller.service.bots import plan_action
 from controller.service.contribute import NextDeal
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
 from controller.service.hub import EventHub
@@ -592,8 +593,9 @@ class TableService:
         with self._lock:
             self._wake.notify_all()
 
-    def _bot_move(self) -> tuple[Round, dict[str, Any], int] | None:
-        """The next bot action due, if any (called with the lock held)."""
+    def _bot_move(self) -> tuple[Round, Callable[[], dict[str, Any]], int] | None:
+        """The next bot move due, if any, as its thinking to run once the locks are let go (called
+        with the lock held)."""
         cur = self.current
         if cur is None or cur.phase != "playing" or cur.paused or self.estopped or not cur.bots:
             return None
@@ -604,14 +606,14 @@ class TableService:
             for seat in sorted(cur.bots):  # answers first: a 趴 request to a bot seat
                 legal = state.legal_actions(seat)
                 if any(a.get("action") in ANSWERS for a in legal):
-                    return cur, choose_action(cur.game, state, seat, legal, self._rng), len(cur.events)
+                    return cur, plan_action(cur.game, state, seat, legal, self._rng), len(cur.events)
             seat = state.current_player()
             if seat is None or seat not in cur.bots:
                 return None
             legal = state.legal_actions(seat)
             if not legal:
                 return None
-            return cur, choose_action(cur.game, state, seat, legal, self._rng), len(cur.events)
+            return cur, plan_action(cur.game, state, seat, legal, self._rng), len(cur.events)
 
     def _bot_loop(self) -> None:
         while True:
@@ -628,7 +630,13 @@ class TableService:
                     self._wake.wait(timeout=1.0)
                 if self._closing:
                     return
-            rnd, action, version = move
+            rnd, think, version = move
+            try:
+                action = think()  # without the locks: the table answers while the bot thinks
+            except Exception:
+                log.exception("bot failed to choose")
+                time.sleep(0.5)
+                continue
             answer = action.get("action") in ANSWERS  # a request to a bot is answered at once
             left = 0.0 if answer else self._declare_time_left(rnd)
             if left > 0:  # people may still declare: wait for them (a "ready" or a declaration wakes us)
