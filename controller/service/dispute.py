@@ -14,26 +14,92 @@ from __future__ import annotations
 from typing import Any
 
 from controller.announce import violation_for_people
-from controller.journal import Journal
+from controller.journal import Journal, export_record
+from controller.text import seat_en, seat_zh
 from engine.record import RecordError, parse_record
 from engine.registry import get_game
 
+BOTTOM = -1          # a bottom card's seat in the deal's rows (controller.fair_deal.BOTTOM)
 
-def card_reads(journal: Journal, rid: int) -> list[dict[str, Any]]:
-    """The camera's reads of round ``rid``: index, label, seat, confidence and the crop's image id."""
+
+def card_reads(journal: Journal, rid: int, record: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The camera's reads of round ``rid``: index, label, the seat the card went to (from 0, ``"bottom"``,
+    or None: not dealt), ``seat_label`` (Seat 2 / 二号位), confidence and the crop's image id."""
+    rows = journal.rows(rid)
+    seats = card_seats(rows, record if record is not None else export_record(rows))
     out = []
-    for row in journal.rows(rid):
-        if row.kind != "card_read":
-            continue
+    for row, seat in zip((r for r in rows if r.kind == "card_read"), seats, strict=True):
         d = row.data
-        out.append({"index": d.get("index"), "label": d.get("label"), "seat": d.get("seat"),
+        out.append({"index": d.get("index"), "label": d.get("label"), "seat": seat,
+                    "seat_label": seat_label(seat), "seat_label_zh": seat_label_zh(seat),
                     "confidence": d.get("confidence"), "image": row.image, "seq": row.seq})
     return out
 
 
+def seat_label(seat: int | str | None) -> str:
+    return seat_en(seat) if isinstance(seat, int) else "the bottom" if seat == "bottom" else "not dealt"
+
+
+def seat_label_zh(seat: int | str | None) -> str:
+    return seat_zh(seat) + "位" if isinstance(seat, int) else "底牌" if seat == "bottom" else "未发出"
+
+
+def card_seats(rows: list[Any], record: dict[str, Any] | None = None) -> list[int | str | None]:
+    """For each ``card_read`` row, in order, the seat its card finally went to (from 0), ``"bottom"``, or
+    None. The deal's own answer when it has one (``controller.deal.state.card_seats``); else the rows
+    that moved each card (eject, double feed, hand-over), the read's own ``seat``, and last the record's
+    hands (who holds a card with that label)."""
+    try:
+        from controller.deal.state import card_seats as dealt_seats  # the deal's, once it has one
+    except ImportError:
+        dealt_seats = None
+    seats: list[int | str | None] = list(dealt_seats(rows)) if dealt_seats is not None else _moved_seats(rows)
+    holders = _holders(record)
+    reads = [r.data for r in rows if r.kind == "card_read"]
+    for k, d in enumerate(reads):
+        if seats[k] is None and isinstance(d.get("seat"), int):
+            seats[k] = "bottom" if d["seat"] == BOTTOM else d["seat"]
+        if seats[k] is None and d.get("label") in holders:
+            seats[k] = holders[d["label"]]
+    return seats
+
+
+def _moved_seats(rows: list[Any]) -> list[int | str | None]:
+    final: dict[int, int] = {}
+    reads: list[Any] = []
+    for r in rows:
+        d = r.data
+        if r.kind == "card_read":
+            reads.append(d.get("index"))
+            continue
+        try:
+            if r.kind == "eject_done":
+                final[int(d["index"])] = int(d["seat"])
+            elif r.kind == "double_feed":       # the card it carried past the camera, unseen
+                final[int(d.get("unseen", d.get("ghost", d["index"] + 1)))] = int(d["seat"])
+            elif r.kind == "handed_over":       # a person moved a double-fed card to its seat
+                final[int(d["index"])] = int(d["to"])
+        except (KeyError, TypeError, ValueError):  # a row this reader does not know: the fallbacks decide
+            continue
+    return [None if i not in final else "bottom" if final[i] == BOTTOM else final[i] for i in reads]
+
+
+def _holders(record: dict[str, Any] | None) -> dict[str, int | str]:
+    """label -> the seat holding it in the record (a label held twice, two decks, is not decided here)."""
+    if not isinstance(record, dict):
+        return {}
+    where: dict[str, list[int | str]] = {}
+    for seat, hand in enumerate(record.get("hands") or []):
+        for c in hand:
+            where.setdefault(str(c), []).append(seat)
+    for c in record.get("bottom") or []:
+        where.setdefault(str(c), []).append("bottom")
+    return {c: s[0] for c, s in where.items() if len(s) == 1}
+
+
 def replay(record: dict[str, Any], journal: Journal | None = None, rid: int | None = None) -> dict[str, Any]:
     """Every step of ``record``: ``{"index", "event", "violations", "verdict", "hands"}``."""
-    reads = card_reads(journal, rid) if journal is not None and rid is not None else []
+    reads = card_reads(journal, rid, record) if journal is not None and rid is not None else []
     crops = {}
     for r in reads:
         if r["label"] and r["image"]:
