@@ -125,3 +125,38 @@ def replay(record: dict[str, Any], journal: Journal | None = None, rid: int | No
                       "crops": {c: crops.get(c) for c in (event.get("cards") or [event.get("card")]) if c}})
     return {"round": rid, "game": rec.game, "hands": [[str(c) for c in h] for h in rec.hands],
             "cards": reads, "steps": steps}
+
+
+# ---------------------------------------------------------------------------------------- rounds the journal holds
+def journal_rounds(journal: Journal, known: set[int], n: int = 50) -> list[dict[str, Any]]:
+    """Summaries of the journal's newest rounds the service does not hold in memory (a CLI deal into
+    the service's data directory, rounds of an earlier run): ``{"id", "game", "phase", "source"}``.
+    The phase is the journal's status (done -> finished; ``dealt`` by the CLI: dealt, not refereed)."""
+    out = []
+    for rid in reversed(journal.rounds()):
+        if rid in known or rid <= 0:
+            continue
+        rows = journal.rows(rid)
+        start = next((r.data for r in rows if r.kind == "round_start"), {})
+        status = journal.status(rid)
+        out.append({"id": rid, "game": start.get("game") or "?", "phase": "finished" if status == "done" else status,
+                    "source": "service" if any(r.kind == "service_dealt" for r in rows) else "cli"})
+        if len(out) >= n:
+            break
+    return out
+
+
+def journal_replay(journal: Journal, rid: int) -> tuple[bool, dict[str, Any]] | None:
+    """A round the service does not hold, replayed from the journal alone: (live, view); None if the
+    journal has no such round. ``live``: its cards are still hidden (see :func:`controller.report.is_live`)."""
+    from controller.report import is_live
+
+    rows = journal.rows(rid)
+    if not rows:
+        return None
+    live = is_live(rows, journal.status(rid))
+    record = export_record(rows)
+    if record is None:
+        return live, {"round": rid, "error": "the round has no record: its deal did not finish", "steps": [],
+                      "cards": card_reads(journal, rid)}
+    return live, replay(record, journal, rid)
