@@ -60,9 +60,16 @@ class ReportError(Exception):
 def is_live(rows: list[Any], status: str) -> bool:
     """The hand is still dealing or being played at the table: its hidden cards stay hidden. A hand the
     table service plays is live until its end (``round_end``); a CLI deal revealed its seed at once."""
-    if status in ("dealing", "interrupted"):
-        return True
-    return status == "dealt" and any(r.kind == "service_dealt" for r in rows)
+    return live_words(rows, status) is not None
+
+
+def live_words(rows: list[Any], status: str) -> str | None:
+    """What a live hand is doing ("being played", "dealing", "interrupted"); None once it is over."""
+    if status in ("done", "void", "stopped"):
+        return None
+    if any(r.kind == "service_dealt" for r in rows):
+        return "being played"
+    return status if status in ("dealing", "interrupted") else None
 
 
 def gather(journal: Journal, rid: int) -> dict[str, Any]:
@@ -75,9 +82,9 @@ def gather(journal: Journal, rid: int) -> dict[str, Any]:
     if not rows:
         raise ReportError(f"no round {rid} in the journal (rounds: {journal.rounds() or 'none'})")
     status = journal.status(rid)
-    if is_live(rows, status):
-        raise ReportError(f"round {rid} is still {'being played' if status == 'dealt' else status}: "
-                          "its cards stay hidden until the hand is over")
+    doing = live_words(rows, status)
+    if doing is not None:
+        raise ReportError(f"round {rid} is still {doing}: its cards stay hidden until the hand is over")
     record = export_record(rows)
     if record is None:
         raise ReportError(f"round {rid} has no game record (it ended {status} before the deal finished); "
