@@ -147,14 +147,13 @@ def journal_rounds(journal: Journal, known: set[int], n: int = 50) -> list[dict[
 
 
 def journal_replay(journal: Journal, rid: int) -> tuple[bool, dict[str, Any]] | None:
-    """A round the service does not hold, replayed from the journal alone: (live, view); None if the
-    journal has no such round. ``live``: its cards are still hidden (see :func:`controller.report.is_live`)."""
-    from controller.report import is_live
-
+    """A round the service does not hold, replayed from the journal alone: (private, view); None if the
+    journal has no such round. ``private``: for the operator only, as the hand may still be played: not
+    ended (a CLI deal's hand is played at the table, unrefereed, with no end journalled)."""
     rows = journal.rows(rid)
     if not rows:
         return None
-    live = is_live(rows, journal.status(rid))
+    live = journal.status(rid) not in ("done", "void", "stopped")
     record = export_record(rows)
     if record is None:
         return live, {"round": rid, "error": "the round has no record: its deal did not finish", "steps": [],
