@@ -104,13 +104,36 @@ def log_export(round_: int, out: Path | None, journal: Path | None, config: Path
         raise LogCommandError(str(exc)) from None
     except OSError as exc:
         raise LogCommandError(f"cannot write the export to {target}: {exc.strerror or exc}") from None
-    n_cards = _export_cards(journal_path(journal, config), round_, target)
+    people = _export_for_people(journal_path(journal, config), round_, target)
     has_record = (target / "record.json").exists()
     n_receipts = len(json.loads((target / "receipts.json").read_text()))
     sys.stdout.write(f"{target}: journal.jsonl, {len(list((target / 'images').iterdir()))} images, "
-                     f"{n_cards} card pictures (cards/seatN-CARD.png), {n_receipts} receipts"
+                     f"{people}, {n_receipts} receipts"
                      + (", record.json\n" if has_record else " (the round has no record: it did not finish)\n"))
     return 0
+
+
+def _export_for_people(path: Path, round_: int, target: Path) -> str:
+    """Beside the engineers' files: one picture per card (``cards/``), the verdict and the dispute report;
+    none of them while the hand is live (they would say which seat holds which card)."""
+    from controller.report import ReportError, live_words, report_html
+
+    with _open(path) as jr:
+        rows = jr.rows(round_)
+        doing = live_words(rows, jr.status(round_))
+        if doing is not None:
+            return f"no card pictures or report while the round is {doing}"
+        end = next((r.data for r in reversed(rows) if r.kind == "round_end" and r.data.get("verdict")), None)
+        if end is not None:
+            (target / "verdict.json").write_text(json.dumps(end["verdict"], ensure_ascii=False, indent=2) + "\n",
+                                                 encoding="utf-8")
+        try:
+            (target / "report.html").write_text(report_html(jr, round_), encoding="utf-8")
+            made = "report.html"
+        except ReportError:
+            made = "no report (no record)"
+    n = _export_cards(path, round_, target)
+    return f"{n} card pictures (cards/seatN-CARD.png), " + ("verdict.json, " if end is not None else "") + made
 
 
 def card_file_name(seat: int | str | None, label: str | None, index: Any) -> str:

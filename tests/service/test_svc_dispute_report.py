@@ -8,6 +8,7 @@ holds."""
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import subprocess
@@ -19,7 +20,7 @@ import numpy as np
 import pytest
 from svc_helpers import CARD_IN_TEXT, LiveServer, rig_parts_missing, rig_service, wait_for
 
-from controller.journal import Journal
+from controller.journal import Journal, export_record
 from controller.service.app import create_app
 from controller.service.deal import SoftwareDealSource
 from controller.service.table import TableService
@@ -57,10 +58,13 @@ def played(tmp_path_factory):
             return rnd.phase == "finished"
 
         wait_for(step, timeout=240, step=0.02, why=lambda: f"{rnd.phase}: {rnd.message}")
-        record = rnd.record()
+        # the hand's end (its verdict, after the revealed seed) is journalled just after "finished"
+        wait_for(lambda: any(r.kind == "round_end" for r in svc.journal.rows(rnd.id)), timeout=30)
     finally:
         svc.close()
         vr.stop()
+    with Journal(tmp / "journal.db", readonly=True) as jr:
+        record = export_record(jr.rows(rnd.id))
     return {"dir": tmp, "journal": tmp / "journal.db", "round": rnd.id, "record": record, "refused": refused}
 
 
@@ -119,6 +123,10 @@ def test_the_export_has_one_readable_picture_per_card_named_by_seat(played, tmp_
     out = tmp_path / "export"
     proc = _hongsi("log", "export", str(played["round"]), "--journal", str(played["journal"]), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
+    assert "52 card pictures" in proc.stdout and "verdict.json, report.html" in proc.stdout
+    verdict = json.loads((out / "verdict.json").read_text())
+    assert verdict["finished"] and len(verdict["scores"]) == 4
+    assert "check_deal passes" in (out / "report.html").read_text(encoding="utf-8")
     names = sorted(p.stem for p in (out / "cards").glob("*.png"))
     hands = played["record"]["hands"]
     assert sorted(f"seat{s + 1}-{c}" for s, h in enumerate(hands) for c in h) == names
@@ -165,6 +173,10 @@ def test_a_live_hand_is_refused_in_one_line(tmp_path):
         assert proc.returncode == 2 and proc.stdout == ""
         assert proc.stderr.count("\n") == 1 and "still being played" in proc.stderr
         assert not CARD_IN_TEXT.findall(proc.stderr) and not (tmp_path / "r.html").exists()
+        ex = _hongsi("log", "export", str(rnd.id), "--journal", str(tmp_path / "journal.db"),
+                     "--out", str(tmp_path / "ex"))
+        assert ex.returncode == 0 and "no card pictures or report while the round is being played" in ex.stdout
+        assert not (tmp_path / "ex" / "cards").exists() and not (tmp_path / "ex" / "report.html").exists()
         op = {"Authorization": f"Bearer {svc.tokens.operator_token()}"}
         srv = LiveServer(create_app(svc), svc).start()
         try:

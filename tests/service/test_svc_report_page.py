@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.browser,
 def test_the_operator_page_opens_the_dispute_report(browser, live):  # noqa: F811
     svc = live.svc
     rnd = svc.start_round(game="hongsi", bots="all")
-    wait_for(lambda: rnd.phase == "finished", timeout=30)
+    wait_for(lambda: any(r.kind == "round_end" for r in svc.journal.rows(rnd.id)), timeout=30)  # the hand's end
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(live.url + f"/operator#t={svc.tokens.operator_token()}")
     page.fill("#replay-round", str(rnd.id))
