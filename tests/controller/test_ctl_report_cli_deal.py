@@ -4,6 +4,7 @@ every seat's hand with its crops, no play (none was refereed), the receipts and 
 
 import json
 import re
+import shutil
 import subprocess
 
 import httpx
@@ -26,9 +27,13 @@ def test_a_cli_deal_is_a_round_of_the_service_and_has_a_report(tmp_path):
         assert proc.returncode == 0, proc.stderr[-3000:]
     record = json.loads(proc.stdout)
     page = tmp_path / "r.html"
-    rep = subprocess.run([*HONGSI, "log", "report", "1", "--journal", str(data / "journal.db"), "--out", str(page)],
-                         capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=60)
+    rep = subprocess.run([*HONGSI, "log", "report", "1", "--journal", str(data / "journal.db"), "--out", str(page),
+                          "--pdf"], capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120)
     assert rep.returncode == 0, rep.stderr
+    if shutil.which("chromium"):  # printed by headless Chromium; without it, one line says so
+        assert page.with_suffix(".pdf").read_bytes()[:5] == b"%PDF-"
+    else:
+        assert "no PDF" in rep.stderr
     html = page.read_text(encoding="utf-8")
     for seat, hand in enumerate(record["hands"]):
         section = html.split(f"Seat {seat + 1}</span> <small>", 1)[1].split("</section>", 1)[0]
