@@ -68,8 +68,10 @@ def deal_once(ends: dict, journal: Journal, fair: bool, frames: int, speed: floa
     orig_eject = rig.eject
 
     def eject():
+        import config as fw
+
         ev = orig_eject()
-        ejects.append(ev.travel_ms + ev.pulse_ms)
+        ejects.append(ev.travel_ms + ev.pulse_ms + fw.CHUTE_MS)  # the turntable waits for the chute
         return ev
 
     rig.eject = eject
@@ -128,12 +130,30 @@ def journal_latency(tmp: Path, n: int = 500) -> None:
           f"→ journal/peer = {statistics.median(lat) / statistics.median(peer):.1f}×")
 
 
+COMMERCIAL = "commercial card dealers: 2-4 cards/s"
+
+
+def parts_figures() -> None:
+    """Cards per second the parts allow (hardware/parts.py), beside commercial dealers'."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hongsi_parts", ROOT / "hardware" / "parts.py")
+    parts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(parts)
+    t = parts.derive()
+    card = parts.mechanical_card_ms(t)
+    print(f"from the parts: travel {t['TRAVEL_MS']} ms + card {t['SINGLE_PULSE_US'] / 1000:.1f} ms + chute "
+          f"{t['CHUTE_MS']} ms + 90° turn {90 * 1000 / t['SERVO_DEG_PER_S'] + t['SERVO_SETTLE_MS']:.0f} ms "
+          f"= {card:.0f} ms a card → {1000 / card:.2f} cards/s ({COMMERCIAL})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--speed", type=float, default=1.0, help="virtual rig speed (1 = real mechanics)")
     ap.add_argument("--frames", type=int, default=3)
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
+    parts_figures()
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         proc, ends = start_sim(args.speed, args.seed)
@@ -146,7 +166,8 @@ def main() -> None:
                 figures[name] = f
                 print(f"{name:12s}: {f['cards']} cards in {f['wall']:.2f} s; lower bound {f['bound']:.2f} s "
                       f"→ {f['wall'] / f['bound']:.3f}× the bound; controller CPU {f['cpu_per_card_ms']:.1f} ms/card"
-                      f" ({f['status']})")
+                      f" ({f['status']}); {f['cards'] / f['wall'] * args.speed:.2f} cards/s at real speed "
+                      f"({COMMERCIAL})")
             rr, fd = figures["round robin"], figures["fair deal"]
             print(f"fair deal takes {fd['wall'] / rr['wall']:.2f}× the round-robin deal time; its mechanical bound "
                   f"is {fd['bound'] / rr['bound']:.2f}× round robin's (random seats: some repeats need no turn, "

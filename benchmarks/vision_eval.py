@@ -15,6 +15,8 @@ Figures:
 - accuracy and decline rate on rendered photos of one card on a table (``--kind frame``), by the
   committee and by the first model alone;
 - the models' size (all the committee's files);
+- per held-out real design (``benchmarks/vision_designs.py``; whole families never trained on): window frames,
+  table photos, tight photos, reads with an enrolled deck, and simulated deals, against the issue's targets;
 - over simulated deals, each card's probabilities drawn from the reader's real reads of that card in
   the rendered run: the share of deals whose hands come out exactly right after deck decoding. A deal
   is seen by one camera: the rig's colour camera (frames drawn from the colour renders), or a
@@ -168,6 +170,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", type=Path, default=None, help="read with this model (default: the committee)")
     ap.add_argument("--committee", type=Path, nargs="*", default=(), help="more models with --model")
+    ap.add_argument("--per-design", type=int, default=108,
+                    help="pictures of each kind per held-out real design (benchmarks/vision_designs.py; 0: skip)")
     args = ap.parse_args()
     console = Console(width=140)
     reader = CardReader(args.model, threads=1, committee=args.committee)
@@ -232,6 +236,15 @@ def main() -> None:
         table.add_row(f"simulated deals, {name}: exactly right / silently wrong",
                       f"{d['exact']:.2%} / {d['silent']:.2%}", "")
     console.print(table)
+    if args.per_design:
+        from benchmarks.vision_designs import held_out_table
+        from vision.card_art import HELD_OUT, cached_designs
+
+        designs = [d for d in HELD_OUT if d in cached_designs()]
+        if designs:
+            held_out_table(reader, designs, args.per_design, 28, args.deals, console)
+        else:
+            console.print("held-out real designs: not rasterised (python -m vision.card_art)")
 
 
 if __name__ == "__main__":

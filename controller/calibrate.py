@@ -95,12 +95,24 @@ def save_config(path: Path, updates: dict[str, Any]) -> RigConfig:
 
 # ---------------------------------------------------------------------------------------- camera exposure
 # ---------------------------------------------------------------------------------------- the wizard
+def pulse_threshold(singles: list[float], double: float | None) -> float:
+    """The double-feed threshold from measured pulses (ms): midway to a measured double, never closer
+    to the single cards than their own spread allows (the slowest single plus 6 %, at least 8 % over the
+    median)."""
+    median = statistics.median(singles)
+    floor = max(max(singles) * 1.06, median * 1.08)
+    if double is None or double <= floor:
+        return round(max(floor, median * 1.12), 1)
+    return round(max(floor, (median + double) / 2), 1)
+
+
 @dataclass
 class Results:
     angles: list[float]
     bottom_angle: float
     single_pulses: list[float] = field(default_factory=list)
     double_pulse: float | None = None
+    threshold: float | None = None  # the double-feed threshold sent to the Pico
     exposure_us: float | None = None
 
 
@@ -233,15 +245,16 @@ class Wizard:
                 self.say(f"two cards: {pulse:.1f} ms ({pulse / single:.2f} × one card)")
             elif pulse is not None:
                 self.say(f"that pulse ({pulse:.1f} ms) is one card's: the two cards came apart; skipped")
+        from firmware_bridge.errors import RigError
+
+        self.res.threshold = pulse_threshold(self.res.single_pulses, self.res.double_pulse)
         fw_single, fw_threshold = expected_pulse_ms()
-        if self.res.double_pulse is not None:
-            mid = (single + self.res.double_pulse) / 2
-            if single < fw_threshold < self.res.double_pulse:
-                self.say(f"the firmware's double-feed threshold {fw_threshold:.0f} ms lies between them: good")
-            else:
-                self.say(f"[yellow]the firmware's threshold {fw_threshold:.0f} ms does not separate one card "
-                         f"from two: set SINGLE_PULSE_US = {single * 1000:.0f} and DOUBLE_RATIO = "
-                         f"{mid / single:.2f} in hardware/firmware/config.py, then hongsi firmware flash[/]")
+        try:  # the firmware keeps the measured figures in flash and counts doubles by them from now on
+            got = self.rig.pulses(single, self.res.threshold)
+            self.say(f"the Pico now takes one card as {got[0]:.1f} ms and two above {got[1]:.1f} ms "
+                     f"(the parts' figures: {fw_single:.1f} / {fw_threshold:.1f} ms)")
+        except RigError as exc:
+            self.say(f"[red]{exc}[/]: the Pico keeps its thresholds")
 
     def exposure(self) -> None:
         from controller.camera import CameraError, open_camera

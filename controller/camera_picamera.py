@@ -17,6 +17,9 @@ from typing import Any
 from controller.camera import CameraError, ThreadedCamera
 
 SCHEME = "picamera"
+WINDOW_CM = 12.0  # lens to the hopper window (hardware/mechanics.md)
+MIN_FOCUS_CM = 10.0  # Camera Module 3's closest focus
+AF_MANUAL = 0  # libcamera controls.AfModeEnum.Manual
 
 
 def parse_source(source: str) -> int | None:
@@ -34,7 +37,7 @@ class PiCamera(ThreadedCamera):
     ``RGB888``); :meth:`set_exposure` fixes the exposure time (the calibration wizard tunes it)."""
 
     def __init__(self, index: int = 0, *, size: tuple[int, int] = (640, 480), exposure_us: float = 0.0,
-                 picamera2_module: Any = None):
+                 focus_cm: float = WINDOW_CM, picamera2_module: Any = None):
         module = picamera2_module
         if module is None:
             try:
@@ -42,6 +45,9 @@ class PiCamera(ThreadedCamera):
             except ImportError:
                 raise CameraError("camera: picamera2 is not installed: sudo apt install python3-picamera2 "
                                   "(and a venv made with --system-site-packages)") from None
+            except ValueError as exc:  # Debian's simplejpeg built for numpy 1.x meets a venv's numpy 2
+                raise CameraError(f"camera: picamera2 cannot load ({exc}): the venv's numpy must be Debian's "
+                                  "1.x — pip install 'numpy<2' in the venv (hongsi pins it on the Pi)") from None
         try:
             self._cam = module.Picamera2(index)
             config = self._cam.create_video_configuration(main={"size": tuple(size), "format": "RGB888"})
@@ -50,9 +56,21 @@ class PiCamera(ThreadedCamera):
         except Exception as exc:  # noqa: BLE001 - libcamera raises many kinds; one clear message
             raise CameraError(f"camera: cannot open Pi camera {index}: {exc}") from None
         self.exposure_us = 0.0
+        self.focus_cm = 0.0
         if exposure_us:
             self.set_exposure(exposure_us)
+        self.set_focus(focus_cm)
         self._start("picamera")
+
+    def set_focus(self, cm: float) -> None:
+        """Fix the focus at ``cm`` (Camera Module 3 focuses from 10 cm; the window is 12 cm from the lens).
+        A fixed-focus camera has no AfMode: nothing to do."""
+        controls = getattr(self._cam, "camera_controls", {}) or {}
+        if "AfMode" not in controls:
+            return
+        cm = max(MIN_FOCUS_CM, float(cm))
+        self._cam.set_controls({"AfMode": AF_MANUAL, "LensPosition": 100.0 / cm})  # dioptres
+        self.focus_cm = cm
 
     def set_exposure(self, us: float) -> None:
         """A fixed exposure time in microseconds; 0 returns to automatic exposure."""

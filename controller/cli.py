@@ -20,6 +20,8 @@ app = typer.Typer(help="hongsi — the card-table rig: shuffle, deal, read every
 vision_app = typer.Typer(help="Card recognition.", no_args_is_help=True)
 config_app = typer.Typer(help="The rig's configuration.", no_args_is_help=True)
 app.add_typer(vision_app, name="vision")
+deck_app = typer.Typer(help="The table's own deck: learn it once, then deals read with it.", no_args_is_help=True)
+app.add_typer(deck_app, name="deck")
 app.add_typer(config_app, name="config")
 log_app = typer.Typer(help="The journal: verify the hash chain and receipts, export a round, the rig's key.", no_args_is_help=True)
 app.add_typer(log_app, name="log")
@@ -105,7 +107,9 @@ def selfplay(
 @vision_app.command("classify")
 def vision_classify(
     images: Annotated[list[Path], typer.Argument(help="image files")],
-    kind: Annotated[str, typer.Option(help="frame (a card anywhere) or corner (a corner-index crop)")] = "frame",
+    kind: Annotated[str, typer.Option(help="frame (a card anywhere), corner (a corner-index crop) or window "
+                                      "(the dealer camera's view)")] = "frame",
+    deck: Annotated[str | None, typer.Option(help="read with this enrolled deck's references")] = None,
 ) -> None:
     """Read cards in image files; print one JSON object a line.
 
@@ -116,9 +120,10 @@ def vision_classify(
 
     from vision.reader import CardReader
 
-    if kind not in ("frame", "corner"):
-        raise fail(f"--kind must be 'frame' or 'corner', not {kind!r}")
+    if kind not in ("frame", "corner", "window"):
+        raise fail(f"--kind must be 'frame', 'corner' or 'window', not {kind!r}")
     reader = CardReader(threads=1)
+    by_deck = _deck_reader(deck) if deck else None
     failed = 0
     for path in images:
         image, why, warning = _load_image(path, cv2)
@@ -127,7 +132,7 @@ def vision_classify(
             print(json.dumps({"file": str(path), "label": None, "confidence": 0.0, "error": why}), flush=True)
             sys.stderr.write(f"hongsi: {path}: {why}\n")
             continue
-        reading = reader.read(image, kind=kind)
+        reading = by_deck(image, kind) if by_deck else reader.read(image, kind=kind)
         line = {"file": str(path), "label": reading.label, "confidence": round(float(reading.confidence), 4)}
         if warning:
             line["warning"] = warning
@@ -135,6 +140,129 @@ def vision_classify(
         print(json.dumps(line), flush=True)
     if failed:
         raise typer.Exit(1)
+
+
+def _data_dir() -> Path:
+    from controller.config import ConfigError, load_config
+
+    try:
+        return Path(load_config().data_dir).expanduser()
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+
+
+def _deck_reader(deck: str) -> Any:
+    """read(image, kind) with an enrolled deck's references (vision.enroll); exit 2 if there is no such deck."""
+    from vision.enroll import DeckRefs, Embedder, EnrolError, read_with_deck
+    from vision.reader import MODEL_PATH
+
+    try:
+        refs = DeckRefs.load(_data_dir(), deck)
+        embedder = Embedder(MODEL_PATH)
+        if refs.model != embedder.digest:
+            raise EnrolError(f"deck {deck!r} was enrolled with another model: enrol it again")
+    except EnrolError as exc:
+        raise fail(str(exc)) from None
+    return lambda image, kind: read_with_deck(embedder, refs, image, kind)
+
+
+@vision_app.command("enroll")
+def vision_enroll(
+    deck: Annotated[str, typer.Option(help="the deck's name")],
+    labels: Annotated[Path, typer.Option(help="a CSV with columns file,label (paths relative to it)")],
+    kind: Annotated[str, typer.Option(help="frame, corner or window")] = "frame",
+) -> None:
+    """Learn a deck from labelled photos: its references go under the data directory (merged with any
+    already there). A missing file or an unknown label stops it before anything is written."""
+    from controller.decks import enrol_csv
+    from vision.enroll import EnrolError
+    from vision.reader import MODEL_PATH
+
+    try:
+        refs, missing = enrol_csv(labels, deck, _data_dir(), kind, MODEL_PATH)
+    except EnrolError as exc:
+        raise fail(str(exc)) from None
+    sys.stdout.write(json.dumps({"deck": deck, "references": int(len(refs.labels)),
+                                 "cards": len({int(i) for i in refs.labels}), "missing": missing}) + "\n")
+    if missing:
+        sys.stderr.write(f"hongsi: deck {deck!r} has no reference yet for {', '.join(missing)}\n")
+
+
+@vision_app.command("compose")
+def vision_compose(
+    face: Annotated[Path, typer.Argument(help="an upright photo or scan of one card face, cropped to the card")],
+    out: Annotated[Path, typer.Option(help="the frame to write (PNG or JPEG)")],
+    kind: Annotated[str, typer.Option(help="window: the dealer camera's view")] = "window",
+    seed: Annotated[int, typer.Option(help="random seed (pose, light, noise)")] = 0,
+) -> None:
+    """Put a card face into the dealer camera's view, as the virtual rig draws it."""
+    import cv2
+    import numpy as np
+
+    from vision.render import face_from_image, render_window_frame
+
+    if kind != "window":
+        raise fail(f"--kind must be 'window', not {kind!r}")
+    image, why, _ = _load_image(face, cv2)
+    if image is None:
+        raise fail(f"{face}: {why}")
+    frame = render_window_frame("", np.random.default_rng(seed), face=face_from_image(image))
+    ok, buf = cv2.imencode(out.suffix.lower() or ".png", frame)
+    if not ok:
+        raise fail(f"{out}: cannot write that format (use .png or .jpg)")
+    try:
+        out.write_bytes(buf.tobytes())
+    except OSError as exc:
+        raise fail(f"{out}: cannot write it ({exc.strerror})") from None
+
+
+@deck_app.command("learn")
+def deck_learn(
+    serial: Annotated[str, typer.Option(help="the rig's serial port")],
+    camera: Annotated[str, typer.Option(help="the camera URL")],
+    deck: Annotated[str, typer.Option(help="the deck's name")],
+    order: Annotated[Path | None, typer.Option(help="the order the cards leave the hopper (default: new-deck "
+                                                    "order, ♠A-K ♦A-K ♣K-A ♥K-A)")] = None,
+    frames: Annotated[int, typer.Option(min=1, max=15, help="camera frames enrolled per card")] = 3,
+) -> None:
+    """Deal a deck of known order into one pile while the camera enrols each card under the deck's name."""
+    from controller.decks import learn_deck, read_order
+    from vision.enroll import EnrolError, deck_dir
+    from vision.reader import MODEL_PATH
+
+    data_dir = _data_dir()
+    try:
+        deck_dir(data_dir, deck)
+        cards = read_order(order)
+    except EnrolError as exc:
+        raise fail(str(exc)) from None
+    from controller.camera import CameraError, open_camera
+    from controller.config import load_config
+    from firmware_bridge import Rig
+
+    cfg = load_config()
+    try:
+        cam = open_camera(camera)
+    except (CameraError, OSError, ValueError) as exc:
+        raise fail(f"cannot open the camera {camera}: {exc}") from None
+    try:
+        rig = Rig(serial, angles=list(cfg.servo_angles), bottom_angle=cfg.bottom_angle)
+        rig.connect()
+    except Exception as exc:  # noqa: BLE001 - any failure to reach the rig is one clear line
+        cam.close()
+        raise fail(f"cannot reach the rig on {serial}: {exc}") from None
+    try:
+        refs = learn_deck(rig, cam, cards, deck, data_dir, MODEL_PATH, frames,
+                          progress=lambda i, n, label: err.print(f"{i}/{n} {label}", highlight=False))
+    except EnrolError as exc:
+        raise fail(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - a rig or camera fault: one line, nothing saved
+        raise fail(f"deck learning stopped, nothing was saved: {exc}") from None
+    finally:
+        rig.close()
+        cam.close()
+    sys.stdout.write(json.dumps({"deck": deck, "references": int(len(refs.labels)),
+                                 "cards": len({int(i) for i in refs.labels})}) + "\n")
 
 
 def _load_image(path: Path, cv2: Any) -> tuple[Any, str | None, str | None]:
@@ -173,6 +301,8 @@ def simulate(
     mcu_reset_at: Annotated[int | None, typer.Option(help="reboot the MCU while dealing card K")] = None,
     missing: Annotated[list[str] | None, typer.Option(help="a card missing from the deck")] = None,
     extra: Annotated[list[str] | None, typer.Option(help="an extra card in the deck")] = None,
+    design: Annotated[str | None, typer.Option(help="the deck's look: poker, bridge, guandan, dark or a real "
+                                               "SVG design (python -m vision.card_art lists them)")] = None,
 ) -> None:
     """Start the virtual rig; print {"serial", "camera"} and run until stopped."""
     import signal
@@ -186,7 +316,7 @@ def simulate(
         vr = VirtualRig(seed=seed, speed=speed, decks=decks, jokers=jokers, jam_rate=jam_rate,
                         double_feed_rate=double_feed_rate, camera_dropout=camera_dropout,
                         mcu_reset_at=mcu_reset_at, missing=missing or (), extra=extra or (), truth_path=truth,
-                        angles=cfg.servo_angles, bottom_angle=cfg.bottom_angle)
+                        angles=cfg.servo_angles, bottom_angle=cfg.bottom_angle, design=design)
     except (ConfigError, ValueError) as exc:
         raise fail(str(exc)) from None
     stop = threading.Event()
@@ -217,6 +347,8 @@ def deal(
     config: Annotated[Path | None, typer.Option(help="config file")] = None,
     unattended: Annotated[bool, typer.Option("--unattended", help="clear faults without asking")] = False,
     frames: Annotated[int, typer.Option(min=1, max=15, help="camera frames voted per card")] = 3,
+    deck: Annotated[str | None, typer.Option(help="read with the table's own enrolled deck "
+                                                  "(hongsi deck learn / vision enroll)")] = None,
 ) -> None:
     """One whole shuffle and deal on a rig (real or virtual)."""
     from controller.deal_command import CommandError, run_deal
@@ -224,7 +356,7 @@ def deal(
     try:
         code = run_deal(serial=serial, camera=camera, game=game, first_seat=first_seat, as_json=as_json,
                         resume=resume, void=void, fair=fair, journal=journal, config=config,
-                        unattended=unattended, frames=frames)
+                        unattended=unattended, frames=frames, deck=deck)
     except CommandError as exc:
         raise fail(str(exc), exc.code) from None
     raise typer.Exit(code)
@@ -363,7 +495,7 @@ def config_show(config: Annotated[Path | None, typer.Option(help="config file")]
         source = find_config(config)
     except ConfigError as exc:
         raise fail(str(exc)) from None
-    sys.stdout.write(f"# from {source or 'built-in defaults (the virtual rig)'}\n" + to_toml(cfg))
+    sys.stdout.write(f"# from {source or 'built-in defaults (the virtual rig)'}\n" + to_toml(cfg, hide_secrets=True))
 
 
 # ---------------------------------------------------------------- on a Raspberry Pi: firmware, calibration, self-test

@@ -67,6 +67,7 @@ class RigConfig(BaseSettings):
     exit_pulse_ms: float = Field(73.0, gt=0, description="one card's pulse at the exit beam (hongsi calibrate)")
     double_pulse_ms: float = Field(100.0, gt=0, description="two stuck cards' exit pulse (hongsi calibrate)")
     camera_exposure_us: float = Field(0.0, ge=0, description="camera exposure time in µs; 0 = automatic")
+    deck: str = Field("", description="the table's own deck, enrolled by hongsi deck learn ('': the models alone)")
     club: ClubConfig = Field(default_factory=ClubConfig)
 
     @model_validator(mode="after")
@@ -162,8 +163,11 @@ class _EnvSource(PydanticBaseSettingsSource):
         return out
 
 
-def to_toml(cfg: RigConfig) -> str:
-    """The configuration as TOML text (what ``hongsi config show`` prints)."""
+SECRET_KEYS = ("password",)  # never printed: hongsi config show says only that one is set
+
+
+def to_toml(cfg: RigConfig, *, hide_secrets: bool = False) -> str:
+    """The configuration as TOML text (what ``hongsi config show`` prints, secrets hidden)."""
     lines, sections = [], []
     for key, value in cfg.model_dump().items():
         if isinstance(value, dict):  # a [section] (``[club]``) goes after the plain keys
@@ -179,6 +183,8 @@ def to_toml(cfg: RigConfig) -> str:
             text = '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
         lines.append(f"{key} = {text}")
     for name, values in sections:
+        if hide_secrets:
+            values = {k: ("<set>" if v and k in SECRET_KEYS else v) for k, v in values.items()}
         lines.append(f"\n[{name}]")
         lines += [f"{k} = {v!r}" if isinstance(v, int) else f"{k} = {_quote(str(v))}" for k, v in values.items()]
     return "\n".join(lines) + "\n"

@@ -88,9 +88,10 @@ def _refuse_if_dealing(jr: Any, round_: int | None) -> None:
 # ---------------------------------------------------------------------------------------- hongsi deal
 def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_json: bool, resume: bool,
              void: bool, fair: bool | None, journal: Path | None, config: Path | None, unattended: bool,
-             frames: int) -> int:
+             frames: int, deck: str | None = None) -> int:
     """The whole ``hongsi deal``; return the exit status (0 a good deal, 3 a stopped or voided one)."""
     cfg = _checked_config(config, game, first_seat)
+    refs = _deck_refs(cfg, deck)  # a deck that is not enrolled is refused before the rig moves
     jr = open_journal(journal_path(journal, config),
                       then="hongsi deal --void" if void else "hongsi deal --resume" if resume else "hongsi deal")
     out = Console(stderr=True)
@@ -104,7 +105,7 @@ def run_deal(*, serial: str, camera: str, game: str, first_seat: int | None, as_
     elif open_round is not None and jr.status(open_round) == "interrupted":
         raise CommandError(f"hand {open_round} was interrupted: run 'hongsi deal --resume' to finish it "
                            "or 'hongsi deal --void' to end it (上一局发牌中断：请继续或作废)")
-    deal = _Deal(serial, camera, cfg, jr, out, unattended=unattended, frames=frames)
+    deal = _Deal(serial, camera, cfg, jr, out, unattended=unattended, frames=frames, deck=refs)
     with _journal_writes(jr):
         if resume:
             result = deal.go(lambda d, on_event: d.resume(open_round, on_event=on_event))
@@ -169,7 +170,7 @@ class _Deal:
     """The real parts of one ``hongsi deal`` (rig, camera, reader, voice, operator) and its progress bar."""
 
     def __init__(self, serial: str, camera: str, cfg: Any, jr: Any, out: Console, *, unattended: bool,
-                 frames: int):
+                 frames: int, deck: Any = None):
         from controller.announce import Voice
         from controller.camera import CameraError, open_camera
         from controller.deal import AutoOperator, ConsoleOperator, Dealer
@@ -180,10 +181,11 @@ class _Deal:
         except CameraError as exc:
             self.rig.close()
             raise CommandError(str(exc)) from None
-        reader = _open_reader()
+        reader = _open_reader(deck)
         self.out = out
         self.voice = Voice(enabled=cfg.voice, fallback=lambda text: out.print(text))
-        operator = AutoOperator(delay=0.2) if unattended or not sys.stdin.isatty() else ConsoleOperator()
+        operator = AutoOperator(delay=0.2, tell=lambda problem: _tell(out, problem)) \
+            if unattended or not sys.stdin.isatty() else ConsoleOperator()
         self.dealer = Dealer(self.rig, self.camera, reader, jr, config=cfg, voice=self.voice,
                              panel=_open_panel(cfg), operator=operator, frames_per_read=frames)
 
@@ -199,6 +201,12 @@ class _Deal:
             self.camera.close()
             self.rig.close()
             self.voice.close()
+
+
+def _tell(out: Console, problem: dict[str, Any]) -> None:
+    """Unattended, what a person must do (hand a card over) is still printed for whoever reads this
+    terminal (the operator's words: they may name a card, so never the public display's)."""
+    out.print(f"{problem['message']}\n{problem['message_zh']}", style="bold yellow", markup=False, soft_wrap=True)
 
 
 def _show(progress: Progress, task: Any, ev: dict[str, Any]) -> None:
@@ -257,12 +265,30 @@ def _open_rig(serial: str, cfg: Any) -> Any:
     return rig
 
 
-def _open_reader() -> Any:
+def _deck_refs(cfg: Any, deck: str | None) -> Any:
+    """The enrolled references of the table's own deck (``--deck``), or None for the models alone."""
+    if deck is None:
+        return None
+    from vision.enroll import DeckRefs, EnrolError
+
     try:
+        return DeckRefs.load(Path(cfg.data_dir).expanduser(), deck)
+    except EnrolError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _open_reader(deck: Any = None) -> Any:
+    try:
+        from vision.enroll import EnrolError
         from vision.reader import CardReader
     except ImportError as exc:
         raise CommandError(f"the card reader is not installed: {exc}") from None
-    return CardReader(threads=1)
+    reader = CardReader(threads=1)
+    try:
+        reader.use_deck(deck)  # None: the models alone
+    except EnrolError as exc:
+        raise CommandError(f"--deck: {exc}") from None
+    return reader
 
 
 def _open_panel(cfg: Any) -> Any:

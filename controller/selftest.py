@@ -213,8 +213,7 @@ def expected_pulse_ms() -> tuple[float, float]:
     from firmware_bridge.sim.fakes import load_config as firmware_config
 
     fw = firmware_config()
-    single = fw.SINGLE_PULSE_US / 1000
-    return single, single * fw.DOUBLE_RATIO
+    return fw.SINGLE_PULSE_US / 1000, fw.DOUBLE_PULSE_US / 1000
 
 
 def _eject_remedies() -> tuple[tuple[type, str], ...]:

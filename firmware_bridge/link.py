@@ -30,11 +30,13 @@ EventHandler = Callable[[str, dict[str, Any], int], None]
 
 class Link:
     def __init__(self, port: str, baud: int = 115200, *, timeout: float = 2.0, rto: float = 0.03,
-                 rto_max: float = 0.25, on_event: EventHandler | None = None):
+                 rto_max: float = 0.25, on_event: EventHandler | None = None, open_wait: float = 0.0):
+        """``open_wait``: how long a port that is not there may take to appear (a Pico reset re-enumerates
+        its USB: the port vanishes for about a second, up to ~10 s on a busy hub)."""
         # exclusive: a second controller (another `hongsi deal`, `hongsi serve`) cannot share the port
         extra = {"exclusive": True} if os.name == "posix" else {}
         try:
-            self.ser = serial.serial_for_url(port, baud, timeout=0.004, write_timeout=timeout, **extra)
+            self.ser = self._open(port, baud, timeout, extra, open_wait)
         except (serial.SerialException, ValueError) as exc:
             if "exclusively lock" in str(exc):
                 raise LinkLost(f"serial port {port} is in use by another program (another hongsi deal or "
@@ -65,6 +67,28 @@ class Link:
         self._reader.start()
 
     # ------------------------------------------------------------------ public
+    @staticmethod
+    def _open(port: str, baud: int, timeout: float, extra: dict, open_wait: float) -> Any:
+        deadline = time.monotonic() + open_wait
+        while True:
+            try:
+                return serial.serial_for_url(port, baud, timeout=0.004, write_timeout=timeout, **extra)
+            except serial.SerialException:
+                if "://" in port or os.path.exists(port) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.1)
+
+    def _frame(self, msg: int, args: tuple) -> tuple[int, bytes]:
+        """The next sequence number whose frame holds no 0x03: a Pico still booting (before main.py's
+        first statement turns Ctrl-C off) would take that byte for Ctrl-C and stop in its REPL."""
+        for _ in range(64):  # an argument may hold 0x03 itself (900 = 0x0384): then send it as it is
+            seq = self._seq
+            self._seq = (self._seq % 0xFFFF) + 1  # never 0
+            frame = P.encode(P.CMD, seq, msg, args)
+            if 3 not in frame:
+                break
+        return seq, frame
+
     @property
     def crc_errors(self) -> int:
         return self.decoder.errors
@@ -82,9 +106,7 @@ class Link:
         msg = P.CMD_IDS[name]
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         with self._cmd_lock:
-            seq = self._seq
-            self._seq = (self._seq % 0xFFFF) + 1  # never 0
-            frame = P.encode(P.CMD, seq, msg, tuple(args))
+            seq, frame = self._frame(msg, tuple(args))
             with self._cv:
                 self._waiting, self._reply, self._nak = seq, None, False
             self.counters["commands"] += 1

@@ -124,13 +124,16 @@ class Rig:
         self._dispatcher: threading.Thread | None = None
 
     # ------------------------------------------------------------------ connection
+    REENUMERATE_S = 10.0  # a reset Pico's USB port comes back within this (reconnects wait for it)
+
     def connect(self) -> BootInfo:
         """Open the port (first time) and shake hands; return the boot report. After an
         unexpected reboot, connect again (the turntable must be homed again)."""
         if self.link is None or self.link.dead or self.link.closed:
             if self.link is not None:
                 self.link.close()
-            self.link = Link(self.port, self.baud, timeout=self.timeout, on_event=self._on_event)
+            self.link = Link(self.port, self.baud, timeout=self.timeout, on_event=self._on_event,
+                             open_wait=self.REENUMERATE_S if self.boot is not None else 0.0)
             if self._dispatcher is None:
                 self._events = queue.Queue()
                 self._dispatcher = threading.Thread(target=self._dispatch, args=(self._events,),
@@ -234,6 +237,9 @@ class Rig:
             raise self._fault_error(name)
         if status == P.EMPTY:
             raise HopperEmpty("eject: the hopper is empty / 发牌盒已空")
+        if status == P.BLOCKED:  # a card left in the exit beam (a stop mid-card): clear the path like a jam
+            raise Jam("a card is stuck in the exit beam; clear the path (the card back into the hopper), "
+                      "then clear_fault() / 出牌口有卡住的牌，请清理（放回牌仓）", 0)
         if status != P.ACCEPTED:
             raise RigError(f"{name}: {P.STATUS_NAMES.get(status, status)}")
         checked = time.monotonic()
@@ -345,6 +351,12 @@ class Rig:
         if status == P.FAULTED:
             raise EStop("cannot clear: the e-stop is still pressed / 急停按钮仍被按下")
         return P.FAULT_NAMES.get(r["was"], str(r["was"]))
+
+    def pulses(self, single_ms: float = 0.0, double_ms: float = 0.0) -> tuple[float, float]:
+        """Set the firmware's exit-pulse figures (one card; the double-feed threshold), kept in the Pico's
+        flash; with no arguments only read them. Returns the (single, threshold) in force, in ms."""
+        r = self._simple("pulses", int(single_ms * 1000), int(double_ms * 1000))
+        return r["single_us"] / 1000, r["double_us"] / 1000
 
     def ping(self) -> int:
         return self._simple("ping")["uptime_ms"]

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Debian packages the project uses: espeak-ng (voice), chromium (browser tests), sox (audio checks),
-# a CJK font (Chinese in the browser), mosquitto and PostgreSQL (the card room: make club, tests/club).
+# a CJK font (Chinese in the browser), SVG card decks and librsvg (the reader's card art),
+# mosquitto and PostgreSQL (the card room: make club, tests/club).
 # Installs what is missing when run as root with apt-get; otherwise says what to install.
 set -u
 need=()
 command -v espeak-ng >/dev/null 2>&1 || need+=(espeak-ng)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v sox >/dev/null 2>&1 || need+=(sox)
+# real card art for the reader's training and `hongsi simulate --design` (vision/card_art.py)
+command -v rsvg-convert >/dev/null 2>&1 || need+=(librsvg2-bin)
+[ -d /usr/share/aisleriot/cards ] || need+=(gnome-cards-data)
+[ -d /usr/share/carddecks ] || need+=(kdegames-card-data-kf5)
 # Chinese on the display and in screenshots
 fc-list 2>/dev/null | grep -qi 'wenquanyi\|noto sans cjk' || need+=(fonts-wqy-microhei)
 # the card room (controller/club): an MQTT broker and PostgreSQL, run as local services by make club

@@ -51,3 +51,15 @@ def test_bad_env_value_and_missing_file(tmp_path):
     broken.write_text("seats = = 4\n")
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(broken, env={})
+
+
+def test_config_show_never_prints_the_club_password(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from controller.cli import app
+
+    path = tmp_path / "hongsi.toml"
+    path.write_text('[club]\nbroker = "mqtts://t1@club.local:8883/room/t1"\npassword = "hunter2-secret"\n')
+    out = CliRunner().invoke(app, ["config", "show", "--config", str(path)])
+    assert out.exit_code == 0, out.output
+    assert "hunter2-secret" not in out.output and 'password = "<set>"' in out.output

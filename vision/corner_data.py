@@ -19,8 +19,7 @@ from vision.render import (
     _photometric,
     _texture,
     motion_blur,
-    random_style,
-    render_face,
+    random_face,
     render_table_frame,
     render_window_frame,
 )
@@ -88,7 +87,7 @@ def _canvas(face, rng: np.random.Generator, pad: int) -> np.ndarray:
     H, W = face.bgr.shape[:2]
     canvas = _texture(rng, W + 2 * pad, H + 2 * pad).astype(np.float32)
     if rng.random() < 0.35:  # an overlapping card underneath
-        other = render_face(LABELS[int(rng.integers(len(LABELS)))], random_style(rng))
+        other = random_face(LABELS[int(rng.integers(len(LABELS)))], rng)
         oh, ow = other.bgr.shape[:2]
         M = cv2.getRotationMatrix2D((ow / 2, oh / 2), float(rng.uniform(0, 360)), 1.0)
         M[:, 2] += rng.uniform(-0.5, 0.5, 2) * (W, H) + (pad + (W - ow) / 2, pad + (H - oh) / 2)
@@ -99,7 +98,7 @@ def _canvas(face, rng: np.random.Generator, pad: int) -> np.ndarray:
     a = face.alpha[..., None]
     canvas[pad:pad + H, pad:pad + W] = canvas[pad:pad + H, pad:pad + W] * (1 - a) + face.bgr * a
     if rng.random() < 0.2:  # another card lying over part of this one
-        other = render_face(LABELS[int(rng.integers(len(LABELS)))], random_style(rng))
+        other = random_face(LABELS[int(rng.integers(len(LABELS)))], rng)
         M = cv2.getRotationMatrix2D((0, 0), float(rng.uniform(-25, 25)), 1.0)  # lies away from the index
         x0, y0, x1, y1 = face.index_box
         corner = np.array([x1 + pad, y1 + pad], np.float32) + rng.uniform(0.3, 1.2, 2) * (x1 - x0, y1 - y0)
@@ -177,7 +176,7 @@ def _finish(img: np.ndarray, rng: np.random.Generator, strength: float = 1.0) ->
 def index_crop_samples(rng: np.random.Generator, any_angle: float = 0.7) -> list[tuple[np.ndarray, int]]:
     """Two crops (both corners) of one random card in a random style."""
     label = int(rng.integers(len(LABELS)))
-    face = render_face(LABELS[label], random_style(rng))
+    face = random_face(LABELS[label], rng)
     H, W = face.bgr.shape[:2]
     x0, y0, x1, y1 = face.index_box
     cw, ch = min(W, int(x1 * 2.2)), min(H, int(y1 * 2.0))
@@ -219,7 +218,7 @@ def none_samples(rng: np.random.Generator) -> list[tuple[np.ndarray, int]]:
         return [(to_input(frame[y:y + s, x:x + s]), NONE_CLASS)]
     if r < 0.5:
         return [(_finish(_texture(rng, 64, 64), rng), NONE_CLASS)]
-    face = render_face(LABELS[int(rng.integers(len(LABELS)))], random_style(rng))
+    face = random_face(LABELS[int(rng.integers(len(LABELS)))], rng)
     H, W = face.bgr.shape[:2]
     x0, y0, x1, y1 = face.index_box
     # a window of the face away from both indices: the centre art, pips, or the blank side margin

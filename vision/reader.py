@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from vision.corner_data import MODEL_SIZE, NONE_CLASS, to_input
+from vision.enroll import whole_card_corners
 from vision.labels import LABELS, RANK_CLASSES, SUIT_CLASSES, rank_index, suit_index
 from vision.localize import localize, nominal_window_cards
 
@@ -51,6 +52,8 @@ MIN_CONFIDENCE = {"window": 0.6, "frame": 0.6, "corner": 0.40}
 MIN_MARGIN = 0.1
 # A corner crop's width / height (vision.localize's CORNER_W / CORNER_H): the unit of an evidence strip.
 STRIP_ASPECT = 0.34 / 0.52
+# How sharply an enrolled deck's similarities become probabilities (vision.enroll; a gap of 0.05 is e^2.5).
+DECK_TEMPERATURE = 0.02
 # How much the rank and suit heads count next to the card head.
 AUX_WEIGHT = 0.5
 
@@ -103,6 +106,7 @@ class CardReader:
         self.session = self._open(paths[0])
         self._sessions: list | None = None  # the whole committee, opened when first needed
         self.min_confidence = dict(MIN_CONFIDENCE, **(min_confidence or {}))
+        self.deck = None  # (embedder, references) of an enrolled deck: see use_deck
 
     @property
     def sessions(self) -> list:
@@ -150,7 +154,7 @@ class CardReader:
 
     @staticmethod
     def _member_log_probs(session, x: np.ndarray, colourless: bool) -> np.ndarray:
-        card, rank, suit = session.run(None, {"image": x})
+        card, rank, suit = session.run(["card", "rank", "suit"], {"image": x})
         if colourless:  # the two jokers then differ only by shade, which lighting can fake: make them even
             card = card.copy()
             card[:, _JOKERS] = card[:, _JOKERS].mean(axis=1, keepdims=True)
@@ -226,7 +230,15 @@ class CardReader:
             if best is not None and _no_card(best[0]) > 0.5:
                 return None  # nothing there: an empty hopper
             return best
-        # no card outline in a photo: perhaps it is a close-up of the index itself
+        # no card outline in a photo: perhaps the card fills the picture (a tight photo or scan)
+        whole = whole_card_corners(image)
+        if whole is not None:
+            per_corner = self._lp(whole, grey, kind, everyone)
+            if self._a_corner_is_clear(per_corner):
+                lp = _pool_corners(per_corner)
+                if not _a_joker(lp) or _joker_corner_is_clear(per_corner, self.min_confidence["frame"]):
+                    return lp, whole
+        # ... or a close-up of the index itself
         lp, crops = self._as_corner(image, grey, kind)
         if _no_card(lp) > 0.5:
             return None
@@ -278,10 +290,46 @@ class CardReader:
             return [None] * self._members(kind)
         return [LABELS[int(i)] for i in ev[0][:, :NONE_CLASS].argmax(axis=1)]
 
+    def use_deck(self, refs) -> None:
+        """Read from now on with an enrolled deck's references (:class:`vision.enroll.DeckRefs`; None:
+        the models alone again). EnrolError if they were made with another first model."""
+        from vision.enroll import Embedder, EnrolError
+
+        if refs is None:
+            self.deck = None
+            return
+        embedder = Embedder(self.paths[0])
+        if refs.model != embedder.digest:
+            raise EnrolError("the deck was enrolled with another model: enrol it again")
+        self.deck = (embedder, refs)
+
+    def _read_with_deck(self, frames: list[np.ndarray], kind: str) -> Reading:
+        """The frames' corners compared with the deck's references, the scores averaged over frames;
+        ``probs`` a softmax of the similarities (sharp: a clear nearest card takes nearly all), which
+        deck decoding takes as it takes the models' probabilities."""
+        from vision.enroll import card_scores, corners_of, decide
+
+        embedder, refs = self.deck
+        scores, crops = [], []
+        for f in frames:
+            c = corners_of(f, kind)
+            if c is not None:
+                scores.append(card_scores(embedder(c), refs))
+                crops += c
+        if not scores:
+            return Reading(None, 0.0, _uniform(), [], found=False)
+        mean = np.mean(scores, axis=0)
+        d = decide(mean)
+        p = np.exp((mean - mean.max()) / DECK_TEMPERATURE)
+        return Reading(d.label, d.confidence, p / p.sum(), crops)
+
     def read_votes(self, frames: list[np.ndarray], kind: str = "window") -> Reading:
         """One reading from several frames of the same card: their evidence is pooled (frames
         without a card are skipped); declines if no frame shows a card or the pool is unsure. A
-        dealer-window reading below :data:`CONSULT_BELOW` is made again by the whole committee."""
+        dealer-window reading below :data:`CONSULT_BELOW` is made again by the whole committee.
+        With a deck (:meth:`use_deck`), the deck's references decide."""
+        if getattr(self, "deck", None) is not None:
+            return self._read_with_deck(frames, kind)
         outlines: dict = {}
         reading = self._pooled(frames, kind, outlines)
         if (kind == "window" and reading.found and len(self.paths) > 1
@@ -331,6 +379,12 @@ def _a_joker(lp: np.ndarray) -> bool:
     column of letters with no pip, is what a card's patterned back, a busy cloth, two cards or a steeply
     tilted card most resemble when read as an index (34 of 35 wrong answers on hard rendered photos)."""
     return LABELS[int(lp.mean(axis=0)[:NONE_CLASS].argmax())] in ("BJ", "RJ")
+
+
+def _joker_corner_is_clear(per_corner: np.ndarray, min_confidence: float) -> bool:
+    """Some corner alone reads as a joker surely enough (a JOKER index, not art pooled)."""
+    mean = per_corner.mean(axis=0)  # (corners, 55)
+    return bool((np.exp(mean[:, _JOKERS]).sum(axis=1) >= min_confidence).any())
 
 
 def _pool_corners(lp: np.ndarray) -> np.ndarray:

@@ -419,10 +419,81 @@ def _named_face(label: str, design: str) -> Face:
 
 
 def face_for(label: str, rng: np.random.Generator, design: str | None) -> Face:
-    """The face of ``label`` in ``design``; a random style when ``design`` is None."""
+    """The face of ``label`` in ``design`` (a procedural one of :data:`DESIGNS` or a real one of
+    :data:`vision.card_art.ART_DESIGNS`); a random face (:func:`random_face`) when ``design`` is None."""
     if design is None:
-        return render_face(label, random_style(rng))
-    return _named_face(label, design)
+        return random_face(label, rng)
+    if design in DESIGNS:
+        return _named_face(label, design)
+    from vision.card_art import ART_DESIGNS, art_face, has_card
+
+    if design not in ART_DESIGNS:
+        named_style(design)  # the one clear error
+    if not has_card(label, design):  # a design without jokers: the plain deck's joker stands in
+        if label in ("BJ", "RJ"):
+            return _named_face(label, "poker")
+        raise ValueError(f"card design {design!r} is not rasterised (run: python -m vision.card_art)")
+    return art_face(label, design)
+
+
+def check_design(design: str) -> None:
+    """ValueError (one line) unless ``design`` can be drawn: a procedural design, or a real one whose
+    card art is in the cache."""
+    if design in DESIGNS:
+        return
+    from vision.card_art import ART_DESIGNS, cached_designs
+
+    if design not in ART_DESIGNS:
+        raise ValueError(f"unknown card design {design!r}; choose one of {', '.join(DESIGNS + tuple(ART_DESIGNS))}")
+    if design not in cached_designs():
+        raise ValueError(f"card design {design!r} is not rasterised yet: run python -m vision.card_art")
+
+
+_art: tuple[tuple[str, ...], float] = ((), 0.0)  # real designs random faces may come from, and how often
+
+
+def use_card_art(designs: list[str] | tuple[str, ...], share: float) -> None:
+    """Make :func:`random_face` draw a real design of ``designs`` (from the card-art cache) for
+    ``share`` of its faces (a training recipe; forked worker processes inherit it)."""
+    global _art
+    _art = (tuple(designs), float(share))
+
+
+def face_from_image(image: np.ndarray, width: int = FACE_WIDTH) -> Face:
+    """An upright photo or scan of one card face (cropped to the card) as a :class:`Face`, with
+    rounded corners; its index box is taken where the real designs have it."""
+    from vision.card_art import index_box
+
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    alpha = None
+    if image.shape[2] == 4:
+        alpha = image[..., 3].astype(np.float32) / 255.0
+        image = image[..., :3]
+    h, w = image.shape[:2]
+    if h < w:  # a landscape picture of a portrait card: it was turned a quarter
+        image = np.ascontiguousarray(np.rot90(image, -1))
+        alpha = None if alpha is None else np.ascontiguousarray(np.rot90(alpha, -1))
+        h, w = w, h
+    H = int(round(width * h / w))
+    bgr = cv2.resize(image, (width, H), interpolation=cv2.INTER_AREA if w > width else cv2.INTER_LINEAR)
+    if alpha is None:
+        alpha = _rounded_mask(width, H, max(2, int(0.05 * width)))
+    else:
+        alpha = cv2.resize(alpha, (width, H), interpolation=cv2.INTER_LINEAR)
+    return Face(np.ascontiguousarray(bgr), alpha, index_box(bgr))
+
+
+def random_face(label: str, rng: np.random.Generator) -> Face:
+    """A face of ``label`` in a random procedural style, or (see :func:`use_card_art`) a real design."""
+    designs, share = _art
+    if designs and rng.random() < share:
+        from vision.card_art import art_face, has_card
+
+        design = designs[int(rng.integers(len(designs)))]
+        if has_card(label, design):
+            return art_face(label, design)
+    return render_face(label, random_style(rng))
 
 
 # ----------------------------------------------------------------------------------- frames
@@ -530,21 +601,21 @@ def card_transform(face: Face, centre, long_side: float, angle_deg: float, persp
 
 
 def render_window_frame(label: str | None, rng: np.random.Generator, *, design: str | None = None,
-                        size: tuple[int, int] = WINDOW_SIZE) -> np.ndarray:
+                        size: tuple[int, int] = WINDOW_SIZE, face: Face | None = None) -> np.ndarray:
     """The dealer camera's view through the hopper window: the bottom card's face, lit by the LED ring,
     within a few mm and degrees of its nominal place, possibly turned 180°, framed by the hopper's matte
-    green inside. ``None`` = an empty hopper."""
+    green inside. ``None`` = an empty hopper; ``face``: this face rather than one drawn for ``label``."""
     W, H = size
     # The hopper's inside is matte green, a colour no deck uses, so the card stands out even when dark.
     floor = _texture(rng, W, H, base=(rng.integers(30, 90), rng.integers(110, 180), rng.integers(20, 80)), blobs=0)
-    if label is None:
+    if label is None and face is None:
         img = floor.astype(np.float32)
         for _ in range(int(rng.integers(0, 3))):  # the hopper's rails and screws seen through the window
             y = int(rng.integers(0, H))
             cv2.line(img, (0, y), (W - 1, y + int(rng.integers(-8, 9))),
                      tuple(float(v) for v in rng.integers(40, 140, 3)), int(rng.integers(2, 8)))
     else:
-        face = face_for(label, rng, design)
+        face = face if face is not None else face_for(label, rng, design)
         long_side = min(W * 0.9, H * 0.92 / face.bgr.shape[1] * face.bgr.shape[0]) * rng.uniform(0.95, 1.0)
         angle = 90.0 + rng.normal(0, 1.5) + (180.0 if rng.random() < 0.5 else 0.0)
         centre = (W / 2 + rng.normal(0, 4), H / 2 + rng.normal(0, 4))
@@ -579,3 +650,32 @@ def table_scene(label: str, rng: np.random.Generator, *, design: str | None = No
     M, quad = card_transform(face, centre, long_side, angle, 0.02, rng)
     img = _composite(bg, face, M, shadow=rng.uniform(0, 0.5))
     return _photometric(img, rng, strength=1.0), quad
+
+
+def render_tight_photo(label: str, rng: np.random.Generator, *, design: str | None = None,
+                       size: tuple[int, int] = (240, 320), finger: bool = False) -> np.ndarray:
+    """A photo of one card face taken close: the card fills the picture (sometimes cut by its edges),
+    upright or turned a quarter or half, on whatever lies around it; ``finger``: a fingertip over part
+    of the card (never both indices)."""
+    W, H = size
+    face = face_for(label, rng, design)
+    fh, fw = face.bgr.shape[:2]
+    quarter = int(rng.integers(4))
+    angle = 90.0 * quarter + rng.normal(0, 3)
+    across = quarter % 2 == 1
+    fill = rng.uniform(0.92, 1.08)  # above 1: the card is cut by the picture's edges
+    long_side = fill * min((W if across else H), (H if across else W) * fh / fw)
+    bg = _texture(rng, W, H, blobs=1)
+    M, quad = card_transform(face, (W / 2 + rng.normal(0, 4), H / 2 + rng.normal(0, 4)), long_side, angle,
+                             0.015, rng)
+    img = _composite(bg, face, M, shadow=0.0)
+    if finger:
+        corner = quad[int(rng.integers(4))]
+        centre = quad.mean(axis=0)
+        tip = corner + (centre - corner) * rng.uniform(0.35, 0.6)
+        tone = np.array([rng.uniform(90, 160), rng.uniform(120, 180), rng.uniform(170, 230)], np.float32)
+        far = tip + (tip - centre) * 3.0
+        cv2.line(img, tuple(int(v) for v in tip), tuple(int(v) for v in far), tuple(float(v) for v in tone),
+                 int(0.18 * W), cv2.LINE_AA)
+        cv2.circle(img, tuple(int(v) for v in tip), int(0.09 * W), tuple(float(v) for v in tone), -1, cv2.LINE_AA)
+    return _photometric(img, rng, strength=0.8)

@@ -12,6 +12,17 @@ Usage (CPU; torch comes from the ``train`` extra and is never needed at run time
     .venv/bin/python -m vision.train --sensor-codec ...   # low-resolution crops also demosaiced and JPEG'd at that size
     .venv/bin/python -m vision.train --pip-shapes ...     # random decks also draw rounder spades and thin-stemmed clubs
 
+Real card art (issue 28)::
+
+    python -m vision.card_art                             # rasterise the SVG decks once (build/card-art/)
+    .venv/bin/python -m vision.train --init-onnx vision/models/card_corner.onnx --card-art 0.6 --embed \
+        --seed 2027 --out build/card_corner_art.onnx      # fine-tune the first member (recipe TUNE)
+
+``--card-art SHARE``: that share of every random face (index crops, frames through the localizer, "no card"
+crops, cards lying over others) is a real design's, from the families of ``vision.card_art.TRAIN_DESIGNS``;
+the held-out families (``HELD_OUT``) are never drawn. ``--init-onnx``: start from an exported float16 model
+(its folded batch norms kept frozen). ``--embed``: the graph also outputs ``embed`` (enrolment's features).
+
 The reader's committee (``vision.reader.COMMITTEE_PATHS``) is five runs of this script:
 ``card_corner.onnx`` (seed 2026, trained at commit 38c184a, before the label audit: the only member
 the dealer camera uses, so it is the one held to the render targets), ``card_corner_b.onnx`` (seed
@@ -64,7 +75,7 @@ from vision.corner_data import (
 )
 from vision.labels import LABELS, index, rank_index, suit_index
 from vision.model_store import STORAGES, store_weights
-from vision.render import use_more_pip_shapes
+from vision.render import use_card_art, use_more_pip_shapes
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PATH = REPO / "vision" / "models" / "card_corner.onnx"
@@ -85,6 +96,10 @@ class Recipe:
     width: int = 26
 
 
+LITE = Recipe(index_calls=14_000, upright_calls=4_000, pipeline_calls=4_000, none_calls=6_000, real_reps=10,
+              epochs=6)
+TUNE = Recipe(index_calls=5_000, upright_calls=1_500, pipeline_calls=1_500, none_calls=2_500, real_reps=4,
+              epochs=3, lr=1e-3)  # fine-tuning from a committed model (--init-onnx)
 QUICK = Recipe(index_calls=12_000, upright_calls=4_000, pipeline_calls=3_000, none_calls=3_000,
                real_reps=8, epochs=3, width=16)
 
@@ -220,12 +235,14 @@ def build_data(recipe: Recipe, rows: list[dict], seed: int, workers: int, progre
 NORMS = ("crop", "channel")
 
 
-def make_model(width: int = 24, norm: str = "crop"):
+def make_model(width: int = 24, norm: str = "crop", embed: bool = False):
     """The network and its export wrapper. ``norm``: how the graph evens out each crop's light before
     the first layer: ``crop``, one brightness and contrast for the whole crop; ``channel``, each colour
     channel on its own (a grey-world white balance), so a colour cast -- a dim room's green or orange
     light -- is gone before the network sees the crop, while a red index still differs from a black
-    one by which channels it darkens. The network reads crops of any size (32 x 32 as a rule)."""
+    one by which channels it darkens. The network reads crops of any size (32 x 32 as a rule).
+    ``embed``: the exported graph also outputs ``embed``, the unit-length features the heads read
+    (what enrolment's nearest neighbours compare)."""
     import torch
     from torch import nn
 
@@ -252,11 +269,14 @@ def make_model(width: int = 24, norm: str = "crop"):
             self.rank = nn.Linear(6 * w, 14)
             self.suit = nn.Linear(6 * w, 6)
 
-        def forward(self, x):
+        def embed(self, x):
             dims = (2, 3) if norm == "channel" else (1, 2, 3)
             mean = x.mean(dim=dims, keepdim=True)
             std = x.std(dim=dims, keepdim=True)
-            f = self.features((x - mean) / (std + 8.0))
+            return self.features((x - mean) / (std + 8.0))
+
+        def forward(self, x):
+            f = self.embed(x)
             return self.card(f), self.rank(f), self.suit(f)
 
     class Exported(nn.Module):
@@ -266,9 +286,55 @@ def make_model(width: int = 24, norm: str = "crop"):
 
         def forward(self, x):
             c, r, s = self.net(x)
-            return torch.softmax(c, 1), torch.softmax(r, 1), torch.softmax(s, 1)
+            outs = (torch.softmax(c, 1), torch.softmax(r, 1), torch.softmax(s, 1))
+            if not embed:
+                return outs
+            f = self.net.embed(x)  # the features the heads read, unit length: what enrolment compares
+            return outs + (f / (f.norm(dim=1, keepdim=True) + 1e-6),)
 
     return CornerNet(), Exported
+
+
+def load_onnx_weights(net, path: Path) -> None:
+    """Start ``net`` from an exported model's weights (``--init-onnx``). The export folded each batch
+    norm into its convolution, so the convolutions take the folded weights and biases and the batch
+    norms become the identity; fine-tuning then keeps them frozen (:func:`freeze_norms`)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    stored = {i.name: numpy_helper.to_array(i).astype(np.float32) for i in model.graph.initializer}
+    for node in model.graph.node:  # float16-stored weights are widened by a Cast: follow it back
+        if node.op_type == "Cast" and node.input[0] in stored:
+            stored[node.output[0]] = stored[node.input[0]]
+        if node.op_type == "Mul" and node.input[0].endswith("_i8f"):
+            raise ValueError("an int8-stored model cannot start a training run; use a float16 one")
+    convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    mods = [m for m in net.features.modules() if isinstance(m, torch.nn.Conv2d)]
+    norms = [m for m in net.features.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+    if len(convs) != len(mods):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(mods)} (another --width?)")
+    with torch.no_grad():
+        for node, conv, bn in zip(convs, mods, norms, strict=True):
+            conv.weight.copy_(torch.from_numpy(stored[node.input[1]]))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(stored[node.input[2]]))
+        for head in ("card", "rank", "suit"):
+            layer = getattr(net, head)
+            layer.weight.copy_(torch.from_numpy(stored[f"net.{head}.weight"]))
+            layer.bias.copy_(torch.from_numpy(stored[f"net.{head}.bias"]))
+
+
+def freeze_norms(net) -> None:
+    """Batch norms in eval mode (their running statistics kept): for fine-tuning from a folded model."""
+    import torch
+
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.eval()
 
 
 def _aux_targets(y):
@@ -305,15 +371,16 @@ def evaluate(net, x: np.ndarray, y: np.ndarray) -> float:
     return hits / max(1, len(x))
 
 
-def export(net, exported_cls, path: Path, storage: str = "float16", size: int = MODEL_SIZE) -> int:
+def export(net, exported_cls, path: Path, storage: str = "float16", size: int = MODEL_SIZE, embed: bool = False) -> int:
     import torch
 
     net.eval()
     model = exported_cls(net).to(memory_format=torch.contiguous_format)
     path.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, size, size)  # the reader reads a model's input size off its graph
-    torch.onnx.export(model, (dummy,), str(path), input_names=["image"], output_names=["card", "rank", "suit"],
-                      dynamic_axes={"image": {0: "n"}, "card": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}},
+    names = ["card", "rank", "suit"] + (["embed"] if embed else [])
+    torch.onnx.export(model, (dummy,), str(path), input_names=["image"], output_names=names,
+                      dynamic_axes={"image": {0: "n"}, **{n: {0: "n"} for n in names}},
                       opset_version=17, dynamo=False)
     return store_weights(path, storage)
 
@@ -332,6 +399,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered training crops here (.npz)")
     ap.add_argument("--width", type=int, default=None, help="channels of the first layer")
     ap.add_argument("--init", type=Path, default=None, help="start from these weights (saved by --keep)")
+    ap.add_argument("--init-onnx", type=Path, default=None, help="fine-tune from this exported float16 model")
     ap.add_argument("--keep", type=Path, default=None, help="save the torch weights here after each epoch")
     ap.add_argument("--lr", type=float, default=None)
     ap.add_argument("--norm", choices=NORMS, default="crop", help="how each crop's light is evened out (make_model)")
@@ -340,6 +408,10 @@ def main(argv: list[str] | None = None) -> None:
                     help="low-resolution crops are also demosaiced and JPEG'd at that size (corner_data.use_sensor_codec)")
     ap.add_argument("--pip-shapes", action="store_true",
                     help="random deck styles also draw rounder spades and thin-stemmed clubs (render.use_more_pip_shapes)")
+    ap.add_argument("--card-art", type=float, default=0.0, metavar="SHARE",
+                    help="this share of random faces are real SVG designs (vision.card_art), held-out families excluded")
+    ap.add_argument("--lite", action="store_true", help="the shorter recipe (LITE: ~25 min on 2 busy cores)")
+    ap.add_argument("--embed", action="store_true", help="also export the embedding (enrolment's references)")
     ap.add_argument("--storage", choices=STORAGES, default="float16", help="how the exported weights are stored")
     ap.add_argument("--restore", type=Path, nargs="+", default=None, metavar="MODEL",
                     help="only store these exported models' weights as --storage says, in place")
@@ -368,7 +440,15 @@ def main(argv: list[str] | None = None) -> None:
     use_input_size(args.size)  # before the worker processes are forked
     use_sensor_codec(args.sensor_codec)
     use_more_pip_shapes(args.pip_shapes)
-    recipe = QUICK if args.quick else Recipe()
+    if args.card_art:
+        from vision.card_art import TRAIN_DESIGNS, cached_designs
+
+        art = [d for d in cached_designs() if d in TRAIN_DESIGNS]
+        if not art:
+            raise SystemExit("no card art in the cache: run python -m vision.card_art first")
+        use_card_art(art, args.card_art)
+        console.print(f"card art: {len(art)} designs, {args.card_art:.0%} of random faces")
+    recipe = QUICK if args.quick else LITE if args.lite else TUNE if args.init_onnx else Recipe()
     if args.epochs:
         recipe.epochs = args.epochs
     if args.width:
@@ -400,9 +480,13 @@ def main(argv: list[str] | None = None) -> None:
             real_val = (np.stack([to_input(cv2.imread(str(REAL_DIR / r["file"]))) for r in val_rows]),
                         np.asarray([index(r["label"]) for r in val_rows]))
 
-        net, exported_cls = make_model(recipe.width, args.norm)
+        net, exported_cls = make_model(recipe.width, args.norm, embed=args.embed)
         if args.init:
             net.load_state_dict(torch.load(args.init))
+        if args.init_onnx:
+            load_onnx_weights(net, args.init_onnx)
+            vx_acc = evaluate(net, vx, vy)
+            console.print(f"from {args.init_onnx}: rendered frames {vx_acc:.4f}")
         net = net.to(memory_format=torch.channels_last)  # faster convolutions on CPU
         opt = torch.optim.AdamW(net.parameters(), lr=recipe.lr, weight_decay=5e-4)
         steps = recipe.epochs * (len(x) // recipe.batch)
@@ -413,6 +497,8 @@ def main(argv: list[str] | None = None) -> None:
         brng = np.random.default_rng(args.seed + 2)
         for epoch in range(recipe.epochs):
             running = 0.0
+            if args.init_onnx:
+                freeze_norms(net)
             for i, (xb, yb) in enumerate(_batches(x, y, recipe.batch, brng)):
                 # cheap extra augmentation: brightness/contrast per crop
                 gain = torch.empty(len(xb), 1, 1, 1).uniform_(0.7, 1.3)
@@ -433,7 +519,7 @@ def main(argv: list[str] | None = None) -> None:
             if real_val is not None:
                 msg += f", real held-out {evaluate(net, *real_val):.4f}"
             console.print(msg)
-            size = export(net, exported_cls, args.out, args.storage, args.size)  # every epoch: a usable model at any time
+            size = export(net, exported_cls, args.out, args.storage, args.size, args.embed)  # every epoch: a usable model at any time
             if args.keep:
                 torch.save(net.state_dict(), args.keep)  # to continue from (--init)
             net.train()

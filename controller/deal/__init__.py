@@ -45,7 +45,15 @@ hands are secret until the hand is over)::
      "rule": ..., "text": en, "text_zh": zh}
     {"type": "deal_done", "round": r, "status": "done" | "stopped" | "void", "flags": [...]}
 
-**Journal rows**: the kinds are :data:`controller.journal.ROW_KINDS`. Each motion is journaled before
+A double feed that carries the last card (or one so near the end that no later card can even the
+counts out) to the wrong seat pauses (reason ``double_feed``) for the operator to hand that card, named
+(read or known by elimination), to its seat; journaled as ``handed_over``, the record then holds every
+card where it must end up. With an :class:`AutoOperator` (unattended) the instruction goes to its
+``tell`` (``hongsi deal`` prints it) and the deal finishes, its flag saying nobody confirmed it.
+
+**Journal rows**: the kinds are :data:`controller.journal.ROW_KINDS`. Every ``card_read`` row holds
+the ``seat`` its card is dealt to (``-1`` the bottom, None past the plan); :func:`state.card_seats`
+gives every read card's final seat from a round's rows (a double feed's unseen card, a hand-over). Each motion is journaled before
 it starts (``*_intent``) and after (``*_done``); a good deal ends with ``deal_end`` (the record; the
 round stays open for the play, whose end the service journals as ``round_end``), a stopped or voided
 one with ``round_end`` (status ``stopped``/``void``).

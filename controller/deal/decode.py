@@ -60,13 +60,33 @@ def wrong_deck(held: int, plan: Plan) -> Problem:
     return Problem("wrong_deck", {"count": held, "want": plan.total, "deck": (plan.deck.decks, plan.deck.jokers)})
 
 
-def places(state: DealState, labels: list[str | None]) -> tuple[list[list[str]], list[str]]:
-    """The hands and the bottom as decoded (``?`` for a card decoding could not name)."""
+def places(state: DealState, labels: list[str | None],
+           moves: dict[int, int] | None = None) -> tuple[list[list[str]], list[str]]:
+    """The hands and the bottom as decoded (``?`` for a card decoding could not name), with the
+    cards of ``moves`` (index -> seat) handed over."""
     hands: list[list[str]] = [[] for _ in range(state.plan.seats)]
     bottom: list[str] = []
     for i in sorted(state.dealt):
-        (bottom if state.dealt[i] == BOTTOM else hands[state.dealt[i]]).append(labels[i] or "?")
+        seat = (moves or {}).get(i, state.dealt[i])
+        (bottom if seat == BOTTOM else hands[seat]).append(labels[i] or "?")
     return hands, bottom
+
+
+def hand_overs(state: DealState, labels: list[str | None], hands: list[list[str]],
+               bottom: list[str]) -> dict[int, int]:
+    """The double-fed cards a person must hand to the seat they belong to (index -> seat): when the
+    counts are off only because a double feed near the end (no later card could even it out) put
+    cards at the wrong seat, and each of those cards is named (by its read or by elimination)."""
+    if not state.misplaced or not _counts_off(state.plan, hands, bottom):
+        return {}
+    moves = dict(state.misplaced)
+    if any(j >= len(labels) or labels[j] is None for j in moves):
+        return {}
+    return {} if _counts_off(state.plan, *places(state, labels, moves)) else moves
+
+
+def _counts_off(plan: Plan, hands: list[list[str]], bottom: list[str]) -> bool:
+    return [len(h) for h in hands] != list(plan.cards_per_seat) or len(bottom) != plan.bottom
 
 
 def count_problems(state: DealState, labels: list[str | None], hands: list[list[str]],

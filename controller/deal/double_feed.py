@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from controller import fair_deal
+from controller.deal.operators import Operator
 from controller.deal.problems import Problem
 from controller.deal.state import DealState, unseen_read
 from controller.journal import Journal
@@ -22,6 +23,7 @@ SWAP_MARGIN = float(np.log(20.0))   # two cards whose labels could swap at less 
 
 class DoubleFeeds:
     journal: Journal
+    operator: Operator
 
     if TYPE_CHECKING:                 # the dealer's own
         def _card_out(self, state: DealState, i: int, seat: int, pulse: float | None, inferred: bool = False,
@@ -57,7 +59,7 @@ class DoubleFeeds:
         state.plan.order, state.misplaced = new_order, misplaced
         state.doubles_open.pop(i, None)
         state.flags.append(flag.en)
-        read = unseen_read(j)
+        read = unseen_read(j, seat)
         self.journal.append(state.round, "card_read", read)
         state.reads[j] = read
         self._emit("double_feed", index=i, seat=None if seat == BOTTOM else seat)
@@ -96,11 +98,37 @@ class DoubleFeeds:
         place = {("bottom" if s == BOTTOM else str(s)): held for s, held in hold}
         self._pause(state, check, "double_feed", cards=list(group), place=place)
         checked = {k: str(labels[k]) for k in group}
-        flag = Problem("unseen_placed", {"unseen": unseen, "seen": seen, "held": hold}).en
+        flag = Problem("unseen_placed", {"unseen": unseen, "seen": seen, "places": places}).en
         self.journal.append(state.round, "placed", {"by": "operator", "cards": {str(k): v for k, v in checked.items()},
                                                     "place": place, "flag": flag})
         state.placed.update(checked)
         state.flags.append(flag)
+
+    def _hand_over(self, state: DealState, labels: list[str | None], moves: dict[int, int]) -> None:
+        """Pause: a person hands each double-fed card in ``moves`` (index -> seat) from the seat it went
+        to over to the seat it belongs to (the card is named: read, or known by elimination), then
+        resumes. Journaled as ``handed_over``, so the record holds every card where it must end up.
+
+        Unattended (an :class:`AutoOperator` with no hands to lend) the instruction is still printed and
+        journaled, and the deal finishes: nothing in it is a guess, so, as for a jam, the operator's
+        resume is taken as done; the flag says nobody confirmed it."""
+        attended = getattr(self.operator, "attended", True)
+        for j, to in sorted(moves.items()):
+            at, card = state.dealt[j], str(labels[j])
+            ask = Problem("hand_over", {"card": card, "n": j + 1, "at": at, "belongs": to})
+            self._pause(state, ask, "double_feed", hand_over={"index": j, "card": card, "from": _place(at),
+                                                              "to": _place(to)})
+            flag = Problem("handed_over" if attended else "hand_over_asked", {"n": j + 1, "at": at, "belongs": to}).en
+            self.journal.append(state.round, "handed_over", {"index": j, "card": card, "from": at, "to": to,
+                                                             "by": "operator" if attended else "nobody",
+                                                             "flag": flag})
+            state.dealt[j] = to
+            state.misplaced.pop(j, None)
+            state.flags.append(flag)
+
+
+def _place(seat: int) -> str:
+    return "bottom" if seat == BOTTOM else str(seat)
 
 
 def _reorder(state: DealState, i: int, j: int, seat: int) -> tuple[list[int], dict[int, int], Problem]:

@@ -237,11 +237,15 @@ class Dealer(WindowReads, DoubleFeeds, Recovery):
         if abs(len(labels) - plan.total) >= decoding.WRONG_DECK_AT:  # one line, not a list of every card short
             return self._stop(state, [decoding.wrong_deck(len(labels), plan)])
         hands, bottom = decoding.places(state, labels)
-        problems += decoding.count_problems(state, labels, hands, bottom)
+        moves = decoding.hand_overs(state, labels, hands, bottom)   # a double feed at the end: hand cards over
+        if not moves:
+            problems += decoding.count_problems(state, labels, hands, bottom)
         if problems:
             return self._stop(state, problems)
         for group in unseen_doubts(state, labels, decoding.neg_log_probs(state)):
             self._have_checked(state, group, labels)   # a person makes the table match, or voids
+        self._hand_over(state, labels, moves)          # then the named cards go where they belong
+        hands, bottom = decoding.places(state, labels)
         record = self._record(state, hands, bottom)
         fp = first_player(plan.game, hands, bottom, dealer=plan.first_seat)
         self.journal.append(state.round, "first_player", fp.to_event())

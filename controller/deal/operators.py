@@ -39,21 +39,33 @@ class AutoOperator:
     person's hands (the virtual rig, which knows where every card is, puts them as asked)."""
 
     def __init__(self, delay: float = 0.0, limit: int = 50,
-                 place: Callable[[dict[str, Any]], None] | None = None):
-        self.delay, self.limit, self.seen, self.place = delay, limit, 0, place
+                 place: Callable[[dict[str, Any]], None] | None = None,
+                 tell: Callable[[dict[str, Any]], None] | None = None):
+        self.delay, self.limit, self.seen, self.place, self.tell = delay, limit, 0, place, tell
+
+    @property
+    def attended(self) -> bool:
+        """Someone's hands do what a problem asks (only the simulated person's here)."""
+        return self.place is not None
 
     def expect(self, problem: dict[str, Any]) -> None:
         pass
 
     def attend(self, problem: dict[str, Any]) -> str:
+        """A problem that asks for hands (``place``: check seats; ``hand_over``: move a named card) is
+        told to ``tell`` (the terminal of an unattended ``hongsi deal``). A check is declined without
+        hands; a hand-over is not a guess, so it resumes (the deal says nobody confirmed it)."""
         self.seen += 1
         time.sleep(self.delay)
         if self.seen > self.limit:
             return "void"
-        if problem.get("place") is not None:
-            if self.place is None:
-                return "void"
+        needs_hands = problem.get("place") is not None or problem.get("hand_over") is not None
+        if needs_hands and self.tell is not None:
+            self.tell(problem)
+        if needs_hands and self.place is not None:
             self.place(problem)
+        elif problem.get("place") is not None:
+            return "void"
         return "resume"
 
 

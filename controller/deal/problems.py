@@ -1,12 +1,14 @@
 """The deal's problems and pauses as data: a :class:`Problem` is a code and its parameters (seats from
 0, cards as the reader's labels, counts); :data:`TEXT`, the one table, renders it in English and
-Chinese (seats from 1, Chinese card names). A problem that names dealt cards has public words too:
+Chinese (seats from 1; cards as people name them: ♠5, 黑桃五). A problem that names dealt cards has public words too:
 what the table, the voice and every event hear while the hand is still secret.
 
 >>> Problem("seat_count", {"seat": 2, "count": 14, "want": 13}).en
 'seat 3 has 14 cards, not 13'
 >>> Problem("seat_count", {"seat": 2, "count": 14, "want": 13}).zh
 '3号位有14张牌，应为13张'
+>>> Problem("twice", {"card": "S5"}).en
+'♠5 is in the deck twice (take one out)'
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.announce import and_list, card_zh
 from controller.plan import BOTTOM, deck_text
+from controller.text import and_list, card_sign, card_zh
+from engine.cards import parse_card
 
 # code: (English, Chinese[, public English, public Chinese])
 TEXT: dict[str, tuple[str, ...]] = {
@@ -60,6 +63,11 @@ TEXT: dict[str, tuple[str, ...]] = {
                      "然后继续；如果牌不全，请作废本局。",
                      "Double feeds: cards went by unseen. The operator checks some hands, then resumes.",
                      "双张：有牌没有被看到，操作员核对几家的牌后继续。"),
+    "hand_over": ("Double feed: {card} (card {n}) went to {at} with the card before it, but it belongs to {belongs}. "
+                  "Take {card} out of {at}'s cards and give it to {belongs}, then resume.",
+                  "双张：{card}（第{n}张）随前一张牌被发到{at}，应属{belongs}。请从{at}的牌中取出{card}交给{belongs}，然后继续。",
+                  "Double feed: a card went to the wrong seat. The operator hands it to its seat, then resumes.",
+                  "双张：有一张牌发错了位置，操作员把它交给应得的一家后继续。"),
     # faults handled without a person
     "mcu_rebooted": ("The controller board restarted while {during}; reconnecting, re-homing and resuming from the "
                      "journal.", "控制板重启，正在重连、归位并按记录继续。"),
@@ -71,11 +79,18 @@ TEXT: dict[str, tuple[str, ...]] = {
     "double_carried_belongs": ("double feed: cards {n} and {with_card} both went to {seat} (card {with_card} belongs "
                                "to {belongs})", "双张：第{n}张和第{with_card}张牌都发到了{seat}（第{with_card}张应属{belongs}）"),
     "double_extra": ("double feed: card {n} took a card too many along to {seat}", "双张：第{n}张牌多带了一张牌到{seat}"),
-    "unseen_placed": ("double feed: {unseen}; the operator made sure that {held}", "双张：操作员已核对，{held}"),
+    # flags name no card: they go out with the public deal_done event (the placed/handed_over rows keep them)
+    "unseen_placed": ("double feed: {unseen}; the operator made sure that {places} hold the cards the record says",
+                      "双张：操作员已核对{places}的牌与记录相符"),
+    "handed_over": ("double feed: card {n} went to {at}; the operator handed it over to {belongs}",
+                    "双张：第{n}张牌被发到{at}，操作员已把它交给{belongs}"),
+    "hand_over_asked": ("double feed: card {n} went to {at}; the table was asked to hand it over to {belongs} "
+                        "(unattended: nobody confirmed it)",
+                        "双张：第{n}张牌被发到{at}，已请牌桌把它交给{belongs}（无人值守，未经确认）"),
 }
 
 PLACES = ("seat", "at", "belongs", "places")          # seats from 0, BOTTOM for the bottom
-CARDS = ("card", "cards", "now", "known")             # reader labels (H4, SA, RJ)
+CARDS = ("card", "cards", "now", "known")             # reader labels (H4, SA, RJ), rendered ♥4 / 红桃四
 
 
 @dataclass(frozen=True)
@@ -111,13 +126,20 @@ def where(seat: int, lang: str = "en") -> str:
     return "the bottom" if seat == BOTTOM else f"seat {seat + 1}"
 
 
+JOKERS_EN = {"RJ": "the big joker", "BJ": "the small joker"}
+
+
 def card_name(label: str, lang: str) -> str:
-    if lang == "en":
-        return label
+    """A reader label as people name the card: ``S5`` → ♠5 (English), 黑桃五 (Chinese)."""
     try:
-        return card_zh(label)
+        if lang != "en":
+            return card_zh(label)
+        card = parse_card(label)
     except ValueError:              # "?" and labels no game knows stay as they are
         return label
+    if card.suit is None:
+        return JOKERS_EN.get(str(card), str(card))
+    return card_sign(label)
 
 
 def _join(items: list[str], lang: str) -> str:
@@ -133,8 +155,8 @@ def _words(params: dict[str, Any], lang: str) -> dict[str, Any]:
         elif key in CARDS:
             out[key] = _join([card_name(c, lang) for c in value], lang) if isinstance(value, list) else \
                 card_name(value, lang)
-        elif key in ("hold", "held"):
-            out[key] = _holdings(value, lang, "must hold" if key == "hold" else "holds")
+        elif key == "hold":
+            out[key] = _holdings(value, lang, "must hold")
         elif key == "deck":
             out[key] = deck_text(*value)[0 if lang == "en" else 1]
         elif key == "problems":
@@ -148,7 +170,7 @@ def _words(params: dict[str, Any], lang: str) -> dict[str, Any]:
 
 def _holdings(hold: list[tuple[int, list[str]]], lang: str, verb: str) -> str:
     if lang == "en":
-        return "; ".join(f"{where(s)} {verb} {and_list(cards)}" for s, cards in hold)
+        return "; ".join(f"{where(s)} {verb} {and_list([card_name(c, 'en') for c in cards])}" for s, cards in hold)
     return "，".join(f"{where(s, 'zh')}有{_join([card_name(c, 'zh') for c in cards], 'zh')}" for s, cards in hold)
 
 

@@ -55,9 +55,15 @@ class DealState:
         return replay(journal, round_)
 
 
-def unseen_read(j: int) -> dict[str, Any]:
-    """The read of card ``j``, which a double feed carried past the camera: no evidence at all."""
-    return {"index": j, "label": None, "confidence": 0.0, "unsure": True, "probs": None, "unseen": True}
+def unseen_read(j: int, seat: int | None = None) -> dict[str, Any]:
+    """The read of card ``j``, which a double feed carried past the camera to ``seat``: no evidence at all."""
+    return {"index": j, "label": None, "confidence": 0.0, "unsure": True, "probs": None, "unseen": True,
+            "seat": seat}
+
+
+def planned_seat(state: DealState, i: int) -> int | None:
+    """The seat card ``i`` is dealt to by the order as it stands (None: past the plan, an extra card)."""
+    return state.plan.order[i] if i < len(state.plan.order) else None
 
 
 def long_pulse(pulse: float | None, pulses: list[float]) -> bool:
@@ -125,7 +131,7 @@ def _double_feed(state: DealState, d: dict[str, Any], image: Any, done: set[int]
         state.plan.order = list(d["order"])
     state.flags.append(d["flag"])
     state.misplaced = {int(k): v for k, v in (d.get("misplaced") or {}).items()}
-    state.reads[j] = unseen_read(j)
+    state.reads[j] = unseen_read(j, seat)
     state.dealt[j] = seat
     state.unseen_rows[j] = {"card_read", "eject_done"}
     if state.pending and state.pending["index"] == i:
@@ -141,13 +147,47 @@ def _placed(state: DealState, d: dict[str, Any], image: Any, done: set[int]) -> 
     state.flags.append(d["flag"])
 
 
+def _handed_over(state: DealState, d: dict[str, Any], image: Any, done: set[int]) -> None:
+    """A person moved a double-fed card to the seat it belongs to."""
+    state.dealt[int(d["index"])] = d["to"]
+    state.misplaced.pop(int(d["index"]), None)
+    state.flags.append(d["flag"])
+
+
 def _mcu_baseline(state: DealState, d: dict[str, Any], image: Any, done: set[int]) -> None:
     state.baseline = d
 
 
 _STEPS = {"shuffle_done": _shuffle_done, "card_read": _card_read, "eject_intent": _eject_intent, "fault": _fault,
           "eject_done": _eject_done, "double_feed": _double_feed, "placed": _placed, "mcu_baseline": _mcu_baseline,
-          "order": _order}
+          "order": _order, "handed_over": _handed_over}
+
+
+# ---------------------------------------------------------------------------------------- each card's seat
+def card_seats(rows: list[Any]) -> list[int | str | None]:
+    """For each ``card_read`` row of a round's journal rows (in order), the seat that card finally went
+    to: a seat from 0, ``"bottom"``, or None (not dealt: a card left over, or the deal ended before it).
+
+    The card_read row's own ``seat`` is the plan's seat when the card was read (older journals have
+    none); what happened after decides: the eject that dealt it, a double feed that carried it along
+    unseen, a person who handed it over. ``rows``: journal rows (``.kind``, ``.data``) or (kind, data, image)."""
+    rows = upgrade([(r.kind, r.data, r.image) if hasattr(r, "kind") else tuple(r) for r in rows])
+    final: dict[int, int] = {}
+    reads: list[int] = []
+    for kind, d, _ in rows:
+        if kind == "card_read":
+            reads.append(int(d["index"]))
+        elif kind == "eject_done":
+            final[int(d["index"])] = int(d["seat"])
+        elif kind == "double_feed":
+            final[int(d["unseen"])] = int(d["seat"])     # before its eject_done row (a crash may come between)
+        elif kind == "handed_over":
+            final[int(d["index"])] = int(d["to"])
+    return [_seat_word(final[i]) if i in final else None for i in reads]
+
+
+def _seat_word(seat: int) -> int | str:
+    return "bottom" if seat == BOTTOM else seat
 
 
 # ---------------------------------------------------------------------------------------- older journals

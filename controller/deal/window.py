@@ -12,7 +12,7 @@ import numpy as np
 from controller.camera import CameraError
 from controller.deal.problems import Problem
 from controller.deal.seams import Camera, CardReader, Reading
-from controller.deal.state import DealState
+from controller.deal.state import DealState, planned_seat
 from controller.journal import Journal
 
 FRAMES_PER_READ = 3          # frames voted over for one card
@@ -76,6 +76,8 @@ class WindowReads:
         return frames
 
     def _record_read(self, state: DealState, data: dict[str, Any], jpeg: bytes | None) -> None:
+        """Journal a read with the seat the card is to be dealt to (the dispute view's first fact)."""
+        data = {**data, "seat": planned_seat(state, data["index"])}
         self.journal.append(state.round, "card_read", data, image=jpeg)
         state.reads[data["index"]] = data
 

@@ -195,6 +195,10 @@ class RigDealSource:
         from vision.reader import CardReader
 
         reader = CardReader(threads=1)  # first: the part most likely missing, before anything opens
+        if config.deck:  # the table's own deck (a deck that is not enrolled stops the start, in one line)
+            from vision.enroll import DeckRefs
+
+            reader.use_deck(DeckRefs.load(config.data_dir, config.deck))
         rig = Rig(serial, angles=list(config.servo_angles), bottom_angle=config.bottom_angle)
         try:
             rig.connect()

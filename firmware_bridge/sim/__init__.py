@@ -32,7 +32,9 @@ def wall_safe_config(speed: float) -> dict[str, Any]:
     watchdog's budgets are for real software (host threads, the GIL), not for mechanics, so each keeps a
     floor in wall-clock milliseconds; at speed 1 nothing changes."""
     cfg = load_config()
-    floors = {"HOST_SILENCE_MS": 250, "RETX_MS": 10, "RETX_MAX_MS": 100, "WDT_MS": 500, "FRAME_GAP_MS": 3}
+    # the feed's "nothing came in time" windows too: a host thread's 1 ms loop is 40 ms of mechanics at 40x
+    floors = {"HOST_SILENCE_MS": 250, "RETX_MS": 10, "RETX_MAX_MS": 100, "WDT_MS": 500, "FRAME_GAP_MS": 3,
+              "EDGE_MS": 25, "JAM_MS": 40, "STUCK_MS": 60}
     out = {k: max(getattr(cfg, k), int(wall_ms * speed)) for k, wall_ms in floors.items()}
     out["HEARTBEAT_MS"] = max(cfg.HEARTBEAT_MS, out["HOST_SILENCE_MS"] // 4)
     return {k: v for k, v in out.items() if v != getattr(cfg, k)}
@@ -45,7 +47,7 @@ class VirtualRig:
                  truth_path: str | Path | None = None, *, angles: Sequence[float] | None = None,
                  bottom_angle: float | None = None, noise: tuple[float, float] = (0.0, 0.0),
                  camera: bool = True, mechanics: Mechanics | None = None,
-                 fw_overrides: dict[str, Any] | None = None):
+                 fw_overrides: dict[str, Any] | None = None, design: str | None = None):
         if decks not in (1, 2):
             raise ValueError(f"decks = {decks}: 1 or 2")
         for name, p in (("jam_rate", jam_rate), ("double_feed_rate", double_feed_rate),
@@ -61,7 +63,11 @@ class VirtualRig:
                            mechanics=mechanics, truth_path=Path(truth_path) if truth_path else None)
         self.noise = noise
         self.overrides = {**wall_safe_config(speed), **(fw_overrides or {})}
-        self.camera = CameraServer(self.board, dropout=camera_dropout, seed=seed) if camera else None
+        if design is not None:  # the deck's look (vision.render.face_for): a clear error now, not per frame
+            from vision.render import check_design
+
+            check_design(design)
+        self.camera = CameraServer(self.board, dropout=camera_dropout, seed=seed, design=design) if camera else None
         self.port: Any = None
         self.mcu: Mcu | None = None
         self.ends: dict[str, str] | None = None

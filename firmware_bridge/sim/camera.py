@@ -24,14 +24,15 @@ import numpy as np
 BOUNDARY = "hongsiframe"
 
 
-def render_frame(label: str | None, rng: np.random.Generator) -> np.ndarray:
-    """What the camera sees through the hopper window (BGR uint8)."""
+def render_frame(label: str | None, rng: np.random.Generator, design: str | None = None) -> np.ndarray:
+    """What the camera sees through the hopper window (BGR uint8); ``design``: the deck's look, a
+    procedural design or a real one (``vision.card_art``); a random style per card when None."""
     try:
         from vision.render import render_window_frame
     except ImportError:
         render_window_frame = None
     if render_window_frame is not None:
-        return render_window_frame(label, rng)
+        return render_window_frame(label, rng, design=design)
     img = np.full((240, 320, 3), (40, 140, 50), np.uint8)
     if label is not None:
         cv2.rectangle(img, (60, 30), (260, 210), (245, 245, 245), -1)
@@ -41,8 +42,9 @@ def render_frame(label: str | None, rng: np.random.Generator) -> np.ndarray:
 
 
 class CameraServer:
-    def __init__(self, board: Any, *, dropout: float = 0.0, seed: int | None = None, fps: float = 15.0):
-        self.board, self.dropout, self.fps = board, dropout, fps
+    def __init__(self, board: Any, *, dropout: float = 0.0, seed: int | None = None, fps: float = 15.0,
+                 design: str | None = None):
+        self.board, self.dropout, self.fps, self.design = board, dropout, fps, design
         # the frames show the cards as they are dealt, secret until each hand is over: served only under an
         # unguessable path, which only the process that started the rig is told (like a capability URL)
         self.secret = secrets.token_urlsafe(18)
@@ -68,7 +70,7 @@ class CameraServer:
             i = self._turn % self.variants
             self._turn += 1
             if i >= len(frames):
-                img = render_frame(label, self.np_rng)
+                img = render_frame(label, self.np_rng, self.design)
                 ok, jpg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
                 frames.append(jpg.tobytes())
             return seq, frames[min(i, len(frames) - 1)], left

@@ -35,14 +35,19 @@ MICROPYTHON_MODULES = frozenset({
 PWRON_RESET, HARD_RESET, WDT_RESET, DEEPSLEEP_RESET, SOFT_RESET = 1, 2, 3, 4, 5
 
 
-def make_time(clock: Any) -> types.ModuleType:
-    """MicroPython's ``time`` on the simulated clock (ticks do not wrap here)."""
+TICKS_PERIOD = 1 << 30  # rp2: ticks_ms and ticks_us wrap here (ticks_us every 17.9 minutes)
+
+
+def make_time(clock: Any, start_ms: int = 0) -> types.ModuleType:
+    """MicroPython's ``time`` on the simulated clock. Ticks wrap at 2**30 as on the rp2 port; ``start_ms``
+    moves the boot's ticks (near the wrap, to test it); only ``ticks_diff`` tells times apart."""
     t = types.ModuleType("time")
-    t.ticks_ms = lambda: int(clock.now_ms())
-    t.ticks_us = lambda: int(clock.now_ms() * 1000)
+    half, mask = TICKS_PERIOD // 2, TICKS_PERIOD - 1
+    t.ticks_ms = lambda: (int(clock.now_ms()) + start_ms) & mask
+    t.ticks_us = lambda: (int(clock.now_ms() * 1000) + start_ms * 1000) & mask
     t.ticks_cpu = t.ticks_us
-    t.ticks_diff = lambda a, b: a - b
-    t.ticks_add = lambda a, b: a + b
+    t.ticks_diff = lambda a, b: ((a - b + half) & mask) - half
+    t.ticks_add = lambda a, b: (a + b) & mask
     t.time = lambda: int(clock.now_ms() // 1000)
     t.time_ns = lambda: int(clock.now_ms() * 1_000_000)
     t.sleep_ms = lambda ms: clock.sleep_ms(ms)
@@ -135,7 +140,7 @@ def make_machine(board: Any, reset_cause: int = PWRON_RESET) -> types.ModuleType
             self.value(0 if board.read(self.id) else 1)
 
         def irq(self, handler: Any = None, trigger: int = 12, hard: bool = False) -> None:
-            board.set_irq(self.id, None if handler is None else (lambda: handler(self)), trigger)
+            board.set_irq(self.id, None if handler is None else (lambda: handler(self)), trigger, hard)
 
     class PWM:
         def __init__(self, dest: Pin, *, freq: int | None = None, duty_u16: int | None = None,
@@ -205,7 +210,7 @@ def make_machine(board: Any, reset_cause: int = PWRON_RESET) -> types.ModuleType
     m.PWRON_RESET, m.HARD_RESET, m.WDT_RESET = PWRON_RESET, HARD_RESET, WDT_RESET
     m.DEEPSLEEP_RESET, m.SOFT_RESET = DEEPSLEEP_RESET, SOFT_RESET
     m.reset_cause = lambda: reset_cause
-    m.reset = lambda: board.request_reset(SOFT_RESET)
+    m.reset = lambda: board.request_reset(WDT_RESET)  # rp2's machine.reset() is a watchdog reboot
     m.soft_reset = m.reset
     m.unique_id = lambda: b"\xe6\x61\x38\x52\x83\x4b\x2a\x2f"
     m.freq = lambda *a: 125_000_000
@@ -245,7 +250,7 @@ def load_firmware(board: Any, reset_cause: int = PWRON_RESET, overrides: dict[st
     flash_os, flash_open = make_flash(board.flash)
     modules: dict[str, types.ModuleType] = {
         "machine": make_machine(board, reset_cause),
-        "time": make_time(board.clock),
+        "time": make_time(board.clock, int(getattr(getattr(board, "mech", None), "tick_start_ms", 0))),
         "micropython": make_micropython(),
         "os": flash_os,
     }

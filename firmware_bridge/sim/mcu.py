@@ -123,7 +123,7 @@ class OperatorTap:
                 if item[2] == P.CMD_IDS["shuffle"] and item[3][0] == 0:
                     self.board.operator_reload()
                 elif item[2] == P.CMD_IDS["clear"]:
-                    self.board.stalled = False  # "clear the card path, then clear the fault"
+                    self.board.clear_path()  # "clear the card path, then clear the fault"
         return data
 
     def write(self, data: bytes) -> None:

@@ -19,32 +19,81 @@ import json
 import random
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine.cards import deck, parse_card
 
 
+def _cfg(name: str) -> Any:
+    """A figure from the firmware's config (its timing block is generated from hardware/parts.py)."""
+    from firmware_bridge.sim.fakes import load_config
+
+    return getattr(load_config(), name)
+
+
+def _part(name: str) -> Any:
+    return field(default_factory=lambda: float(_cfg(name)))
+
+
 @dataclass
 class Mechanics:
-    """Timings and geometry of the rig at speed 1 (milliseconds, degrees)."""
+    """The rig's physics at speed 1 (mm, mm/ms, ms, degrees). Every default comes from the parts table
+    (through the firmware's config); every effect is a knob."""
 
-    eject_travel_ms: float = 60.0  # motor start to the card's leading edge at the exit beam
-    card_pulse_ms: float = 73.0  # one 88 mm card through the beam at 1.2 m/s
-    double_overlap: tuple[float, float] = (0.25, 0.6)  # a second card trails by this share of a card
-    turntable_deg_per_s: float = 400.0
+    card_mm: float = _part("CARD_MM")
+    pick_mm_ms: float = field(default_factory=lambda: _cfg("PICK_MM_S") / 1000.0)
+    takeaway_mm_ms: float = field(default_factory=lambda: _cfg("TAKEAWAY_MM_S") / 1000.0)
+    gate_to_edge_mm: float = _part("GATE_TO_EDGE_MM")
+    edge_to_nip_mm: float = _part("EDGE_TO_NIP_MM")
+    nip_to_beam_mm: float = _part("NIP_TO_BEAM_MM")
+    spin_up_ms: float = _part("SPIN_UP_MS")
+    speed_tol: float = _part("SPEED_TOL")  # this build's motors run up to this much off nominal...
+    speed_jitter: float = 0.02  # ...and each card slips a little differently
+    brake_coast_mm: float = _part("COAST_MM")  # rollers braked (both bridge inputs high)
+    free_coast_mm: float = 6.0  # rollers let go (both low): the card creeps on
+    chute_mm: float = _part("CHUTE_MM")
+    chute_speed_share: float = _part("CHUTE_SPEED_SHARE")
+    double_overlap: tuple[float, float] = (0.25, 0.6)  # a dragged second card trails by this share of a card
+    stacked_share: float = 0.0  # share of doubles stacked flush: their pulse is a single card's
+    turntable_deg_per_s: float = _part("TABLE_DEG_PER_S")
+    servo_settle_ms: float = _part("SERVO_SETTLE_MS")
+    servo_overshoot_deg: float = _part("SERVO_OVERSHOOT_DEG")
     riffle_ms: float = 3000.0  # one pass of the two-bin shuffler
-    boot_ms: float = 300.0  # MicroPython boot after a reset
+    boot_ms: float = _part("BOOT_MS")  # reset to main.py's loop (MicroPython boot, .mpy imports)
+    soft_irq_us: float = _part("SOFT_IRQ_US")  # a soft (scheduled) pin IRQ runs this late
+    beam_glitch_per_s: float = 0.0  # IR leakage / EMI: 0.2 ms dropouts of the counting beam
+    tick_start_ms: int = 0  # ticks at boot; near 2**30 to see ticks_us wrap (rp2: every 17.9 min)
     seat_tolerance_deg: float = 6.0
     endstop_deg: float = 1.0
-    servo_min_us: float = 500.0
-    servo_max_us: float = 2500.0
-    servo_range_deg: float = 270.0
+    servo_min_us: float = _part("SERVO_MIN_US")
+    servo_max_us: float = _part("SERVO_MAX_US")
+    servo_range_deg: float = _part("SERVO_RANGE_DEG")  # at the turntable (180° servo, 1.5:1 gear)
+    eject_travel_ms: float | None = None  # overrides: motor start to the beam, and the pulse
+    card_pulse_ms: float | None = None
+
+    def travel_ms(self) -> float:
+        if self.eject_travel_ms is not None:
+            return self.eject_travel_ms
+        return (self.spin_up_ms + (self.gate_to_edge_mm + self.edge_to_nip_mm) / self.pick_mm_ms
+                + self.nip_to_beam_mm / self.takeaway_mm_ms)
+
+    def pulse_ms(self) -> float:
+        return self.card_pulse_ms if self.card_pulse_ms is not None else self.card_mm / self.takeaway_mm_ms
+
+    def chute_ms(self) -> float:
+        return self.chute_mm / (self.takeaway_mm_ms * self.chute_speed_share)
 
     def mechanical_eject_ms(self) -> float:
         """The least time one card can take to leave: travel plus its pulse."""
-        return self.eject_travel_ms + self.card_pulse_ms
+        return self.travel_ms() + self.pulse_ms()
+
+    def mechanical_card_ms(self, seat_step_deg: float = 90.0) -> float:
+        """The least time per card in a round-robin deal: travel, pulse, the chute, the step to the next
+        seat and the servo's settling."""
+        return (self.mechanical_eject_ms() + self.chute_ms()
+                + seat_step_deg * 1000.0 / self.turntable_deg_per_s + self.servo_settle_ms)
 
 
 def make_deck(decks: int = 1, jokers: bool = False, missing: Sequence[str] = (),
@@ -84,6 +133,7 @@ class Board:
                  mechanics: Mechanics | None = None, truth_path: Path | None = None, pins: Any = None):
         self.clock = clock
         self.rng = random.Random(seed)
+        self.phys = random.Random(None if seed is None else seed + 1_000_003)
         self.mech = mechanics or Mechanics()
         self.jam_rate, self.double_feed_rate = jam_rate, double_feed_rate
         self.mcu_reset_at = mcu_reset_at
@@ -113,9 +163,17 @@ class Board:
         self.events: list[tuple[float, int, Callable[[], None]]] = []
         self._n = itertools.count()
         self.beam_blocked = False
-        self.motor = 0
+        self.edge_blocked = False
+        self.motor = 0  # the pick roller: 1 forward, -1 reverse, 2 brake, 0 coast
+        self.take = 0  # the take-away rollers, the same
         self.feed_token: object | None = None
         self.stalled = False
+        self.fed = False  # the bottom card is on its way (pos > 0 or rolling)
+        self.pos = 0.0
+        self.feed_v, self.feed_t0 = 0.0, 0.0
+        self.group, self.group_mm, self.card_f, self.spin_f = 1, self.mech.card_mm, 1.0, 1.0
+        self.build_f = 1.0  # this build's motors against nominal (a knob: 1 ± speed_tol)
+        self.in_flight = 0
         start = self.rng.uniform(20.0, 250.0)  # where the turntable was left at power-off
         self.angle_from, self.angle_to, self.angle_t0 = start, start, 0.0
         self.servo_powered = False
@@ -134,6 +192,8 @@ class Board:
         with self.lock:
             if pin == P.PIN_EXIT:
                 return 0 if self.beam_blocked else 1
+            if pin == P.PIN_EDGE:
+                return 0 if self.edge_blocked else 1
             if pin == P.PIN_HOPPER:
                 return 0 if self.hopper else 1
             if pin == P.PIN_ENDSTOP:
@@ -149,29 +209,44 @@ class Board:
             self.out[pin] = v
             if pin == self.P.PIN_RELAY:
                 self._relay(bool(v))
+            elif pin == self.P.PIN_NSLEEP:
+                P = self.P
+                self._motor(self._bridge(P.PIN_EJECT_A, P.PIN_EJECT_B))
+                self._take(self._bridge(P.PIN_TAKE_A, P.PIN_TAKE_B))
 
     def pwm(self, pin: int, freq: int, duty: int) -> None:
         with self.lock:
             self.pwms[pin] = (freq, duty)
             P = self.P
             if pin in (P.PIN_EJECT_A, P.PIN_EJECT_B):
-                a = self.pwms.get(P.PIN_EJECT_A, (0, 0))[1]
-                b = self.pwms.get(P.PIN_EJECT_B, (0, 0))[1]
-                self._motor(1 if a and not b else -1 if b and not a else 0)
+                self._motor(self._bridge(P.PIN_EJECT_A, P.PIN_EJECT_B))
+            elif pin in (P.PIN_TAKE_A, P.PIN_TAKE_B):
+                self._take(self._bridge(P.PIN_TAKE_A, P.PIN_TAKE_B))
             elif pin == P.PIN_SERVO:
                 self._servo(freq, duty)
 
-    def set_irq(self, pin: int, handler: Callable[[], None] | None, trigger: int) -> None:
+    def _bridge(self, pin_a: int, pin_b: int) -> int:
+        """A DRV8833 half: 1 forward, -1 reverse, 2 brake (both high), 0 coast (both low, or asleep)."""
+        a = self.pwms.get(pin_a, (0, 0))[1]
+        b = self.pwms.get(pin_b, (0, 0))[1]
+        if not self.out.get(self.P.PIN_NSLEEP, 0):
+            return 0
+        return 2 if a and b else 1 if a else -1 if b else 0
+
+    def set_irq(self, pin: int, handler: Callable[[], None] | None, trigger: int, hard: bool = False) -> None:
         with self.lock:
             if handler is None:
                 self.irqs.pop(pin, None)
             else:
-                self.irqs[pin] = (handler, trigger)
+                self.irqs[pin] = (handler, trigger, hard)
 
     def _edge(self, pin: int, rising: bool) -> None:
         h = self.irqs.get(pin)
         if h and h[1] & (8 if rising else 4):
-            h[0]()
+            if h[2]:
+                h[0]()
+            else:  # a soft IRQ is scheduled: it runs later and reads the pin as it is then
+                self.schedule(self.mech.soft_irq_us / 1000.0, h[0])
 
     def timer(self, ms: float, periodic: bool, callback: Callable[[], None]) -> object:
         token = object()
@@ -251,7 +326,12 @@ class Board:
         span = self.angle_to - self.angle_from
         done = (t - self.angle_t0) * self.mech.turntable_deg_per_s / 1000.0
         if abs(span) <= done:
-            return self.angle_to
+            # past the target by the servo's overshoot, swinging back within its settling time
+            late = (done - abs(span)) * 1000.0 / self.mech.turntable_deg_per_s
+            settle = self.mech.servo_settle_ms
+            if not self.servo_powered or late >= settle or abs(span) < 1.0:
+                return self.angle_to
+            return self.angle_to + (1 if span > 0 else -1) * self.mech.servo_overshoot_deg * (1 - late / settle)
         return self.angle_from + (done if span > 0 else -done)
 
     def _servo(self, freq: int, duty: int) -> None:
@@ -277,69 +357,191 @@ class Board:
         return None
 
     # ------------------------------------------------------------------ the ejector
+    # The bottom card's leading edge sits ``pos`` mm past the separator gate. The pick roller drives it up
+    # to the take-away nip, the take-away rollers from there on (the pick's one-way clutch overruns). A
+    # stopped motor lets the card coast (short when braked); every milestone is an event on the clock.
+    def _feed_speed(self) -> float:
+        m = self.mech
+        if self.pos < m.gate_to_edge_mm + m.edge_to_nip_mm:
+            return m.pick_mm_ms * self.card_f if self.motor == 1 and not self.stalled else 0.0
+        return m.takeaway_mm_ms * self.card_f if self.take == 1 else 0.0
+
+    def _settle_feed(self, coast: float = 0.0, at: float | None = None) -> None:
+        """Bring ``pos`` up to now (plus the coast of a motor just stopped) and plan the next milestone."""
+        now = self.clock.now_ms()
+        moved = self.feed_v * (now - self.feed_t0) + (coast if self.feed_v else 0.0)
+        self.feed_t0 = now
+        pos = self.pos + moved
+        self._advance_to(pos if at is None else max(pos, at), now)  # a milestone is reached exactly
+        self.feed_v = self._feed_speed() if self.hopper and self.fed else 0.0
+        self.feed_token = token = object()
+        nxt = self._next_milestone()
+        if self.feed_v > 0 and nxt is not None:
+            self.schedule((nxt - self.pos) / self.feed_v, lambda: self._milestone(token, nxt))
+
+    def _milestones(self) -> list[float]:
+        m = self.mech
+        edge, nip, beam = m.gate_to_edge_mm, m.gate_to_edge_mm + m.edge_to_nip_mm, \
+            m.gate_to_edge_mm + m.edge_to_nip_mm + m.nip_to_beam_mm
+        return [edge, nip, beam, edge + self.group_mm, beam + self.group_mm]
+
+    def _next_milestone(self) -> float | None:
+        ahead = [x for x in self._milestones() if x > self.pos + 1e-9]
+        return min(ahead) if ahead else None
+
+    def _milestone(self, token: object, at: float) -> None:
+        if token is self.feed_token:
+            self._settle_feed(at=at)
+
+    def _advance_to(self, pos: float, now: float) -> None:
+        m = self.mech
+        edge, _nip, beam, edge_clear, beam_clear = self._milestones()
+        self.pos = pos
+        self._set_edge(edge <= pos < edge_clear)
+        if beam <= pos < beam_clear and not self.beam_blocked:
+            self.beam_blocked = True
+            self._edge(self.P.PIN_EXIT, rising=False)
+        if pos >= beam_clear:
+            if self.beam_blocked:
+                self.beam_blocked = False
+                self._leave(self.group)
+                self._edge(self.P.PIN_EXIT, rising=True)
+            else:
+                self._leave(self.group)
+        del m, now
+
+    def _set_edge(self, blocked: bool) -> None:
+        self.edge_blocked = blocked
+
+    def _catch_up(self) -> None:
+        """Fire the mechanics' events due by now before a motor changes: the firmware runs a little after
+        the board last advanced, and the card must not cover that gap at the old speed."""
+        if self.clock._pinned is None:
+            self.advance(self.clock.now_ms())
+
     def _motor(self, state: int) -> None:
         if state == self.motor:
             return
+        self._catch_up()
+        stopping = self.motor == 1 and state != 1
         self.motor = state
         if state == 1:
             self._start_feed()
-        else:
-            if state == -1:
-                self.stalled = False  # reversing frees a jammed card
-            if not self.beam_blocked:
-                self.feed_token = None  # the card had not reached the exit: it stays
+        elif state == -1:
+            self._reverse()
+        elif stopping:
+            driving = self.pos < self.mech.gate_to_edge_mm + self.mech.edge_to_nip_mm
+            self._settle_feed(self._coast(state) if driving else 0.0)
+
+    def _take(self, state: int) -> None:
+        if state == self.take:
+            return
+        self._catch_up()
+        stopping = self.take == 1 and state != 1
+        self.take = state
+        if state == -1:
+            self._reverse()
+        elif stopping or state == 1:
+            self._settle_feed(self._coast(state) if stopping else 0.0)
+
+    def _coast(self, state: int) -> float:
+        return self.mech.brake_coast_mm if state == 2 else self.mech.free_coast_mm
+
+    def _reverse(self) -> None:
+        """Reversing pulls the card back behind the gate and frees a jammed one."""
+        self.stalled = False
+        if self.fed and self.pos > 0:
+            self.feed_token = None
+            self.feed_v = 0.0
+            was_blocked = self.beam_blocked
+            self.pos, self.fed = 0.0, False
+            self._set_edge(False)
+            if was_blocked:
+                self.beam_blocked = False
+                self._edge(self.P.PIN_EXIT, rising=True)
 
     def _start_feed(self) -> None:
         if not self.hopper:
             return
-        self.ejects += 1
-        if self.mcu_reset_at is not None and self.ejects == self.mcu_reset_at and not self.resets_done:
-            self.resets_done += 1
-            self.log.append((self.clock.now_ms(), f"mcu reset while dealing card {self.ejects}"))
-            self.ejects -= 1  # the card did not go
-            self.reset_request = 2
-            return
-        if self.forced_jams > 0 or self.stalled or self.rng.random() < self.jam_rate:
-            self.forced_jams = max(0, self.forced_jams - 1)
-            self.stalled = True
-            self.ejects -= 1
-            self.log.append((self.clock.now_ms(), "jam"))
-            return
-        n = 1
-        if len(self.hopper) >= 2 and (self.forced_doubles > 0 or self.rng.random() < self.double_feed_rate):
-            self.forced_doubles = max(0, self.forced_doubles - 1)
-            n = 2
-        m = self.mech
-        pulse = m.card_pulse_ms * (1 + (self.rng.uniform(*m.double_overlap) if n == 2 else 0.0))
-        pulse *= self.rng.uniform(0.98, 1.02)
+        if not self.fed:  # a new card (not one resuming from where it stopped)
+            self.ejects += 1
+            if self.mcu_reset_at is not None and self.ejects == self.mcu_reset_at and not self.resets_done:
+                self.resets_done += 1
+                self.log.append((self.clock.now_ms(), f"mcu reset while dealing card {self.ejects}"))
+                self.ejects -= 1  # the card did not go
+                self.reset_request = 2
+                return
+            if self.forced_jams > 0 or self.stalled or self.rng.random() < self.jam_rate:
+                self.forced_jams = max(0, self.forced_jams - 1)
+                self.stalled = True  # the pick roller slips on the card until it is reversed
+                self.ejects -= 1
+                self.log.append((self.clock.now_ms(), "jam"))
+                return
+            m = self.mech
+            n = 1
+            if len(self.hopper) >= 2 and (self.forced_doubles > 0 or self.rng.random() < self.double_feed_rate):
+                self.forced_doubles = max(0, self.forced_doubles - 1)
+                n = 2
+            # the fault draws come from ``rng`` in the order they always did (a seed deals the same faults);
+            # new physics draws from ``phys``
+            share = self.rng.uniform(*m.double_overlap) if n == 2 else 0.0
+            if n == 2 and m.stacked_share and self.phys.random() < m.stacked_share:
+                share = self.phys.uniform(0.0, 0.03)  # flush: the pulse of one card
+            self.group, self.group_mm = n, m.card_mm * (1 + share)
+            self.card_f = self.build_f / self.rng.uniform(1 - m.speed_jitter, 1 + m.speed_jitter)
+            self.spin_f = self.rng.uniform(0.97, 1.05)
+            if m.card_pulse_ms is not None:
+                self.group_mm *= m.card_pulse_ms / (m.card_mm / m.takeaway_mm_ms)
+            if m.eject_travel_ms is not None:  # an override: the whole path at take-away speed
+                self.pos = m.gate_to_edge_mm + m.edge_to_nip_mm + m.nip_to_beam_mm \
+                    - m.eject_travel_ms * m.takeaway_mm_ms
+            self.fed = True
+            self.feed_v, self.feed_t0 = 0.0, self.clock.now_ms()
         token = object()
         self.feed_token = token
 
-        def lead() -> None:
-            if self.feed_token is not token:
-                return
-            self.beam_blocked = True
-            self._edge(self.P.PIN_EXIT, rising=False)
-            self.schedule(pulse, trail)
+        def rolling() -> None:  # the motors reach speed
+            if self.feed_token is token:
+                self._settle_feed()
 
-        def trail() -> None:
-            self.beam_blocked = False
-            self.feed_token = None
-            self._leave(n)
-            self._edge(self.P.PIN_EXIT, rising=True)
-
-        self.schedule(m.eject_travel_ms * self.rng.uniform(0.97, 1.05), lead)
+        self.schedule(self.mech.spin_up_ms * self.spin_f if self.feed_v == 0 else 0.0, rolling)
 
     def _leave(self, n: int) -> None:
-        place = self.place_of(self.angle_now())
-        for _ in range(n):
-            card = self.hopper.pop(0)
-            self.places.append((card, place))
-        self.log.append((self.clock.now_ms(), f"{n} card(s) to {place}"))
+        """The group's tail clears the beam: the cards leave the hopper (and the camera window) and slide
+        down the chute; where they land is decided when they land."""
+        self.fed, self.pos, self.feed_v, self.feed_token = False, 0.0, 0.0, None
+        cards = [self.hopper.pop(0) for _ in range(n)]
+        self.in_flight += n
         self.frame_seq += 1
         self.changed.notify_all()
-        if not self.hopper:
-            self.write_truth()
+        flight = self.mech.chute_ms() * self.phys.uniform(0.85, 1.0)
+
+        def land() -> None:
+            place = self.place_of(self.angle_now())
+            for card in cards:
+                self.places.append((card, place))
+            self.in_flight -= n
+            self.log.append((self.clock.now_ms(), f"{n} card(s) to {place}"))
+            self.changed.notify_all()
+            if not self.hopper and not self.in_flight:
+                self.write_truth()
+
+        self.schedule(flight, land)
+
+    def clear_path(self) -> None:
+        """The operator clears the card path: a jammed card is freed, a card stopped part-way (the motors
+        stopped mid-card) goes back into the hopper."""
+        with self.lock:
+            self.stalled = False
+            if self.fed and self.motor != 1 and self.take != 1:
+                self.log.append((self.clock.now_ms(), "operator puts a stopped card back"))
+                self._reverse()
+
+    def pull_card(self) -> None:
+        """The operator pulls a card stuck in the path out by hand, forwards."""
+        with self.lock:
+            if self.fed:
+                self._advance_to(self._milestones()[-1], self.clock.now_ms())
 
     # ------------------------------------------------------------------ the shuffler
     def _relay(self, on: bool) -> None:

@@ -6,7 +6,8 @@ import config
 
 
 class Servo:
-    """The turntable servo: 50 Hz PWM, pulse width linear in the angle."""
+    """The turntable servo: 50 Hz PWM. The MG996R turns 180° over 500-2500 us; a 1.5:1 gear takes the
+    turntable through SERVO_RANGE_DEG (270°). Angles here are the turntable's."""
 
     def __init__(self, pin):
         self.pwm = PWM(Pin(pin))
@@ -15,7 +16,8 @@ class Servo:
         self.angle = None
 
     def move(self, deg):
-        us = config.SERVO_MIN_US + (config.SERVO_MAX_US - config.SERVO_MIN_US) * deg / config.SERVO_RANGE_DEG
+        servo_deg = deg / config.SERVO_GEAR  # 0..180 at the servo's own shaft
+        us = config.SERVO_MIN_US + (config.SERVO_MAX_US - config.SERVO_MIN_US) * servo_deg / 180.0
         self.pwm.duty_u16(int(us * 65535 // 20000))
         self.angle = deg
 
@@ -30,7 +32,7 @@ class Servo:
 
 
 class Motor:
-    """The ejector's DC motor on a DRV8833 half: A forward, B reverse."""
+    """A feed motor on a DRV8833 half: A forward, B reverse, both high brake (slow decay), both low coast."""
 
     def __init__(self, pin_a, pin_b):
         self.a = PWM(Pin(pin_a))
@@ -50,6 +52,12 @@ class Motor:
         self.b.duty_u16(config.EJECT_DUTY)
         self.running = -1
 
+    def brake(self):
+        # both inputs high shorts the winding: the rollers stop within a millimetre instead of coasting
+        self.a.duty_u16(65535)
+        self.b.duty_u16(65535)
+        self.running = 0
+
     def off(self):
         self.a.duty_u16(0)
         self.b.duty_u16(0)
@@ -57,30 +65,45 @@ class Motor:
 
 
 class ExitSensor:
-    """IR break-beam at the exit throat. The interrupt times each pulse (beam blocked) in microseconds."""
+    """The counting beam after the take-away rollers. A hard interrupt (no soft-IRQ latency) stamps each
+    edge in microseconds; a pulse shorter than GLITCH_US (half the shortest card) is noise, not a card."""
 
     def __init__(self, pin):
         self.pin = Pin(pin, Pin.IN, Pin.PULL_UP)
         self.blocked_at = None
         self.cleared_at = None
-        self.pin.irq(handler=self._edge, trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING)
+        self.glitches = 0
+        self.glitch_us = config.GLITCH_US  # half the shortest card; calibration moves it
+        self.pin.irq(handler=self._edge, trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
 
     def _edge(self, pin):
         t = time.ticks_us()
         if pin.value() == 0:
-            self.blocked_at = t
-            self.cleared_at = None
-        elif self.blocked_at is not None:
-            self.cleared_at = t
+            if self.cleared_at is not None and time.ticks_diff(t, self.cleared_at) < config.BOUNCE_US:
+                self.cleared_at = None  # the beam flickered inside one card: the same pulse goes on
+            else:
+                self.blocked_at = t
+                self.cleared_at = None
+        elif self.blocked_at is not None and self.cleared_at is None:
+            if time.ticks_diff(t, self.blocked_at) < self.glitch_us:
+                self.blocked_at = None  # too short for a card: a glitch
+                self.glitches += 1
+            else:
+                self.cleared_at = t
+
+    def blocked(self):
+        return self.pin.value() == 0
 
     def arm(self):
         self.blocked_at = None
         self.cleared_at = None
 
     def pulse_us(self):
-        if self.blocked_at is None or self.cleared_at is None:
+        """The last pulse, once the beam has stayed clear BOUNCE_US after it (else None)."""
+        c = self.cleared_at
+        if self.blocked_at is None or c is None or time.ticks_diff(time.ticks_us(), c) < config.BOUNCE_US:
             return None
-        return time.ticks_diff(self.cleared_at, self.blocked_at)
+        return time.ticks_diff(c, self.blocked_at)
 
 
 class Input:

@@ -29,22 +29,41 @@ def repl_requested():
     return True
 
 
+def load_pulses():
+    """(single_us, double_us): calibration's figures from flash, else the parts' figures."""
+    try:
+        f = open(config.PULSE_FILE)
+        single, double = [int(x) for x in f.read().split()]
+        f.close()
+        if 0 < single < double:
+            return single, double
+    except (OSError, ValueError):
+        pass
+    return config.SINGLE_PULSE_US, config.DOUBLE_PULSE_US
+
+
 class Firmware:
     def __init__(self, port):
         self.port = port
         self.wdt = machine.WDT(timeout=config.WDT_MS)
-        self.reset_cause = machine.reset_cause()
+        self.reset_cause = machine.reset_cause()  # rp2: 2 = RUN pin (the relay), 3 = watchdog
         self.boot_id = int.from_bytes(os.urandom(4), "little") or 1
         self.servo = Servo(config.PIN_SERVO)
-        self.motor = Motor(config.PIN_EJECT_A, config.PIN_EJECT_B)
+        self.nsleep = Pin(config.PIN_NSLEEP, Pin.OUT, value=1)
+        self.motor = Motor(config.PIN_EJECT_A, config.PIN_EJECT_B)  # the pick roller
+        self.take = Motor(config.PIN_TAKE_A, config.PIN_TAKE_B)  # the take-away rollers
         self.exit = ExitSensor(config.PIN_EXIT)
+        self.edge = Input(config.PIN_EDGE, 0, Pin.PULL_UP)
+        self.single_us, self.double_us = load_pulses()
+        self.exit.glitch_us = self.single_us // 2
         self.hopper = Input(config.PIN_HOPPER, 0, Pin.PULL_UP)
         self.endstop = Input(config.PIN_ENDSTOP, 0, Pin.PULL_UP)
         self.estop_in = Input(config.PIN_ESTOP, 1, Pin.PULL_UP)
         self.current = Input(config.PIN_CURRENT, 1)
         self.relay = Relay(config.PIN_RELAY)
         self.led = Pin(config.PIN_LED, Pin.OUT, value=0)
-        self.estop_pending = False
+        self.estop_since = None  # when the e-stop input went active (confirmed after ESTOP_CONFIRM_MS)
+        self.estop_told = False  # this press is reported: once, however long it is held
         self.estop_in.pin.irq(handler=self._estop_irq, trigger=Pin.IRQ_RISING)
         self.decoder = P.FrameDecoder()
         self.connected = False
@@ -70,21 +89,25 @@ class Firmware:
         self.queue_event("boot", (self.boot_id, P.FW_VERSION[0], P.FW_VERSION[1], P.PROTOCOL_VERSION,
                                   P.PROTOCOL_HASH, self.reset_cause))
         if self.estop_in.active():
+            self.estop_told = True
             self._latch(P.F_ESTOP)
 
     # ------------------------------------------------------------------ safety
     def _estop_irq(self, pin):
-        self.all_off()  # at once, in the interrupt
-        self.estop_pending = True
+        # only stamps the edge: one glitch must not latch; the switch itself breaks the motor rail
+        if self.estop_since is None:
+            self.estop_since = time.ticks_ms()
 
     def all_off(self):
         self.motor.off()
+        self.take.off()
         self.relay.off()
         self.servo.off()  # limp: the turntable may be pushed, so it must be homed again
         self.homed = False
 
     def moving(self):
-        return self.motor.running != 0 or self.relay.is_on() or self.motion is not None
+        return (self.motor.running != 0 or self.take.running != 0 or self.relay.is_on()
+                or self.motion is not None)
 
     def _latch(self, code):
         if self.fault == P.F_NONE:
@@ -97,11 +120,17 @@ class Firmware:
             self._done(outcome, 0, 0)
 
     def _safety(self, now):
-        if self.estop_pending or (self.estop_in.active() and self.fault != P.F_ESTOP):
-            self.estop_pending = False
-            self._abort(P.DONE_ABORTED)
-            self.queue_event("estop", (0, now))
-            self._latch(P.F_ESTOP)
+        if not self.estop_in.active():
+            self.estop_since = None
+            self.estop_told = False  # released: the next press is reported again
+        else:
+            if self.estop_since is None:
+                self.estop_since = now
+            if not self.estop_told and time.ticks_diff(now, self.estop_since) >= config.ESTOP_CONFIRM_MS:
+                self.estop_told = True  # the level held: a press, not a glitch
+                self._abort(P.DONE_ABORTED)
+                self.queue_event("estop", (0, now))
+                self._latch(P.F_ESTOP)
         if self.moving() and time.ticks_diff(now, self.last_host) > config.HOST_SILENCE_MS:
             self._abort(P.DONE_ABORTED)
             self._latch(P.F_HOST_SILENCE)
@@ -124,7 +153,10 @@ class Firmware:
                     break
             else:
                 self.events.pop(1)
-        self.ev_seq = (self.ev_seq + 1) & 0xFFFF
+        seq = (self.ev_seq + 1) & 0xFFFF
+        while seq == 0 or 3 in P.encode(P.ACK, seq):  # its ACK must not carry 0x03 (Ctrl-C while booting)
+            seq = (seq + 1) & 0xFFFF
+        self.ev_seq = seq
         frame = P.encode(P.EVENT, self.ev_seq, P.EVENT_IDS[name], values)
         self.events.append([self.ev_seq, frame, name])
 
@@ -221,7 +253,19 @@ class Firmware:
             was = self.fault
             self.fault = P.F_NONE
             self.jams = 0
+            self.exit.arm()  # a card pulled out of the path while clearing it was not dealt
             return P.OK, (was,)
+        if name == "pulses":
+            single, double = values
+            if single or double:
+                if not 0 < single < double:
+                    return P.BAD_ARGS, None
+                f = open(config.PULSE_FILE, "w")
+                f.write("%d %d\n" % (single, double))
+                f.close()
+                self.single_us, self.double_us = single, double
+                self.exit.glitch_us = single // 2
+            return P.OK, (self.single_us, self.double_us)
         if name == "repl":
             if self.moving():
                 return P.BUSY, None
@@ -250,13 +294,18 @@ class Firmware:
             self.servo.move(deg)
             self._start(msg, seq, travel)
         elif name == "eject":
+            if self.exit.blocked():
+                return P.BLOCKED, None  # a card already in the beam: no edge would count this one
             if not self.hopper.active():
                 return P.EMPTY, None
             self.exit.arm()
             self.eject_us = time.ticks_us()
+            self.take.forward()
             self.motor.forward()
             self._start(msg, seq, 0)
+            self.motion += [0, 0, 0]  # outcome, pulse, travel (for the DONE after the chute)
         elif name == "reverse":
+            self.take.reverse()
             self.motor.reverse()
             self._start(msg, seq, values[0] or config.REVERSE_MS)
         elif name == "shuffle":
@@ -305,6 +354,8 @@ class Firmware:
         elif name == "reverse":
             if age >= m[4]:
                 self.motor.off()
+                self.take.off()
+                self.exit.arm()  # a card pulled back out of the beam is not a card that left
                 self._done(P.DONE_OK, age, 0)
         elif name == "eject":
             self._eject(m, now, age)
@@ -312,38 +363,67 @@ class Firmware:
             self._shuffle(m, now, age)
 
     def _eject(self, m, now, age):
+        # phases: 0 pick to the leading-edge sensor, 1 hand-off to the take-away nip, 2 through the
+        # counting beam, 3 down the chute (the turntable must not turn before the card has left it)
         ex = self.exit
-        pulse = ex.pulse_us()
+        if m[2] == 3:
+            if time.ticks_diff(now, m[3]) >= config.CHUTE_MS:
+                self._done(m[7], m[8], m[9])
+            return
+        pulse = ex.pulse_us()  # first: after a slow pass of the loop the card may be through already
+        if pulse is None and m[2] == 0:
+            if self.edge.active() or ex.blocked_at is not None:
+                m[2], m[3] = 1, now
+            elif age > config.EDGE_MS:
+                return self._jam(now)
+        if m[2] == 1 and time.ticks_diff(now, m[3]) >= config.HANDOFF_MS:
+            self.motor.brake()  # the nip has the card; the next one stays behind the gate
+            m[2] = 2
         if pulse is not None:
-            self.motor.off()
-            travel = time.ticks_diff(ex.blocked_at, self.eject_us)
+            self.take.brake()
+            self.motor.brake()
+            m[8], m[9] = pulse, time.ticks_diff(ex.blocked_at, self.eject_us)
             ex.arm()  # this pulse is accounted for
             self.ejects += 1
             self.jams = 0
             self.queue_event("card_passed", (pulse, now))
-            double = pulse > config.SINGLE_PULSE_US * config.DOUBLE_RATIO
-            self._done(P.DONE_DOUBLE if double else P.DONE_OK, pulse, travel)
+            m[7] = P.DONE_DOUBLE if pulse > self.double_us else P.DONE_OK
+            m[2], m[3] = 3, now
             return
-        stuck = ex.blocked_at is not None and time.ticks_diff(time.ticks_us(), ex.blocked_at) > config.STUCK_MS * 1000
+        blocked = ex.blocked_at is not None and ex.cleared_at is None
+        stuck = blocked and time.ticks_diff(time.ticks_us(), ex.blocked_at) > config.STUCK_MS * 1000
         if (ex.blocked_at is None and age > config.JAM_MS) or stuck:
-            self.motor.off()
-            self.jams += 1
-            self.queue_event("jam", (self.jams, now))
-            if self.jams >= P.JAM_TRIES:
-                self._done(P.DONE_JAM, self.jams, 0)
-                self._latch(P.F_JAM)
-            else:
-                self._done(P.DONE_JAM, self.jams, 0)
+            self._jam(now)
+
+    def _jam(self, now):
+        self.motor.brake()
+        self.take.brake()
+        self.jams += 1
+        self.queue_event("jam", (self.jams, now))
+        self._done(P.DONE_JAM, self.jams, 0)
+        if self.jams >= P.JAM_TRIES:
+            self._latch(P.F_JAM)
 
     def _shuffle(self, m, now, age):
         # phase 0: relay on, riffling; phase 1: gap between passes (relay off)
         if m[2] == 0:
             if config.CURRENT_SENSE:
-                finished = age >= config.PASS_MIN_MS and not self.current.active()
+                if self.current.active():
+                    if len(m) < 8:
+                        m += [now, now]  # first loaded at, last loaded at
+                    m[8] = now
+                riffled = len(m) >= 8 and time.ticks_diff(m[8], m[7]) >= config.RIFFLE_MIN_MS
+                unloaded = len(m) < 8 or time.ticks_diff(now, m[8]) >= config.UNLOADED_MS
+                finished = age >= config.PASS_MIN_MS and unloaded
+                if finished and not riffled:
+                    self.relay.off()
+                    self._done(P.DONE_NO_CARDS, m[5], time.ticks_diff(now, m[6]))
+                    return
             else:
                 finished = age >= config.PASS_MS
             if finished or age > config.PASS_MAX_MS:
                 self.relay.off()
+                del m[7:]
                 if not finished:
                     self._done(P.DONE_SHUFFLER, m[5], time.ticks_diff(now, m[6]))
                     self._latch(P.F_SHUFFLER)
@@ -370,7 +450,7 @@ class Firmware:
             f |= P.FL_HOPPER
         if self.relay.is_on():
             f |= P.FL_RELAY
-        if self.motor.running:
+        if self.motor.running or self.take.running:
             f |= P.FL_EJECTOR
         if self.estop_in.active():
             f |= P.FL_ESTOP_IN

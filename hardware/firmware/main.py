@@ -1,8 +1,11 @@
 # Entry point on the Pico: USB serial in raw bytes, then the main loop forever.
+# The first statement turns Ctrl-C off: a 0x03 byte from the host while the rest imports (the .mpy files
+# load in ~40 ms) must not drop the board into its REPL with no watchdog running.
+import micropython; micropython.kbd_intr(-1)  # noqa: E401, E702 - first, before anything else
+
 import sys
 import time
 
-import micropython
 import select
 
 from firmware import REPL_BANNER, Firmware, repl_requested

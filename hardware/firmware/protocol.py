@@ -13,7 +13,7 @@
 import struct
 
 PROTOCOL_VERSION = 1
-FW_VERSION = (0, 4)
+FW_VERSION = (0, 5)
 
 CMD = 1
 REPLY = 2
@@ -34,7 +34,8 @@ NOT_HOMED = 5
 EMPTY = 6  # hopper empty
 BAD_ARGS = 7
 UNKNOWN = 8
-STATUS_NAMES = {OK: "ok", ACCEPTED: "accepted", BUSY: "busy", FAULTED: "faulted",
+BLOCKED = 9  # eject refused: the counting beam is blocked before the rollers start (clear the path)
+STATUS_NAMES = {BLOCKED: "card path blocked", OK: "ok", ACCEPTED: "accepted", BUSY: "busy", FAULTED: "faulted",
                 NOT_CONNECTED: "not connected", NOT_HOMED: "not homed", EMPTY: "hopper empty",
                 BAD_ARGS: "bad arguments", UNKNOWN: "unknown command"}
 
@@ -45,7 +46,8 @@ DONE_DOUBLE = 2  # eject: the exit pulse was that of two cards
 DONE_HOME_FAILED = 3
 DONE_ABORTED = 4  # e-stop or host silence stopped the motion
 DONE_SHUFFLER = 5  # shuffler did not stop within its time
-DONE_NAMES = {DONE_OK: "ok", DONE_JAM: "jam", DONE_DOUBLE: "double feed", DONE_HOME_FAILED: "home failed",
+DONE_NO_CARDS = 6  # shuffle: the motor ran unloaded, no cards riffled (empty bins, stack not returned)
+DONE_NAMES = {DONE_NO_CARDS: "no cards riffled", DONE_OK: "ok", DONE_JAM: "jam", DONE_DOUBLE: "double feed", DONE_HOME_FAILED: "home failed",
               DONE_ABORTED: "aborted", DONE_SHUFFLER: "shuffler stuck"}
 
 # Latched fault codes
@@ -68,7 +70,10 @@ FL_ESTOP_IN = 32
 FL_CONNECTED = 64
 
 # Reset causes (as machine.reset_cause() on the rp2 port)
-RESET_NAMES = {0: "unknown", 1: "power on", 2: "hard reset", 3: "watchdog", 4: "deep sleep", 5: "soft reset"}
+# (rp2: the RUN pin, pulled by the host's reset relay or a button, reads 2; machine.reset() goes through the
+# watchdog and reads 3 like a watchdog bite; a soft reset (Ctrl-D) does not reset the chip at all)
+RESET_NAMES = {0: "unknown", 1: "power on", 2: "reset pin (relay or button)", 3: "watchdog or machine.reset()",
+               4: "deep sleep", 5: "soft reset"}
 
 # The number of tries an eject gets before a jam latches (the first + two retries after reversing).
 JAM_TRIES = 3
@@ -92,6 +97,8 @@ COMMANDS = {
     11: ("clear", "<", (), "<B", ("was",), False),
     # everything off, then reboot once into MicroPython's REPL (not the firmware), so mpremote can flash it
     12: ("repl", "<", (), "<", (), False),
+    # the exit-pulse thresholds calibration measured (0, 0: only read them); kept in the Pico's flash
+    13: ("pulses", "<II", ("single_us", "double_us"), "<II", ("single_us", "double_us"), False),
 }
 
 # Events (mcu -> host): id -> (name, format, field names)

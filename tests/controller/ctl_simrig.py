@@ -127,9 +127,10 @@ class Table:
     def why_stopped(self, result: Any) -> str:
         """For a failing assertion: the deal's message and, for each card its problems name, the
         journal's reads of it (index, confidence, the three likeliest labels, the evidence image)."""
+        from controller.deal.problems import card_name
         from vision.labels import LABELS
 
-        named = {w for p in result.problems for w in p.replace("(", " ").split() if w in LABELS}
+        named = {label for label in LABELS if any(card_name(label, "en") in p for p in result.problems)}
         lines = [str(result.message)]
         for row in self.journal.rows(result.round):
             d = row.data

@@ -166,3 +166,13 @@ def test_deal_bad_input_is_one_clear_line(tmp_path):
         proc = _hongsi(*args)
         lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
         assert proc.returncode == 2 and len(lines) == 1 and words in lines[0], (extra, proc.stderr)
+
+
+def test_a_deck_that_is_not_enrolled_is_one_line_before_the_rig_moves(tmp_path):
+    env = {**_env(), "HONGSI_DATA_DIR": str(tmp_path / "data")}
+    proc = subprocess.run([*HONGSI, "deal", "--serial", "/dev/null-no-rig", "--camera", "sim", "--deck", "felt",
+                           "--journal", str(tmp_path / "j.db")], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no deck named 'felt' is enrolled" in lines[0], proc.stderr

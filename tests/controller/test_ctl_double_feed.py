@@ -24,6 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.deal import AutoOperator, Dealer, DealState
+from controller.deal.problems import card_name
+from controller.deal.state import card_seats
 from controller.journal import ROW_KINDS, Journal
 from controller.plan import BOTTOM, make_plan
 from vision.labels import LABELS
@@ -81,8 +83,11 @@ def force_doubles(vr, at: set[int]):
 
 def hands_of(vr):
     """The person at the virtual table: makes each place hold the cards the pause names (swapping
-    cards between those places), as the message asks."""
+    cards between those places), or hands the named card from one seat to another, as the message asks."""
     def place(problem: dict[str, Any]) -> None:
+        if problem.get("hand_over"):
+            hand_over(vr, problem["hand_over"])
+            return
         want = {(k if k == "bottom" else int(k)): list(v) for k, v in problem["place"].items()}
         cards = Counter(c for v in want.values() for c in v)
         with vr.board.lock:
@@ -94,6 +99,16 @@ def hands_of(vr):
                 for n, card in zip(spots[w], names, strict=True):
                     vr.board.places[n] = (card, w)
     return place
+
+
+def hand_over(vr, move: dict[str, Any]) -> None:
+    """Take the named card out of one place's cards and give it to another."""
+    def spot(where: str) -> int | str:
+        return where if where == "bottom" else int(where)
+
+    with vr.board.lock:
+        n = next(n for n, (c, w) in enumerate(vr.board.places) if c == move["card"] and w == spot(move["from"]))
+        vr.board.places[n] = (move["card"], spot(move["to"]))
 
 
 def operator(vr, log: list[dict[str, Any]]):
@@ -124,8 +139,11 @@ def test_two_double_feeds_to_different_seats_are_checked_by_a_person_not_guessed
         assert sorted(pause["cards"]) == [10, 31]          # the two unseen cards, by index
         assert len(pause["place"]) == 2                      # ... at two different seats
         for seat, cards in pause["place"].items():
-            assert f"seat {int(seat) + 1} must hold {cards[0]}" in pause["message"]
+            assert f"seat {int(seat) + 1} must hold {card_name(cards[0], 'en')}" in pause["message"]
+            assert card_name(cards[0], "en")[0] in "♠♥♦♣" or "joker" in card_name(cards[0], "en")
         assert any("the operator made sure" in f for f in result.flags)
+        named = [card_name(c, "en") for cs in pause["place"].values() for c in cs]
+        assert not any(n in f for n in named for f in result.flags)     # flags go out in a public event
         assert result.record["deal"]["flags"] == result.flags
         assert table.journal.verify().ok
 
@@ -153,6 +171,135 @@ def test_a_double_feed_on_the_last_eject_with_an_extra_card_stops_the_hand(tmp_p
         assert any("seat 4 has 14 cards" in p for p in result.problems), result.problems
         assert "seat 4" in result.message and "多" in result.message_zh
         assert any("took a card too many along to seat 4" in f for f in result.flags)
+
+
+def _seats_agree(rows, record, truth) -> None:
+    """Every card read went to the seat ``card_seats`` says: a seen card's label is in that seat's real
+    hand, and every seat's cards by ``card_seats`` (the unseen ones named by the record) are its hand."""
+    reads = [r for r in rows if r.kind == "card_read"]
+    seats = card_seats(rows)
+    assert len(seats) == len(reads) and None not in seats
+    for read, seat in zip(reads, seats, strict=True):
+        assert read.data["seat"] is not None                    # every row says where its card goes
+        if read.data["label"] is not None:
+            assert read.data["label"] in truth["hands"][seat], (read.data, seat)
+    counts = Counter(seats)
+    assert [counts[s] for s in range(4)] == [len(h) for h in record["hands"]] == [13] * 4
+
+
+@pytest.mark.parametrize("attended", [True, False])
+def test_a_double_feed_on_the_last_card_is_handed_over_and_the_deal_finishes_exact(tmp_path, reader, attended):
+    """Card 51 takes card 52 (the last) along to its own seat, so no later card can even the counts
+    out: card 52 is known by elimination, and so is its seat. The operator is asked to hand it over
+    (the card named in English and Chinese; the public words name none), it is journaled, and the
+    record holds every card where it must end up. Unattended, the instruction is printed all the same
+    (``tell``) and the deal finishes, flagged as unconfirmed; the table then does as it was told."""
+    with rig_table(tmp_path, reader, seed=12) as (vr, table):
+        asked: list[dict[str, Any]] = []
+        events: list[dict[str, Any]] = []
+        op = operator(vr, asked) if attended else AutoOperator(tell=asked.append)
+        dealer = table.dealer(operator=op)
+        double_last = force_doubles(vr, {50})
+        try:
+            result = dealer.run("hongsi", first_seat=0, fair=False,
+                                on_event=lambda ev: (events.append(ev), double_last(ev)))
+        finally:
+            dealer.close()
+        rows = table.journal.rows(result.round)
+        assert result.status == "done", result.message
+        moved = next(r.data for r in rows if r.kind == "handed_over")
+        card = moved["card"]
+        assert (moved["index"], moved["from"], moved["to"]) == (51, 2, 3)   # round robin: card 52 is seat 4's
+        assert moved["by"] == ("operator" if attended else "nobody")
+        ask = next(p for p in asked if p.get("hand_over"))
+        assert f"Take {card_name(card, 'en')} out of seat 3's cards and give it to seat 4" in ask["message"]
+        assert card_name(card, "zh") in ask["message_zh"] and "4号位" in ask["message_zh"]
+        paused = [e for e in events if e["type"] == "paused"]
+        assert paused and not any(card_name(card, "en") in e["message"] or card in e["message"] for e in paused)
+        assert any(("handed it over to seat 4" if attended else "nobody confirmed") in f for f in result.flags)
+        assert not any(card in f or card_name(card, "en") in f for f in result.flags)   # flags are public
+        assert card in result.record["hands"][3]
+        if not attended:                       # the people at the table do what the terminal said
+            hand_over(vr, {"card": card, "from": "2", "to": "3"})
+        truth = vr.truth()
+        assert_equals_truth("hongsi", result.record, truth)
+        _seats_agree(rows, result.record, truth)
+        assert table.journal.verify().ok
+        assert {r.kind for r in rows} - set(ROW_KINDS) == set()
+        resumed = DealState.from_journal(table.journal, result.round)   # the journal alone knows it
+        assert resumed.dealt[51] == 3 and not resumed.misplaced
+
+
+def test_unattended_hongsi_deal_prints_the_hand_over_and_finishes(tmp_path):
+    """``hongsi deal --unattended`` on the virtual rig, card 51 taking card 52 along: the terminal shows
+    the instruction naming the card (en and zh), the journal keeps it, and the record puts the card
+    at its seat, flagged as unconfirmed."""
+    import json
+    import threading
+
+    from ctl_simrig import SPEED, start_deal
+
+    from firmware_bridge.sim import VirtualRig
+
+    vr = VirtualRig(seed=12, speed=SPEED)
+    ends = vr.start()
+    stop = threading.Event()
+
+    def double_the_last() -> None:       # the moment card 51 (index 50) is the next eject
+        while not stop.is_set():
+            with vr.board.lock:
+                if vr.board.ejects == 50:
+                    vr.board.forced_doubles = 1
+                    return
+            time.sleep(0.0005)
+
+    watcher = threading.Thread(target=double_the_last, daemon=True)
+    watcher.start()
+    try:
+        proc = start_deal(ends, tmp_path / "journal.db", "--no-fair", "--first-seat", "0", "--frames", "1", "--json")
+        out, err = proc.communicate(timeout=120)
+    finally:
+        stop.set()
+        vr.stop()
+    assert proc.returncode == 0, err[-2000:]
+    record = json.loads(out)
+    with Journal(tmp_path / "journal.db", readonly=True) as journal:
+        moved = next(r.data for r in journal.rows() if r.kind == "handed_over")
+    assert (moved["index"], moved["from"], moved["to"], moved["by"]) == (51, 2, 3, "nobody")
+    assert f"Take {card_name(moved['card'], 'en')} out of seat 3's cards and give it to seat 4" in err
+    assert f"请从3号位的牌中取出{card_name(moved['card'], 'zh')}交给4号位" in err
+    assert moved["card"] in record["hands"][3] and any("nobody confirmed" in f for f in record["deal"]["flags"])
+
+
+def test_a_crash_while_the_operator_hands_the_last_card_over_resumes_to_the_same_hand_over(tmp_path, reader):
+    """kill -9 while the deal waits for the hand-over (its pause journaled, the card not yet moved):
+    resume asks for the same hand-over once, and the record equals the table."""
+    from firmware_bridge import Rig
+
+    with rig_table(tmp_path, reader, seed=13) as (vr, table):
+        asked: list[dict[str, Any]] = []
+        table.journal.crash_at = lambda row: row.kind == "pause" and bool(row.data.get("hand_over"))
+        dealer = table.dealer(operator=operator(vr, asked))
+        with pytest.raises(Crash):
+            dealer.run("hongsi", first_seat=0, fair=False, on_event=force_doubles(vr, {50}))
+        dealer.close()
+        round_ = table.journal.last_open_round()
+        table.rig.close()                                  # the process is gone: so is its link
+        time.sleep(0.3)
+        table.rig = Rig(vr.ends["serial"], angles=table.cfg.servo_angles, bottom_angle=table.cfg.bottom_angle)
+        table.rig.connect()
+        dealer = table.dealer(operator=operator(vr, asked))
+        try:
+            result = dealer.resume(round_)
+        finally:
+            dealer.close()
+        rows = table.journal.rows(round_)
+        assert result.status == "done", result.message
+        # the crash came before the person was asked; resume asks once (a loaded machine may add a rig pause)
+        assert sum(bool(p.get("hand_over")) for p in asked) == 1, [(p["reason"], p["message"]) for p in asked]
+        assert sum(r.kind == "handed_over" for r in rows) == 1
+        assert_equals_truth("hongsi", result.record, vr.truth())
+        _seats_agree(rows, result.record, vr.truth())
 
 
 # the rows of a double feed, in the order the dealer writes them (the rig reports it: DoubleFeed)

@@ -4,6 +4,7 @@ from the journal alone gives the same hands: what `--resume` and a dispute rely 
 import numpy as np
 
 from controller.deal import Dealer, DealState
+from controller.deal.problems import card_name
 from controller.journal import Journal
 from controller.plan import make_plan
 from vision.labels import LABELS
@@ -75,5 +76,6 @@ def test_a_journal_deal_with_a_card_read_twice_is_stopped(tmp_path):
         state.reads[i] = {**state.reads[i], "label": first, "probs": _probs(first, p=1 - 1e-9)}
     result = Dealer(None, None, None, j)._finish(state)
     assert result.status == "stopped"
-    assert any(first in p and "twice" in p for p in result.problems)
-    assert any(other in p and "missing" in p for p in result.problems)
+    assert any(card_name(first, "en") in p and "twice" in p for p in result.problems)
+    assert any(card_name(other, "en") in p and "missing" in p for p in result.problems)
+    assert card_name(first, "zh") in result.message_zh and card_name(other, "zh") in result.message_zh

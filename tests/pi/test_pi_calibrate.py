@@ -108,7 +108,7 @@ def test_the_wizard_on_the_virtual_rig_saves_angles_pulses_and_exposure(tmp_path
             vr.board.forced_doubles = 1  # the operator put two stuck cards at the bottom of the hopper
             s.send("y")
             s.expect(r"two cards: (\d+\.\d) ms")
-            s.expect("lies between them: good")
+            s.expect(r"the Pico now takes one card as (\d+\.\d) ms and two above (\d+\.\d) ms")
             s.answer(r"a test card in the hopper window", "y")
             s.expect("no exposure control" if have_model() else "exposure not tuned")
             s.answer(r"save to .*\?", "y")
@@ -124,8 +124,12 @@ def test_the_wizard_on_the_virtual_rig_saves_angles_pulses_and_exposure(tmp_path
     assert text.startswith("# my table\n") and "# seat 2 is 10 degrees off" in text
     saved = tomllib.loads(text)
     assert saved["servo_angles"] == [0.0, 90.0, 180.0, 270.0] and saved["bottom_angle"] == 45.0
-    assert 70 <= saved["exit_pulse_ms"] <= 76
-    assert 88 <= saved["double_pulse_ms"] <= 120
+    assert 80 <= saved["exit_pulse_ms"] <= 92
+    assert 100 <= saved["double_pulse_ms"] <= 140
+    # the firmware took the measured figures (it counts doubles by them) and keeps them in flash
+    single_us, double_us = (int(x) for x in vr.board.flash["hongsi_pulses"].split())
+    assert abs(single_us / 1000 - saved["exit_pulse_ms"]) < 0.2
+    assert saved["exit_pulse_ms"] * 1.08 <= double_us / 1000 < saved["double_pulse_ms"]
     if have_model():
         assert saved["camera_exposure_us"] == 0.0 and "exposure auto: read" in s.out
     cfg = load_config(cfg_path, env={})
@@ -284,3 +288,12 @@ def test_exposure_tuning_leaves_a_too_dark_auto_exposure_for_one_the_reader_is_s
     assert wizard.updates()["camera_exposure_us"] == wizard.res.exposure_us
     tried = [c["ExposureTime"] for c in cams[0].controls if "ExposureTime" in c]
     assert tried == [2000, 4000, 8000, 16000, 33000]
+
+
+def test_the_threshold_keeps_clear_of_the_measured_singles():
+    from controller.calibrate import pulse_threshold
+
+    singles = [85.0, 86.1, 87.3, 85.9]
+    assert pulse_threshold(singles, 118.0) == round((86.0 + 118.0) / 2, 1)  # midway to the double
+    assert pulse_threshold(singles, 90.0) >= 87.3 * 1.06  # a double that is barely longer: not midway
+    assert pulse_threshold(singles, None) == round(86.0 * 1.12, 1)

@@ -164,3 +164,25 @@ def test_open_camera_applies_the_calibrated_exposure(monkeypatch, tmp_path):
     # a source without exposure control (a folder of images) opens all the same
     cv2.imwrite(str(tmp_path / "a.jpg"), np.zeros((8, 8, 3), np.uint8))
     open_camera(str(tmp_path), exposure_us=12000).close()
+
+
+def test_a_numpy_2_clash_in_picamera2_is_a_clear_camera_error(monkeypatch, tmp_path):
+    """Bookworm: Debian's simplejpeg (built for numpy 1.x) under a venv's numpy 2 raises ValueError."""
+    (tmp_path / "picamera2.py").write_text(
+        "raise ValueError('numpy.dtype size changed, may indicate binary incompatibility')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
+    with pytest.raises(CameraError, match="numpy<2"):
+        open_camera("picamera")
+
+
+def test_the_pi_camera_focuses_on_the_window(monkeypatch):
+    class _Autofocus(_Picamera2):
+        camera_controls = {"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=_Autofocus))
+    _Picamera2.instances.clear()
+    cam = open_camera("picamera")
+    cam.close()
+    focus = [c for c in _Picamera2.instances[0].controls if "AfMode" in c]
+    assert focus == [{"AfMode": 0, "LensPosition": 100.0 / 12.0}]  # manual, 12 cm (8.3 dioptres)

@@ -98,12 +98,15 @@ def test_flash_copies_the_firmware_resets_and_checks_the_new_boot(mpremote):
     assert out.returncode == 0, out.stdout + out.stderr
     assert boots == first_boots + 2  # once into the REPL, once into the new firmware, which flash saw
     assert "reboots into the REPL" in out.stdout
-    cp, reset = calls(log)
+    rm, cp, reset = calls(log)
+    assert rm[:3] == ["connect", port, "exec"] and "os.remove" in rm[3]  # old .py copies would shadow .mpy
     assert cp[:4] == ["connect", port, "fs", "cp"] and cp[-1] == ":"
     assert reset == ["connect", port, "reset"]
-    assert [Path(a).name for a in cp[4:-1]] == list(FIRMWARE_FILES) and cp[-2].endswith("main.py")  # main.py last
-    for name in FIRMWARE_FILES:
-        assert (pico / name).read_bytes() == (ROOT / "hardware" / "firmware" / name).read_bytes()
+    shipped = [n[:-3] + ".mpy" for n in FIRMWARE_FILES if n != "main.py"] + ["main.py"]
+    assert [Path(a).name for a in cp[4:-1]] == shipped  # precompiled modules; main.py (source) last
+    assert (pico / "main.py").read_bytes() == (ROOT / "hardware" / "firmware" / "main.py").read_bytes()
+    for name in shipped[:-1]:
+        assert (pico / name).read_bytes()[:1] == b"M"  # a MicroPython .mpy header
     assert "flashed" in out.stdout and f"{P.PROTOCOL_HASH:04x}" in out.stdout
 
 
@@ -114,8 +117,10 @@ def test_flash_dry_run_prints_the_commands_and_runs_nothing(mpremote):
     assert out.returncode == 0, out.stderr
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("+ ")]
     assert "command repl" in lines[0] and "/dev/hongsi-mcu" in lines[0]
-    assert "connect /dev/hongsi-mcu fs cp" in lines[1] and lines[1].rstrip().endswith("main.py :")
-    assert lines[2].endswith("connect /dev/hongsi-mcu reset") and "boot report" in lines[3]
+    assert "connect /dev/hongsi-mcu exec" in lines[1]
+    assert "connect /dev/hongsi-mcu fs cp" in lines[2] and lines[2].rstrip().endswith("main.py :")
+    assert "firmware.mpy" in lines[2]
+    assert lines[3].endswith("connect /dev/hongsi-mcu reset") and "boot report" in lines[4]
     assert not log.exists() and not list(pico.iterdir())
 
 
@@ -142,7 +147,7 @@ def test_flash_fails_when_the_pico_does_not_come_back_with_a_new_boot(mpremote, 
         with pytest.raises(FirmwareError, match="no boot report"):
             flash(vr.ends["serial"], mpremote=str(bindir / "mpremote"), boot_within=3.0, say=lambda _s: None)
         assert vr.mcu.repl is not None and vr.mcu.fw is None  # left in the REPL, the motors off
-    assert len(calls(log)) == 2
+    assert len(calls(log)) == 3
 
 
 def _running(vr: VirtualRig):
@@ -198,3 +203,20 @@ def test_check_without_firmware_on_the_line_is_one_clear_error():
         os.close(slave)
     assert out.returncode == 1 and out.stdout == ""
     assert out.stderr.startswith("hongsi: no answer to 'hello'") and "hongsi firmware flash" in out.stderr
+
+
+def test_flash_says_to_stop_the_service_when_the_port_is_in_use(mpremote):
+    from firmware_bridge import Rig
+
+    with VirtualRig(seed=3, speed=SPEED, camera=False) as vr:
+        holder = Rig(vr.ends["serial"], timeout=3.0)
+        holder.connect()  # the table service holds the port
+        try:
+            out = subprocess.run(HONGSI + ["firmware", "flash", "--port", vr.ends["serial"]], capture_output=True,
+                                 text=True, env=fw_env(mpremote), cwd=ROOT, timeout=60)
+        finally:
+            holder.close()
+    assert out.returncode != 0
+    said = out.stdout + out.stderr
+    assert "stop the service" in said and "BOOTSEL" not in said and "flash_nuke" not in said
+    assert "Traceback" not in said

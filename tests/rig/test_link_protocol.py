@@ -118,3 +118,44 @@ def test_a_damaged_frame_never_decodes_as_another_message(m, pos, bit, junk):
     good = [i for i in items if isinstance(i, tuple)]
     assert good and good[-1] == m  # the next good frame still comes through
     assert all(g == m for g in good)  # the damaged one never turns into something else
+
+
+def test_no_host_frame_and_no_ack_carries_ctrl_c():
+    """A 0x03 byte reaching a Pico before main.py's first statement stops it in the REPL: the host's
+    command frames skip such sequence numbers, and so do the firmware's events (whose ACKs the host sends)."""
+    from firmware_bridge import protocol as P
+    from firmware_bridge.sim.clock import ManualClock
+    from firmware_bridge.sim.fakes import load_firmware
+    from firmware_bridge.sim.mcu import MemoryPort
+    from firmware_bridge.sim.model import Board
+
+    board = Board(ManualClock())
+    fw = load_firmware(board)["firmware"].Firmware(MemoryPort())
+    for i in range(600):
+        fw.queue_event("card_passed", (i, i))
+        fw.events = fw.events[-2:]
+    seqs = list(range(1, fw.ev_seq + 1))
+    used = [s for s in seqs if 3 not in P.encode(P.ACK, s)]
+    assert fw.ev_seq > 600 and all(3 not in P.encode(P.ACK, e[0]) for e in fw.events)
+    assert len(used) < len(seqs)  # some numbers really were skipped
+
+
+def test_a_reconnect_waits_for_the_port_to_come_back(tmp_path, make_rig):
+    """A reset Pico re-enumerates its USB: the port is gone for a while; the link waits for it."""
+    import os
+    import threading
+    import time
+
+    from firmware_bridge import protocol as P
+    from firmware_bridge.link import Link
+
+    vr, _rig = make_rig(connect=False)
+    path = tmp_path / "hongsi-mcu"
+    threading.Timer(0.6, lambda: os.symlink(vr.ends["serial"], path)).start()
+    t0 = time.monotonic()
+    link = Link(str(path), open_wait=5.0)
+    try:
+        assert time.monotonic() - t0 >= 0.5
+        assert link.command("ping")[0] == P.NOT_CONNECTED  # the firmware answers on the port that came back
+    finally:
+        link.close()

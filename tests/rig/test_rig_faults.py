@@ -99,7 +99,10 @@ def test_estop_from_the_host_and_from_the_input(make_rig):
         rig.eject()
     rig.clear_fault()
     vr.press_estop(True)
-    # the input is wired to the MCU: it latches without the host
+    # the input is wired to the MCU: it latches without the host, once its level has held
+    deadline = time.monotonic() + 2
+    while rig.status()["fault"] != "e-stop" and time.monotonic() < deadline:
+        time.sleep(0.01)
     st = rig.status()
     assert st["estop_input"] and st["fault"] == "e-stop"
     with pytest.raises(Fault):
@@ -144,7 +147,7 @@ def test_reboot_mid_deal_is_detected_and_never_taken_for_success(make_rig):
     with pytest.raises(McuRebooted):
         rig.eject()  # nothing moves until the host shakes hands again
     boot = rig.connect()
-    assert boot.rebooted and boot.boot_id != first.boot_id and boot.reset_cause == "hard reset"
+    assert boot.rebooted and boot.boot_id != first.boot_id and boot.reset_cause == "reset pin (relay or button)"
     assert not rig.status()["homed"]
     rig.home()
     rig.eject()
@@ -170,7 +173,7 @@ def test_a_card_thrown_after_an_estop_is_still_reported(make_rig):
     got = threading.Event()
     rig.on_event(lambda ev: ev.name == "card_passed" and (passed.append(ev.fields), got.set()))
     vr.board.mech.eject_travel_ms = 5.0  # the card is in the beam almost at once...
-    vr.board.mech.card_pulse_ms = 550.0  # ...and stays there a while (less than the firmware's STUCK_MS)
+    vr.board.mech.card_pulse_ms = 200.0  # ...and stays there a while (less than the firmware's STUCK_MS)
     errors = []
     t = threading.Thread(target=lambda: _catch(errors, rig.eject))
     t.start()
@@ -178,11 +181,14 @@ def test_a_card_thrown_after_an_estop_is_still_reported(make_rig):
     while not vr.board.beam_blocked and time.monotonic() < deadline:
         time.sleep(0.002)
     assert vr.board.beam_blocked
-    rig.estop()  # the card is already past the wheel: it still leaves
+    rig.estop()  # the rollers stop with the card in the beam...
     t.join(10)
+    time.sleep(0.1)
+    vr.board.pull_card()  # ...and the operator pulls it out: the firmware still reports it
     assert got.wait(5) and passed[0]["pulse_us"] > 0
     assert errors and isinstance(errors[0], Fault)
-    assert rig.status()["ejects"] == 1 and sum(len(h) for h in vr.truth()["hands"]) == 1
+    time.sleep(0.3)  # down the chute
+    assert rig.status()["ejects"] == 1 and len(vr.board.places) == 1
 
 
 def test_a_lost_done_report_raises_instead_of_hanging(make_rig):

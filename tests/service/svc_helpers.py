@@ -21,6 +21,23 @@ CARD = re.compile(r"^(?:[SHDC](?:10|[2-9JQKA])|BJ|RJ)$")
 CARD_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])(?:[SHDC](?:10|[2-9JQKA])|BJ|RJ)(?![A-Za-z0-9])")
 
 
+def _card_words() -> tuple[re.Pattern[str], dict[str, str]]:
+    """Every way the project's text table writes or speaks a card (♠5, 黑桃五, the 5 of spades, 大王),
+    mapped back to its notation: a leak in people's words is a leak too."""
+    from controller.text import card_en, card_sign, card_zh
+    from engine.cards import DECKS
+
+    words: dict[str, str] = {}
+    for card in {str(c) for deck in DECKS.values() for c in deck.cards()}:
+        for render in (card_sign, card_zh, card_en):
+            words[render(card)] = card
+    alternatives = sorted(words, key=len, reverse=True)
+    return re.compile("|".join(re.escape(w) for w in alternatives)), words
+
+
+CARD_WORDS, CARD_OF_WORD = _card_words()
+
+
 def card_strings(obj: Any) -> set[str]:
     """Every string in a JSON value that is a card's notation."""
     out: set[str] = set()
@@ -28,6 +45,7 @@ def card_strings(obj: Any) -> set[str]:
         if CARD.match(obj):
             out.add(obj)
         out |= set(CARD_IN_TEXT.findall(obj))  # a card named inside a message
+        out |= {CARD_OF_WORD[w] for w in CARD_WORDS.findall(obj)}  # or in people's words
     elif isinstance(obj, dict):
         for k, v in obj.items():
             out |= card_strings(k) | card_strings(v)

@@ -6,6 +6,7 @@ DUTY = {}
 FEEDS = [0]
 PWRON_RESET = 1
 WDT_RESET = 3
+SOFT_RESET = 5
 
 
 class Pin:
@@ -26,7 +27,7 @@ class Pin:
             return LEVELS.get(self.id, 1)
         LEVELS[self.id] = 1 if v else 0
 
-    def irq(self, handler=None, trigger=12):
+    def irq(self, handler=None, trigger=12, hard=False):
         IRQS[self.id] = handler
 
 

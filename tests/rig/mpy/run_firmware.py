@@ -23,6 +23,7 @@ L[config.PIN_HOPPER] = 0   # a card in the hopper
 L[config.PIN_ESTOP] = 0    # e-stop closed (not pressed)
 L[config.PIN_ENDSTOP] = 1
 L[config.PIN_EXIT] = 1
+L[config.PIN_EDGE] = 0     # the picked card at the leading-edge sensor
 port = Port()
 fw = Firmware(port)
 port.inbox += P.encode(P.CMD, 41, P.CMD_IDS["hello"], (1,)) + P.encode(P.CMD, 42, P.CMD_IDS["count"])
@@ -33,17 +34,28 @@ port.inbox += P.encode(P.CMD, 43, P.CMD_IDS["eject"], (1,))
 fw.step()
 exit_pin = fakemachine.Pin(config.PIN_EXIT)
 L[config.PIN_EXIT] = 0
+fakemachine.IRQS[config.PIN_EXIT](exit_pin)   # a 0.2 ms glitch first: not a card
+time.sleep_us(200)
+L[config.PIN_EXIT] = 1
+fakemachine.IRQS[config.PIN_EXIT](exit_pin)
+time.sleep_ms(5)
+fw.step()
+L[config.PIN_EXIT] = 0
 fakemachine.IRQS[config.PIN_EXIT](exit_pin)   # the card's leading edge
-time.sleep_ms(73)
+time.sleep_ms(86)
 L[config.PIN_EXIT] = 1
 fakemachine.IRQS[config.PIN_EXIT](exit_pin)   # the trailing edge
+trailing = time.ticks_ms()
 host = P.FrameDecoder()
 seen = 0
-for _ in range(10):  # the host acks every event, so the queue drains in order
+done_at = None
+while time.ticks_diff(time.ticks_ms(), trailing) < config.CHUTE_MS + 60:  # host acks every event
     fw.step()
     for item in host.feed(bytes(port.sent[seen:])):
         if isinstance(item, tuple) and item[0] == P.EVENT:
             port.inbox += P.encode(P.ACK, item[1])
+            if P.EVENTS[item[2]][0] == "done" and done_at is None:
+                done_at = time.ticks_diff(time.ticks_ms(), trailing)
     seen = len(port.sent)
     time.sleep_ms(2)
 out["sent"] = bytes(port.sent).hex()
@@ -51,4 +63,6 @@ out["count"] = fw.count
 out["ejects"] = fw.ejects
 out["motor_off"] = fw.motor.running == 0
 out["wdt_fed"] = fakemachine.FEEDS[0]
+out["glitches"] = fw.exit.glitches
+out["done_after_trailing_ms"] = done_at
 print(json.dumps(out))

@@ -18,6 +18,9 @@ config.JAM_MS = 20
 config.PASS_MIN_MS = 10
 config.PASS_GAP_MS = 5
 config.HEARTBEAT_MS = 10
+config.EDGE_MS = 20
+config.RIFFLE_MIN_MS = 5
+config.UNLOADED_MS = 5
 
 
 L = fakemachine.LEVELS
@@ -90,16 +93,38 @@ L[config.PIN_CURRENT] = 0  # ...and unloads: the pass is over
 pump(10)
 out["shuffle_done"] = dones()[-1][3:5]
 out["relay_after"] = fakemachine.LEVELS[config.PIN_RELAY]
+L[config.PIN_CURRENT] = 0  # a shuffle with empty bins: the motor never loads
+cmd("shuffle", 1)
+pump(30)
+out["shuffle_empty"] = dones()[-1][3:5]
+L[config.PIN_CURRENT] = 1
+cmd("shuffle", 3)  # an e-stop glitch (0.5 ms, the level back before it is confirmed)
+L[config.PIN_ESTOP] = 1
+fakemachine.IRQS[config.PIN_ESTOP](fakemachine.Pin(config.PIN_ESTOP))
+time.sleep_us(500)
+L[config.PIN_ESTOP] = 0
+pump(10)
+out["estop_glitch_fault"] = fw.fault
+out["estop_glitch_relay"] = fakemachine.LEVELS[config.PIN_RELAY]
+cmd("estop")  # stop that shuffle (a fault latched from the host)
+cmd("clear")
 L[config.PIN_ESTOP] = 1  # e-stop pressed during a shuffle
 L[config.PIN_CURRENT] = 1
 cmd("shuffle", 3)
 fakemachine.IRQS[config.PIN_ESTOP](fakemachine.Pin(config.PIN_ESTOP))
+pump(config.ESTOP_CONFIRM_MS + 3)  # the level held: a press, not a glitch
 out["relay_at_estop"] = fakemachine.LEVELS[config.PIN_RELAY]
-pump(5)
 out["estop_fault"] = fw.fault
 out["clear_pressed"] = cmd("clear")[0]
 L[config.PIN_ESTOP] = 0
 out["clear_released"] = cmd("clear")
+fw.fault = P.F_HOME  # another fault latched, then the e-stop held down
+n_estop = len([e for e in state["events"] if e[0] == "estop"])
+L[config.PIN_ESTOP] = 1
+pump(40)
+out["estop_events_held"] = len([e for e in state["events"] if e[0] == "estop"]) - n_estop
+L[config.PIN_ESTOP] = 0
+cmd("clear")
 config.HOST_SILENCE_MS = 30
 cmd("shuffle", 3)
 pump(60, ack=False)  # the host falls silent (no acks, no commands)
@@ -110,6 +135,11 @@ for i in range(10):
     fw.queue_event("card_passed", (i, i))
 out["queue_len"] = len(fw.events)
 out["status"] = cmd("status")
+fw.events = []
+cmd("clear")
+L[config.PIN_EXIT] = 0  # a card left in the beam
+out["eject_beam_blocked"] = cmd("eject", 1)[0]
+L[config.PIN_EXIT] = 1
 import os  # noqa: E402
 
 import firmware  # noqa: E402

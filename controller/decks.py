@@ -1,0 +1,130 @@
+"""Learning the table's own deck: ``hongsi vision enroll`` (labelled photos) and ``hongsi deck learn``
+(the rig deals a deck of known order into one pile while the camera reads each card).
+
+Both end in :meth:`vision.enroll.DeckRefs.save` under ``DATA_DIR/decks/NAME/``: the new references are
+merged with those already there and written atomically, and only when every input was good, so a bad
+CSV or a deal that stops half way loses nothing already enrolled.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.enroll import DeckRefs, Embedder, EnrolError, enrol
+from vision.labels import JOKERS, LABELS
+
+# The order a new deck leaves its box in (the common "new deck order": ♠A-K, ♦A-K, ♣K-A, ♥K-A), then
+# the jokers; the rig deals it as it lies, the bottom card first.
+_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+FACTORY_ORDER = (tuple("S" + r for r in _RANKS) + tuple("D" + r for r in _RANKS)
+                 + tuple("C" + r for r in reversed(_RANKS)) + tuple("H" + r for r in reversed(_RANKS)))
+KINDS = ("frame", "corner", "window")
+
+
+def read_labels_csv(path: Path) -> list[tuple[Path, str]]:
+    """``file,label`` rows (paths relative to the CSV's folder); EnrolError on a missing file or an
+    unknown label, naming the row."""
+    if not path.is_file():
+        raise EnrolError(f"{path}: no such file")
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise EnrolError(f"{path}: not a readable CSV ({exc})") from None
+    if not rows or not {"file", "label"} <= set(rows[0]):
+        raise EnrolError(f"{path}: needs the columns file,label and at least one row")
+    out = []
+    for n, row in enumerate(rows, start=2):
+        label = (row["label"] or "").strip().upper()
+        file = path.parent / (row["file"] or "").strip()
+        if label not in LABELS:
+            raise EnrolError(f"{path}, line {n}: unknown card label {row['label']!r} (e.g. S10, HQ, BJ, RJ)")
+        if not row["file"] or not file.is_file():
+            raise EnrolError(f"{path}, line {n}: no such file {row['file']!r}")
+        out.append((file, label))
+    return out
+
+
+def read_order(path: Path | None) -> tuple[str, ...]:
+    """The deck's order from a file (labels separated by commas, spaces or lines), or the factory order;
+    EnrolError unless each of the 52 suit cards is there once (the jokers at most once each)."""
+    if path is None:
+        return FACTORY_ORDER
+    try:
+        words = path.read_text(encoding="utf-8").replace(",", " ").split()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EnrolError(f"{path}: cannot read the order ({exc})") from None
+    order = tuple(w.strip().upper() for w in words)
+    unknown = [w for w in order if w not in LABELS]
+    if unknown:
+        raise EnrolError(f"{path}: unknown card label {unknown[0]!r}")
+    twice = sorted({w for w in order if order.count(w) > 1})
+    if twice:
+        raise EnrolError(f"{path}: {', '.join(twice)} listed twice")
+    missing = [label for label in LABELS if label not in order and label not in JOKERS]
+    if missing:
+        raise EnrolError(f"{path}: the deck has no {', '.join(missing)}")
+    return order
+
+
+def _image(path: Path) -> np.ndarray:
+    import cv2
+
+    data = path.read_bytes()
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    if img is None:
+        raise EnrolError(f"{path}: not a readable image")
+    return img
+
+
+def enrol_csv(csv_path: Path, deck: str, data_dir: Path, kind: str, model: Path) -> tuple[DeckRefs, list[str]]:
+    """Enrol the photos a CSV lists into ``deck``; returns the deck's references and the suit cards
+    still without one. Nothing is written unless every row was good."""
+    if kind not in KINDS:
+        raise EnrolError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    rows = read_labels_csv(csv_path)
+    embedder = Embedder(model)
+    new = enrol(embedder, [(_image(f), label, str(f)) for f, label in rows], kind)
+    refs = new.merged(_existing(data_dir, deck))
+    refs.save(data_dir, deck)
+    return refs, refs.missing()
+
+
+def _existing(data_dir: Path, deck: str) -> DeckRefs | None:
+    from vision.enroll import DeckNotFound
+
+    try:
+        return DeckRefs.load(data_dir, deck)
+    except DeckNotFound:
+        return None
+
+
+def learn_deck(rig: Any, camera: Any, order: tuple[str, ...], deck: str, data_dir: Path, model: Path,
+               frames: int = 3, progress: Any = None) -> DeckRefs:
+    """Deal a deck of known ``order`` into one pile (the turntable at its first seat), enrolling each
+    card from ``frames`` camera frames taken before it leaves. Saves only when the whole deck was dealt
+    and the hopper is then empty."""
+    embedder = Embedder(model)
+    rig.home()
+    rig.rotate_to(0)
+    embs, labels = [], []
+    for i, label in enumerate(order):
+        if rig.hopper_empty():
+            raise EnrolError(f"the hopper ran out after {i} cards of {len(order)}: nothing was saved")
+        images = [f.image for f in camera.grab(frames, timeout=5.0, skip=1)]
+        part = enrol(embedder, [(img, label, f"card {i + 1} ({label})") for img in images], "window")
+        embs.append(part.embeddings)
+        labels.append(part.labels)
+        rig.eject()
+        if progress is not None:
+            progress(i + 1, len(order), label)
+    if not rig.hopper_empty():
+        raise EnrolError(f"cards are left in the hopper after the {len(order)} listed: nothing was saved")
+    new = DeckRefs(np.concatenate(embs), np.concatenate(labels), embedder.digest)
+    refs = new.merged(_existing(data_dir, deck))
+    refs.save(data_dir, deck)
+    return refs

@@ -1,0 +1,252 @@
+"""The table's own deck: references of each card, and reading by nearest neighbours among them.
+
+Usage::
+
+    refs = DeckRefs.load(data_dir, "casino-red")            # DeckNotFound if never enrolled
+    refs = enrol(reader, [(image, "H4"), ...], kind="frame")  # one or more photos per card
+    refs.save(data_dir, "casino-red")                        # merged with what is there; atomic
+    reading = read_with_deck(reader, refs, image, kind="window")
+
+A reference is the classifier's embedding of one corner index (the features its heads read, unit
+length): the network's own output ``embed`` when it has one, otherwise the input of its card head,
+found in the graph. A picture is read by comparing each of its corners with every reference (cosine
+similarity); each card scores its best reference, corners are averaged, and the reading is declined
+when the best card is not clearly closer than the next one (:data:`MIN_SIMILARITY`, :data:`MIN_GAP`).
+The deck's references are tied to the model that made them (its file's digest): another model needs a
+new enrolment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from vision.labels import JOKERS, LABELS, index
+from vision.localize import localize, nominal_window_cards
+
+MIN_SIMILARITY = 0.80  # below this the picture is like no card of the deck: declined
+MIN_GAP = 0.04  # the best card must be this much closer than the next one
+VARIANTS = 6  # references made from each enrolled corner besides itself (see variants)
+SUIT_CARDS = tuple(label for label in LABELS if label not in JOKERS)
+_NAME_OK = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+
+
+class EnrolError(ValueError):
+    """Bad enrolment input (a missing file, an unknown label, a card missing); says which in one line."""
+
+
+class DeckNotFound(EnrolError):
+    """No deck of that name was enrolled."""
+
+
+def deck_dir(data_dir: Path, name: str) -> Path:
+    if not name or set(name) - _NAME_OK or name.startswith("."):
+        raise EnrolError(f"deck name {name!r}: use letters, digits, '-', '_' or '.'")
+    return Path(data_dir).expanduser() / "decks" / name
+
+
+def model_digest(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def known_decks(data_dir: Path) -> list[str]:
+    root = Path(data_dir).expanduser() / "decks"
+    return sorted(p.parent.name for p in root.glob("*/refs.npz")) if root.is_dir() else []
+
+
+@dataclass
+class DeckRefs:
+    embeddings: np.ndarray  # (n, d) float32, unit rows
+    labels: np.ndarray  # (n,) int label indices
+    model: str  # the digest of the model that made them
+
+    @classmethod
+    def load(cls, data_dir: Path, name: str) -> DeckRefs:
+        path = deck_dir(data_dir, name) / "refs.npz"
+        if not path.exists():
+            have = known_decks(data_dir)
+            raise DeckNotFound(f"no deck named {name!r} is enrolled"
+                               + (f" (enrolled: {', '.join(have)})" if have else " (none is; run hongsi vision enroll)"))
+        with np.load(path) as z:
+            return cls(z["embeddings"].astype(np.float32), z["labels"].astype(np.int64), str(z["model"]))
+
+    def merged(self, other: DeckRefs | None) -> DeckRefs:
+        if other is None or other.model != self.model:
+            return self
+        return DeckRefs(np.concatenate([other.embeddings, self.embeddings]),
+                        np.concatenate([other.labels, self.labels]), self.model)
+
+    def missing(self) -> list[str]:
+        have = {LABELS[int(i)] for i in self.labels}
+        return [label for label in SUIT_CARDS if label not in have]
+
+    def save(self, data_dir: Path, name: str) -> Path:
+        """Write atomically (a temporary file renamed over the old one: a crash loses nothing)."""
+        folder = deck_dir(data_dir, name)
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
+        os.close(fd)
+        np.savez(tmp, embeddings=self.embeddings, labels=self.labels, model=np.array(self.model))
+        path = folder / "refs.npz"
+        os.replace(tmp, path)
+        return path
+
+
+class Embedder:
+    """The reader's first model with its embedding exposed (an extra graph output if it has none)."""
+
+    def __init__(self, model_path: Path, threads: int = 1) -> None:
+        import onnx
+        import onnxruntime as ort
+
+        model = onnx.load(str(model_path))
+        outputs = [o.name for o in model.graph.output]
+        if "embed" in outputs:
+            self.name, self.normalise = "embed", False
+        else:
+            card_head = next(n for n in model.graph.node if n.output and n.output[0] == _producer(model, "card"))
+            self.name, self.normalise = card_head.input[0], True
+            model.graph.output.append(onnx.helper.make_empty_tensor_value_info(self.name))
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self.session = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        self.size = self.session.get_inputs()[0].shape[-1]
+        if not isinstance(self.size, int):
+            self.size = 32
+        self.digest = model_digest(model_path)
+
+    def __call__(self, crops: list[np.ndarray]) -> np.ndarray:
+        """(n, d) unit-length embeddings of corner crops."""
+        from vision.corner_data import to_input
+
+        x = np.stack([to_input(c, self.size) for c in crops]).astype(np.float32).transpose(0, 3, 1, 2)
+        (f,) = self.session.run([self.name], {"image": np.ascontiguousarray(x)})
+        f = f.reshape(len(crops), -1).astype(np.float32)
+        return f / (np.linalg.norm(f, axis=1, keepdims=True) + 1e-6)
+
+
+def _producer(model, output: str) -> str:
+    """The input of the node that makes graph output ``output`` (the card head's Gemm before its Softmax)."""
+    node = next(n for n in model.graph.node if output in n.output)
+    return node.input[0]
+
+
+def corners_of(image: np.ndarray, kind: str) -> list[np.ndarray] | None:
+    """The corner crops a picture is read from: both indices of the found card (``window`` falls back
+    to the card's nominal place), or the picture itself for ``corner``; None if no card is found."""
+    if kind == "corner":
+        return [image]
+    found = localize(image)
+    if found is None and kind == "window":
+        found = nominal_window_cards(image)[0]
+    if found is None and kind == "frame":  # no outline: perhaps the card fills the picture
+        card = whole_card(image)
+        return None if card is None else whole_card_corners(image) + other_corners(card)
+    return None if found is None else found.corners + other_corners(found.card)
+
+
+def other_corners(card: np.ndarray) -> list[np.ndarray]:
+    """The top-right corner and the bottom-left one turned 180°: where some designs (KDE's oxygen) put
+    their index, and in any design more of the card's own look for its references to match."""
+    from vision.localize import CORNER_H, CORNER_W
+
+    h, w = card.shape[:2]
+    cw, ch = int(round(CORNER_W * w)), min(h // 2, int(round(CORNER_H * w)))
+    return [np.ascontiguousarray(card[:ch, w - cw:]), np.ascontiguousarray(card[h - ch:, :cw][::-1, ::-1])]
+
+
+def whole_card(image: np.ndarray) -> np.ndarray | None:
+    """A picture that is all card (a tight photo or scan) as the warped card, portrait, BGR; None when
+    the picture is not card-shaped."""
+    import cv2
+
+    from vision.localize import CARD_WIDTH
+
+    h, w = image.shape[:2]
+    if w > h:
+        image, (h, w) = np.ascontiguousarray(np.rot90(image)), (w, h)
+    if not 1.2 <= h / max(w, 1) <= 1.9:
+        return None
+    card = cv2.resize(image, (CARD_WIDTH, int(round(CARD_WIDTH * h / w))), interpolation=cv2.INTER_AREA)
+    return cv2.cvtColor(card, cv2.COLOR_GRAY2BGR) if card.ndim == 2 else card
+
+
+def whole_card_corners(image: np.ndarray) -> list[np.ndarray] | None:
+    """The two index corners of a picture that is all card (see :func:`whole_card`)."""
+    from vision.localize import corner_crops
+
+    card = whole_card(image)
+    return None if card is None else corner_crops(card)
+
+
+def variants(crop: np.ndarray, rng: np.random.Generator, n: int = VARIANTS) -> list[np.ndarray]:
+    """The crop and ``n`` others as the localizer may cut it from another photo: shifted, turned a few
+    degrees, framed tighter or looser, blurred, lit otherwise. One photo per card then covers more."""
+    import cv2
+
+    h, w = crop.shape[:2]
+    out = [crop]
+    for _ in range(n):
+        M = cv2.getRotationMatrix2D((w / 2 + rng.normal(0, 0.03 * w), h / 2 + rng.normal(0, 0.03 * h)),
+                                    float(rng.normal(0, 3)), float(rng.uniform(0.9, 1.1)))
+        v = cv2.warpAffine(crop, M, (w, h), borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        if rng.random() < 0.5:
+            v = cv2.GaussianBlur(v, (0, 0), float(rng.uniform(0.5, 1.5)))
+        v = v * rng.uniform(0.7, 1.2) + rng.uniform(-20, 20)
+        out.append(np.clip(v, 0, 255).astype(np.uint8))
+    return out
+
+
+def enrol(embedder: Embedder, items: list[tuple[np.ndarray, str, str]], kind: str, seed: int = 0) -> DeckRefs:
+    """References from labelled pictures ``(image, label, name for errors)``: both corners of each, and
+    :data:`VARIANTS` variants of each corner."""
+    rng = np.random.default_rng(seed)
+    embs, labels = [], []
+    for image, label, name in items:
+        crops = corners_of(image, kind)
+        if crops is None:
+            raise EnrolError(f"{name}: no card found in the picture (try --kind corner for a crop of one index)")
+        crops = [v for c in crops for v in variants(c, rng)]
+        embs.append(embedder(crops))
+        labels += [index(label)] * len(crops)
+    return DeckRefs(np.concatenate(embs), np.asarray(labels, np.int64), embedder.digest)
+
+
+@dataclass
+class DeckReading:
+    label: str | None
+    confidence: float  # the best card's similarity
+    gap: float  # ... minus the next card's
+
+
+def read_with_deck(embedder: Embedder, refs: DeckRefs, image: np.ndarray, kind: str) -> DeckReading:
+    if refs.model != embedder.digest:
+        raise EnrolError("the deck was enrolled with another model: enrol it again")
+    crops = corners_of(image, kind)
+    if crops is None:
+        return DeckReading(None, 0.0, 0.0)
+    return decide(card_scores(embedder(crops), refs))
+
+
+def card_scores(emb: np.ndarray, refs: DeckRefs) -> np.ndarray:
+    """(54,) each card's similarity: its best reference, averaged over the picture's corners (-1 for a
+    card with no reference)."""
+    sim = emb @ refs.embeddings.T  # (corners, refs)
+    scores = np.full((len(emb), len(LABELS)), -1.0, np.float32)
+    for k in np.unique(refs.labels):
+        scores[:, k] = sim[:, refs.labels == k].max(axis=1)
+    return scores.mean(axis=0)
+
+
+def decide(scores: np.ndarray) -> DeckReading:
+    order = np.argsort(scores)[::-1]
+    best, second = float(scores[order[0]]), float(scores[order[1]])
+    sure = best >= MIN_SIMILARITY and best - second >= MIN_GAP
+    return DeckReading(LABELS[int(order[0])] if sure else None, best, best - second)
