@@ -4,15 +4,17 @@ corner crops, some stretched to 5:1 by their exporter, are never taken for a str
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import cv2
 import numpy as np
 import pytest
-from conftest import REAL_DIR
 
 from controller.deal.window import evidence_jpeg
 from vision.render import render_window_frame
+
+REAL_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cards-real-dev"
 
 
 @pytest.mark.parametrize("label", ["H4", "S10", "C7", "DQ"])
