@@ -91,7 +91,12 @@ def gather(journal: Journal, rid: int) -> dict[str, Any]:
                           f"`hongsi log export {rid}` has its rows")
     view = replay(record, journal, rid)
     proof = (record.get("deal") or {}).get("proof") if isinstance(record.get("deal"), dict) else None
-    check = check_deal(record, proof, rows) if isinstance(proof, dict) else None
+    try:
+        check = check_deal(record, proof, rows) if isinstance(proof, dict) else None
+    except (KeyError, TypeError, ValueError) as exc:  # a proof missing a field fails, said as such
+        from controller.fair_deal import ProofCheck
+
+        check = ProofCheck(False, [f"the proof is incomplete ({exc!r})"])
     end = next((r.data for r in reversed(rows) if r.kind == "round_end"), None)
     verdict = (end or {}).get("verdict") or (view["steps"][-1]["verdict"] if view.get("steps") else None)
     return {"round": rid, "status": status, "record": record, "view": view, "proof": proof, "check": check,

@@ -53,7 +53,10 @@ def card_seats(rows: list[Any], record: dict[str, Any] | None = None) -> list[in
         from controller.deal.state import card_seats as dealt_seats  # the deal's, once it has one
     except ImportError:
         dealt_seats = None
-    seats: list[int | str | None] = list(dealt_seats(rows)) if dealt_seats is not None else _moved_seats(rows)
+    try:
+        seats: list[int | str | None] = list(dealt_seats(rows)) if dealt_seats is not None else _moved_seats(rows)
+    except (KeyError, TypeError, ValueError):  # rows the deal's reader does not take: the rows that moved cards
+        seats = _moved_seats(rows)
     holders = _holders(record)
     reads = [r.data for r in rows if r.kind == "card_read"]
     for k, d in enumerate(reads):

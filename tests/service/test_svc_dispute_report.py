@@ -102,8 +102,8 @@ def test_the_report_names_every_seats_cards_and_every_action(played, tmp_path):
     for (_, cell), ev in zip(rows, rec["events"], strict=False):
         if ev.get("cards"):
             assert cards_sign(ev["cards"]) in cell and f"Seat {ev['seat'] + 1}" in cell
-    stranger = played["refused"][0][0]
-    assert f"Seat 1 does not hold {card_sign(stranger)}." in html and "✗ 拒绝" in html
+    said = played["refused"][0][1]["violations"][0]  # the referee's reason, as the seat was told it
+    assert said["message"] in html.replace("&#x27;", "'") and said["message_zh"] in html and "✗ 拒绝" in html
     assert "Hand over" in html and "本局结束" in html
     assert "check_deal passes" in html and rec["deal"]["proof"]["seed"] in html
     assert html.count("<svg") >= 2 and "round_end" not in html.split("Receipts", 1)[1].split("fair-deal", 1)[0]
