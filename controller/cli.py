@@ -475,6 +475,24 @@ def log_export(round_: Annotated[int, typer.Argument(metavar="ROUND", help="the 
     raise typer.Exit(code)
 
 
+@log_app.command("report")
+def log_report(round_: Annotated[int, typer.Argument(metavar="ROUND", help="the round number")],
+               out: Annotated[Path | None, typer.Option(help="the HTML file (default: round-N-report.html)")] = None,
+               pdf: Annotated[bool, typer.Option("--pdf", help="also print it to a PDF beside it (Chromium)")] = False,
+               journal: Annotated[Path | None, typer.Option(help="the journal")] = None,
+               config: Annotated[Path | None, typer.Option(help="config file")] = None) -> None:
+    """Write a round's dispute report: one HTML page (crops inside) with every hand as dealt, every action
+    and the referee's verdict, the result, the receipts and the fair-deal proof. Not while the hand is live."""
+    from controller.log_command import LogCommandError
+    from controller.log_command import log_report as report
+
+    try:
+        code = report(round_, out, journal, config, pdf)
+    except LogCommandError as exc:
+        raise fail(str(exc), exc.code) from None
+    raise typer.Exit(code)
+
+
 # ---------------------------------------------------------------- the service
 @app.command()
 def serve(

@@ -1,4 +1,4 @@
-"""What ``hongsi log verify|export|key`` and ``hongsi verify-deal`` do (the CLI stays a thin wrapper).
+"""What ``hongsi log verify|export|report|key`` and ``hongsi verify-deal`` do (the CLI stays a thin wrapper).
 
 Each returns the exit status, prints its result on standard output, and raises :class:`LogCommandError`
 (one clear line, exit 2) for bad input. A failed check is exit 1.
@@ -105,11 +105,90 @@ def log_export(round_: int, out: Path | None, journal: Path | None, config: Path
         raise LogCommandError(str(exc)) from None
     except OSError as exc:
         raise LogCommandError(f"cannot write the export to {target}: {exc.strerror or exc}") from None
+    people = _export_for_people(journal_path(journal, config), round_, target)
     has_record = (target / "record.json").exists()
     n_receipts = len(json.loads((target / "receipts.json").read_text()))
     sys.stdout.write(f"{target}: journal.jsonl, {len(list((target / 'images').iterdir()))} images, "
-                     f"{n_receipts} receipts"
+                     f"{people}, {n_receipts} receipts"
                      + (", record.json\n" if has_record else " (the round has no record: it did not finish)\n"))
+    return 0
+
+
+def _export_for_people(path: Path, round_: int, target: Path) -> str:
+    """Beside the engineers' files: one picture per card (``cards/``), the verdict and the dispute report;
+    none of them while the hand is live (they would say which seat holds which card)."""
+    from controller.report import ReportError, live_words, report_html
+
+    with _open(path) as jr:
+        rows = jr.rows(round_)
+        doing = live_words(rows, jr.status(round_))
+        if doing is not None:
+            return f"no card pictures or report while the round is {doing}"
+        end = next((r.data for r in reversed(rows) if r.kind == "round_end" and r.data.get("verdict")), None)
+        if end is not None:
+            (target / "verdict.json").write_text(json.dumps(end["verdict"], ensure_ascii=False, indent=2) + "\n",
+                                                 encoding="utf-8")
+        try:
+            (target / "report.html").write_text(report_html(jr, round_), encoding="utf-8")
+            made = "report.html"
+        except ReportError:
+            made = "no report (no record)"
+    n = _export_cards(path, round_, target)
+    return f"{n} card pictures (cards/seatN-CARD.png), " + ("verdict.json, " if end is not None else "") + made
+
+
+def card_file_name(seat: int | str | None, label: str | None, index: Any) -> str:
+    """``seat2-H4`` (seats from 1), ``bottom-H4``, ``extra-H4`` (not dealt), ``seat2-unread-007``."""
+    where = f"seat{seat + 1}" if isinstance(seat, int) else "bottom" if seat == "bottom" else "extra"
+    return f"{where}-{label}" if label else f"{where}-unread-{int(index or 0):03d}"
+
+
+def _export_cards(path: Path, round_: int, target: Path) -> int:
+    """One readable picture per card read, named by seat and card, in ``target/cards`` (``images/`` keeps
+    the journal's evidence strips byte for byte: their hashes are in journal.jsonl)."""
+    from controller.report import readable_png
+    from controller.service.dispute import card_reads
+
+    with _open(path) as jr:
+        reads = card_reads(jr, round_)
+        folder = target / "cards"
+        folder.mkdir(exist_ok=True)
+        n = 0
+        for c in reads:
+            src = jr.image_path(c["image"]) if c.get("image") else None
+            png = readable_png(src.read_bytes()) if src is not None and src.exists() else None
+            if png is None:
+                continue
+            name = card_file_name(c["seat"], c["label"], c["index"])
+            dup = 1
+            while (folder / f"{name}.png").exists():      # two decks: the second ♠A of a seat
+                dup += 1
+                name = f"{card_file_name(c['seat'], c['label'], c['index'])}-{dup}"
+            (folder / f"{name}.png").write_bytes(png)
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------------------- log report
+def log_report(round_: int, out: Path | None, journal: Path | None, config: Path | None, pdf: bool = False) -> int:
+    """Write the round's dispute report (one self-contained HTML page; ``pdf``: also a PDF beside it)."""
+    from controller.report import ReportError, report_html
+
+    target = out or Path(f"round-{round_}-report.html")
+    try:
+        with _open(journal_path(journal, config)) as jr:
+            page = report_html(jr, round_)
+        target.write_text(page, encoding="utf-8")
+    except ReportError as exc:
+        raise LogCommandError(str(exc)) from None
+    except OSError as exc:
+        raise LogCommandError(f"cannot write the report to {target}: {exc.strerror or exc}") from None
+    sys.stdout.write(f"{target}: the dispute report of round {round_}\n")
+    if pdf:
+        from controller.report import print_pdf
+
+        done, note = print_pdf(target, target.with_suffix(".pdf"))
+        sys.stdout.write(f"{note}\n") if done else sys.stderr.write(f"hongsi: {note}\n")
     return 0
 
 

@@ -66,6 +66,8 @@ CONSULT_BELOW = 0.99
 MIN_CONFIDENCE = {"window": 0.6, "frame": 0.6, "corner": 0.40}
 # ... and when the first choice is not clearly ahead of the second (e.g. the two jokers in greyscale).
 MIN_MARGIN = 0.1
+# A corner crop's width / height (vision.localize's CORNER_W / CORNER_H): the unit of an evidence strip.
+STRIP_ASPECT = 0.34 / 0.52
 # How sharply an enrolled deck's similarities become probabilities (vision.enroll; a gap of 0.05 is e^2.5).
 DECK_TEMPERATURE = 0.02
 # How much the rank and suit heads count next to the card head.
@@ -210,6 +212,8 @@ class CardReader:
             raise ValueError("not an image")
         if is_flat(image):  # too dark or too washed out to show an index: unsure, but not "no card"
             return np.full((self._members(kind, everyone), NONE_CLASS + 1), -np.log(NONE_CLASS + 1.0)), [image]
+        if kind == "corner" and self.is_strip(image):  # several indices side by side: no one card to answer
+            return np.full((self._members(kind, everyone), NONE_CLASS + 1), -np.log(NONE_CLASS + 1.0)), [image]
         grey = is_colourless(image)
         if kind == "corner":
             return self._as_corner(image, grey, kind, framings=True)
@@ -256,6 +260,20 @@ class CardReader:
         if _a_joker(lp):  # see _a_joker: unsure, but something is there
             return np.full_like(lp, -np.log(NONE_CLASS + 1.0)), crops
         return lp, crops
+
+    def is_strip(self, image: np.ndarray, min_pieces: int = 4) -> bool:
+        """A strip of corner crops side by side (a dealer read's evidence image, as the journal keeps it),
+        not one corner: as wide as a whole number (``min_pieces`` or more) of corner crops of its height,
+        and each such piece but at most one reads as a card index by itself. Read as one corner, a strip
+        pools several indices into nonsense (a joker at 0.95 in a deck without jokers). On the 1,614
+        real ``fit`` crops (some stretched to 5:1 by their exporter) it declines none."""
+        h, w = image.shape[:2]
+        n = round(w / (STRIP_ASPECT * h)) if h else 0
+        if n < min_pieces or abs(w / (n * STRIP_ASPECT * h) - 1) > 0.12:
+            return False
+        p = np.exp(self.log_probs([image[:, k * w // n:(k + 1) * w // n] for k in range(n)]))
+        readable = (p[:, :NONE_CLASS].max(axis=1) >= 0.6) & (p[:, NONE_CLASS] < 0.5)
+        return int(readable.sum()) >= n - 1
 
     def _members(self, kind: str, everyone: bool = False) -> int:
         """How many models read this kind of picture."""

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -30,7 +30,7 @@ from controller.plan import catalogue
 from controller.redact import redact_rows
 from controller.service import referee
 from controller.service.contribute import ContributionRefused
-from controller.service.dispute import replay
+from controller.service.dispute import journal_replay, journal_rounds, replay
 from controller.service.hub import public_receipts
 from controller.service.limits import MAX_BODY, BodyLimit
 from controller.service.table import ServiceError, TableService
@@ -278,7 +278,9 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     @app.get("/api/rounds", summary="the rounds of this session, newest first (public summaries)")
     def list_rounds() -> dict[str, Any]:
-        return {"rounds": [{"id": r.id, "game": r.game.name, "phase": r.phase} for r in svc.recent_rounds(50)],
+        held = [{"id": r.id, "game": r.game.name, "phase": r.phase} for r in svc.recent_rounds(50)]
+        more = journal_rounds(svc.journal, {r["id"] for r in held} | set(svc.rounds))  # CLI deals, earlier runs
+        return {"rounds": sorted(held + more, key=lambda r: -r["id"])[:50],
                 "current": svc.current.id if svc.current else None}
 
     @app.get("/api/rounds/{rid}", summary="the public state of a round (never a hidden card)")
@@ -409,10 +411,30 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     @app.get("/api/rounds/{rid}/replay", summary="the dispute view: the record replayed step by step")
     def dispute(rid: RoundId, creds: Creds) -> dict[str, Any]:
+        if rid not in svc.rounds:  # a round only the journal holds (a CLI deal, an earlier run)
+            found = journal_replay(svc.journal, rid)
+            if found is None:
+                raise ServiceError(404, f"no round {rid}", f"没有第 {rid} 局")
+            if found[0]:
+                _check(svc, creds, what="replay a hand before the hand is over")
+            return found[1]
         rnd = finished_or_operator(rid, creds, "replay a hand")
         with rnd.lock:
             rec = rnd.record()
         return replay(rec, svc.journal, rid)
+
+    @app.get("/api/rounds/{rid}/report", summary="the dispute report, one HTML page (operator; a finished hand)",
+             response_class=HTMLResponse)
+    def report(rid: RoundId, creds: Creds) -> HTMLResponse:
+        _check(svc, creds, what="read the dispute report")
+        from controller.report import ReportError, report_html
+
+        if rid not in svc.rounds and not svc.journal.rows(rid):
+            raise ServiceError(404, f"no round {rid}", f"没有第 {rid} 局")
+        try:
+            return HTMLResponse(report_html(svc.journal, rid))
+        except ReportError as exc:
+            raise ServiceError(409, str(exc), "本局还在进行或没有记录，不能出报告") from None
 
     @app.get("/api/images/{digest}", summary="a camera crop from the journal (operator)",
              response_class=Response)

@@ -167,9 +167,14 @@ $("btn-replay").onclick = async () => {
   const crops = [];
   for (const c of replayData.cards.slice(0, 120)) {
     const url = c.image ? await cropUrl(c.image) : null;
-    crops.push(`<span title="#${c.index} → seat ${c.seat} (${c.confidence})">${url ? `<img src="${url}" alt="${esc(c.label)}">` : ""}${cardHtml(c.label || "?", "small")}</span>`);
+    crops.push(`<span title="#${c.index} → ${esc(c.seat_label_zh || "")} ${esc(c.seat_label || "")} (${c.confidence})">${url ? `<img src="${url}" alt="${esc(c.label)}">` : ""}${cardHtml(c.label || "?", "small")}</span>`);
   }
   $("crops").innerHTML = crops.join("") || '<span class="en">no camera reads for this round (software deal)</span>';
+};
+// the dispute report of a finished hand: one page to print or keep (fetched with the operator's token)
+$("btn-report").onclick = async () => {
+  const res = await fetch(`/api/rounds/${Number($("replay-round").value)}/report`, { headers: { Authorization: "Bearer " + token } });
+  if (res.ok) window.open(URL.createObjectURL(await res.blob()), "_blank"); else $("replay").textContent = (await res.json()).detail;
 };
 
 // A paused deal: the table hears only that the operator must act; what to do (which cards, which seats)

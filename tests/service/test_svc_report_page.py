@@ -1,0 +1,39 @@
+"""The operator page's "Dispute report" button opens the report of a finished hand (Debian's chromium);
+for a hand still in play it says why not, naming no card."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from svc_helpers import CARD_IN_TEXT, wait_for
+from test_svc_browser import CHROMIUM, browser  # noqa: F401 (the module's Chromium fixture)
+
+from controller.text import card_sign
+
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian chromium is not installed")]
+
+
+def test_the_operator_page_opens_the_dispute_report(browser, live):  # noqa: F811
+    svc = live.svc
+    rnd = svc.start_round(game="hongsi", bots="all")
+    wait_for(lambda: any(r.kind == "round_end" for r in svc.journal.rows(rnd.id)), timeout=30)  # the hand's end
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(live.url + f"/operator#t={svc.tokens.operator_token()}")
+    page.fill("#replay-round", str(rnd.id))
+    with page.expect_popup() as popup:
+        page.click("#btn-report")
+    report = popup.value
+    report.wait_for_load_state()
+    text = report.inner_text("body")
+    assert f"Round {rnd.id}: dispute report" in text and "Every action and the referee's verdict" in text
+    assert all(card_sign(str(c)) in text for c in rnd.hands[0]) and "Hand over" in text
+    live_rnd = svc.start_round(game="hongsi", bots=[])
+    wait_for(lambda: live_rnd.phase == "playing", timeout=30)
+    page.fill("#replay-round", str(live_rnd.id))
+    page.click("#btn-report")
+    page.wait_for_function("document.getElementById('replay').textContent.includes('still')", timeout=5000)
+    said = page.inner_text("#replay")
+    assert "stay hidden" in said and not CARD_IN_TEXT.findall(said)
+    page.close()
