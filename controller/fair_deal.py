@@ -135,25 +135,13 @@ def verify_proof(proof: Any) -> ProofCheck:
 MAX_PROBLEMS = 12  # the first disagreements are what a person reads; the rest say nothing new
 
 
-@dataclass(frozen=True)
-class ExportedRow:
-    """One line of an export's ``journal.jsonl`` (see ``Journal.export``)."""
-
-    seq: int
-    round: int
-    kind: str
-    t: float
-    data: dict[str, Any]
-    image: str | None
-    prev: str
-    hash: str
-
-
-def exported_rows(path: Any) -> list[ExportedRow] | None:
-    """The rows of an export's ``journal.jsonl``; None if there is no such file. ValueError if a line
-    is not a journal row."""
+def exported_rows(path: Any) -> list[Any] | None:
+    """The rows of an export's ``journal.jsonl`` (journal rows); None if
+    there is no such file. ValueError if a line is not a journal row."""
     import json
     from pathlib import Path
+
+    from controller.journal import Row
 
     path = Path(path)
     if not path.is_file():
@@ -162,7 +150,7 @@ def exported_rows(path: Any) -> list[ExportedRow] | None:
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         try:
             o = json.loads(line)
-            out.append(ExportedRow(int(o["seq"]), int(o["round"]), str(o["kind"]), float(o["t"]), dict(o["data"]),
+            out.append(Row(int(o["seq"]), int(o["round"]), str(o["kind"]), float(o["t"]), dict(o["data"]),
                                    o.get("image"), str(o["prev"]), str(o["hash"])))
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"line {n} is not a journal row ({exc!r})") from None

@@ -11,25 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller.deal_command import CommandError, journal_path
 
-class LogCommandError(Exception):
-    """One clear line for the user; ``code`` is the exit status."""
-
-    def __init__(self, message: str, code: int = 2):
-        super().__init__(message)
-        self.code = code
-
-
-def journal_path(journal: Path | None, config: Path | None = None) -> Path:
-    if journal is not None:
-        return Path(journal).expanduser()
-    from controller.config import ConfigError, load_config
-
-    try:
-        cfg = load_config(config)
-    except ConfigError as exc:
-        raise LogCommandError(str(exc)) from None
-    return Path(cfg.data_dir).expanduser() / "journal.db"
+# one error and one journal lookup for every command that opens the journal
+LogCommandError = CommandError
 
 
 def _open(path: Path) -> Any:

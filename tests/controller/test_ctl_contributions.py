@@ -9,7 +9,7 @@ import pytest
 from ctl_simrig import Table, simulator
 
 from controller import fair_deal
-from controller.fair_deal import ExportedRow, check_deal
+from controller.fair_deal import check_deal
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def reader():
 
 
 def _rows(journal, rid):
-    return [ExportedRow(r.seq, r.round, r.kind, r.t, r.data, r.image, r.prev, r.hash) for r in journal.rows(rid)]
+    return journal.rows(rid)
 
 
 def test_the_seats_follow_the_rig_seed_and_every_contribution(tmp_path, reader):
