@@ -281,7 +281,7 @@ class TableService:
         self.hub.publish({"type": "dealt", "round": rnd.id, "first_player": first, "phase": "playing",
                           "counts": rnd.counts(), "turn": rnd.turn()})
         if rnd.first_text is not None:
-            self.voice.say(*rnd.first_text)
+            self.voice.say(*self._named(first, rnd.first_text))
         self._kick()
 
     def _halt(self, rnd: Round, phase: str, message: str, message_zh: str, detail: str | None = None) -> None:
@@ -386,7 +386,7 @@ class TableService:
             self.voice.say(*news)
         if count is not None:
             self.hub.publish({"type": "count", "round": rnd.id, "seat": seat, "count": count})
-            self.voice.say(*count_words(seat, count))
+            self.voice.say(*self._named(seat, count_words(seat, count)))
 
     def _finish(self, rnd: Round) -> None:
         with rnd.lock:
@@ -550,6 +550,11 @@ class TableService:
         return self.session()
 
     # ------------------------------------------------------------------ players' names
+    def _named(self, seat: int | None, words: tuple[str, str]) -> tuple[str, str]:
+        """What the voice says about ``seat``, its player's name first when the seat has one."""
+        name = self.seat_names().get(str(seat)) if seat is not None else None
+        return (f"{name}，{words[0]}", f"{name}: {words[1]}") if name else words
+
     def seat_names(self) -> dict[str, str]:
         """Each named seat's player, by seat ("0": ...): the latest ``seat_name`` row of the journal."""
         with self._lock:

@@ -66,3 +66,14 @@ def test_refusals_in_peoples_words():
     en, zh = refusal_words(combo, {"seat": 0, "action": "play", "cards": ["S4", "S3"]}, turn=0)
     assert en == "♠4 ♠3 is not a combination." and zh == "♠4 ♠3 不是合法牌型"
     assert refusal_words(combo, {"seat": 0, "action": "play", "cards": ["X9"]}, turn=0)[0] == combo.message
+
+
+def test_the_voice_says_the_first_players_name(service):
+    """A named seat is called by its player's name when the voice tells the table who plays first."""
+    for seat, name in enumerate(["小李", "老王", "Anna", "阿强"]):
+        service.set_seat_name(seat, name)
+    rnd = service.start_round(game="hongsi", first_seat=0, bots="all")
+    wait_for(lambda: rnd.first_player is not None and any("先出" in e["text_zh"] for e in service.voice.said))
+    first = next(e for e in service.voice.said if "先出" in e["text_zh"])
+    name = ["小李", "老王", "Anna", "阿强"][rnd.first_player]
+    assert first["text_zh"].startswith(f"{name}，") and name in first["text"]
