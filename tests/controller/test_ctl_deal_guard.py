@@ -136,10 +136,10 @@ _FULL_SCRIPT = textwrap.dedent("""
     while rows("eject_done") < 5 and deal.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)
     filler = full / "filler"
-    with open(filler, "wb") as fh:
-        try:
+    try:  # fill what is left (the deal may already have met a full disk: nothing to open then)
+        with open(filler, "wb") as fh:
             while True: fh.write(bytes(65536))
-        except OSError: pass
+    except OSError: pass
     out, err = deal.communicate(timeout=60)
     dealt = rows("eject_done")
     tmp_files = [str(p) for p in (full / "images").rglob("*.tmp*")]
@@ -153,7 +153,7 @@ _FULL_SCRIPT = textwrap.dedent("""
         direct = f"{getattr(exc, 'full', None)}: {exc}"
     tmp_files += [str(p) for p in (full / "images").rglob("*.tmp*")]
     j.close()
-    filler.unlink()
+    filler.unlink(missing_ok=True)
     verify = subprocess.run(verify_cmd, capture_output=True, text=True)
     resumed = subprocess.run(resume_cmd, capture_output=True, text=True, timeout=120)
     print(json.dumps({"rc": deal.returncode, "stderr": err, "dealt": dealt, "tmp": tmp_files,
