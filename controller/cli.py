@@ -135,8 +135,7 @@ def vision_classify(
         image, why, warning = _load_image(path, cv2)
         if image is None:
             failed += 1
-            print(json.dumps({"file": str(path), "label": None, "confidence": 0.0, "error": why}), flush=True)
-            sys.stderr.write(f"hongsi: {path}: {why}\n")
+            _unreadable(path, why, "label")
             continue
         reading = by_deck(image, kind) if by_deck else reader.read(image, kind=kind)
         line = {"file": str(path), "label": reading.label, "confidence": round(float(reading.confidence), 4)}
@@ -146,6 +145,12 @@ def vision_classify(
         print(json.dumps(line), flush=True)
     if failed:
         raise typer.Exit(1)
+
+
+def _unreadable(path: Path, why: str, key: str) -> None:
+    """A file that cannot be read as an image still gets its JSON line (``key`` null, with the error)."""
+    print(json.dumps({"file": str(path), key: None, "confidence": 0.0, "error": why}), flush=True)
+    sys.stderr.write(f"hongsi: {path}: {why}\n")
 
 
 def _classify_piles(images: list[Path]) -> None:
@@ -161,8 +166,7 @@ def _classify_piles(images: list[Path]) -> None:
         image, why, warning = _load_image(path, cv2)
         if image is None:
             failed += 1
-            print(json.dumps({"file": str(path), "labels": None, "confidence": 0.0, "error": why}), flush=True)
-            sys.stderr.write(f"hongsi: {path}: {why}\n")
+            _unreadable(path, why, "labels")
             continue
         reading = reader.read(image)
         line = {"file": str(path), "labels": reading.labels, "confidence": round(float(reading.confidence), 4)}

@@ -235,6 +235,22 @@ def mask_cards(event: Action) -> Action:
     return out
 
 
+class LoggedState(State):
+    """A state that keeps the events it applied in ``log`` (what the bots' information sets replay);
+    the game referees in ``_judge``."""
+
+    log: list[Action]
+
+    def judge(self, action: Action) -> list[Violation]:
+        out = self._judge(action)
+        if not any(v.severity == "error" for v in out):
+            self.log.append(dict(action))
+        return out
+
+    @abstractmethod
+    def _judge(self, action: Action) -> list[Violation]: ...
+
+
 class Game(ABC):
     """A game: its name, settings type, presets and deal plan; a factory of states."""
 

@@ -36,7 +36,7 @@ from engine.game import (
     FirstPlay,
     Game,
     GameInfo,
-    State,
+    LoggedState,
     Violation,
     holder,
     mask_cards,
@@ -130,7 +130,7 @@ def _suit(card: int) -> int:
     return card // 13
 
 
-class GongzhuState(State):
+class GongzhuState(LoggedState):
     """One hand of 拱猪. Hands are per-seat sets of card codes."""
 
     def __init__(self, hands: list[list[Card]], settings: GongzhuSettings):
@@ -237,12 +237,6 @@ class GongzhuState(State):
             out.append({"seat": seat, "action": "expose", "cards": [NAMES[c]]})
             if self.settings.anmai:
                 out.append({"seat": seat, "action": "expose", "cards": [NAMES[c]], "hidden": True})
-        return out
-
-    def judge(self, action: Action) -> list[Violation]:
-        out = self._judge(action)
-        if not any(v.severity == "error" for v in out):
-            self.log.append(dict(action))
         return out
 
     def seat_dealt(self, seat: int) -> list[str]:

@@ -27,8 +27,8 @@ from engine.game import (
     FirstPlay,
     Game,
     GameInfo,
+    LoggedState,
     News,
-    State,
     Violation,
     mask_cards,
     violation,
@@ -187,7 +187,7 @@ def shape(cards: tuple[int, ...] | list[int], trumps: Trumps) -> Shape:
                  max(order[c] for c in cards))
 
 
-class ShengjiState(State):
+class ShengjiState(LoggedState):
     """One hand of 升级. Hands are per-seat count vectors over the 54 card codes."""
 
     def __init__(self, hands: list[list[Card]], bottom: list[Card], settings: ShengjiSettings):
@@ -576,12 +576,6 @@ class ShengjiState(State):
         if self.phase == "play" and seat == self.trick.to_play:
             options = self.follow_options(seat) if self.trick.plays else self.lead_options(seat)
             out += [{"seat": seat, "action": "play", "cards": names(o)} for o in options]
-        return out
-
-    def judge(self, action: Action) -> list[Violation]:
-        out = self._judge(action)
-        if not any(v.severity == "error" for v in out):
-            self.log.append(dict(action))
         return out
 
     def seat_dealt(self, seat: int) -> list[str]:

@@ -23,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.bots.table import deal
 from engine.cards import parse_cards
 from engine.game import HIDDEN, Game, State
 from engine.record import parse_record
@@ -45,17 +46,6 @@ def card_strings(obj: Any) -> Counter[str]:
     if isinstance(obj, (list, tuple)):
         return sum((card_strings(v) for v in obj), Counter())
     return Counter()
-
-
-def deal(game: Game, rules: Any, rng: random.Random) -> tuple[list[list[str]], list[str]]:
-    plan = game.deal_plan(rules)
-    deck = [str(c) for c in plan.deck.cards()]
-    rng.shuffle(deck)
-    hands, at = [], 0
-    for n in plan.cards_per_seat:
-        hands.append(deck[at:at + n])
-        at += n
-    return hands, deck[at:]
 
 
 class Table:
