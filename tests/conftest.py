@@ -1,5 +1,6 @@
-"""Every test: the table's search bots think 25 ms a move instead of the table's 200 ms. Their play is
-measured in tests/engine and benchmarks/bots.py; elsewhere a whole hand of bot moves need not take minutes."""
+"""Every test: the table's empty seats play the greedy bot (25 ms if a test picks the search bot), as
+before the search bot: its play is tested in tests/engine and measured in benchmarks/bots.py; the service
+tests are about the table, and a search bot's 200 ms a move would make their hands take minutes."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 def _quick_bots():
     from controller.service import bots
 
-    before = bots.SETTINGS.budget_ms
-    bots.configure(budget_ms=25.0)
+    before = bots.SETTINGS.bot, bots.SETTINGS.budget_ms
+    bots.configure(bot="greedy", budget_ms=25.0)
     yield
-    bots.configure(budget_ms=before)
+    bots.configure(*before)

@@ -40,6 +40,8 @@ class ClubServer:
         self._store: Store | None = None
         self.client = mqtt_client(client_id or f"hongsi-club-{self.room}", link, clean=False)
         self.client.on_connect = self._on_connect
+        self.subscribed = threading.Event()  # the room's topics are ours: what tables send now is stored
+        self.client.on_subscribe = lambda *_args: self.subscribed.set()
         self.client.on_message = self._on_message
         self._worker = threading.Thread(target=self._work, name="club-store", daemon=True)
 

@@ -29,7 +29,9 @@ def wait_for(pred: Callable[[], Any], timeout: float = 15.0, why: str = "") -> A
 
 
 def club_for(dsn: str, broker: Any) -> ClubServer:
-    return ClubServer(dsn, ClubLink.parse(broker.url("club"))).start()
+    club = ClubServer(dsn, ClubLink.parse(broker.url("club"))).start()
+    assert club.subscribed.wait(15), "the club did not subscribe to the room"
+    return club
 
 
 class SoftTable:
