@@ -611,14 +611,14 @@ class TableService:
             for seat in sorted(cur.bots):  # answers first: a 趴 request to a bot seat
                 legal = state.legal_actions(seat)
                 if any(a.get("action") in ANSWERS for a in legal):
-                    return cur, plan_action(cur.game, state, seat, legal, self._rng), len(cur.events)
+                    return cur, _thought(plan_action(cur.game, state, seat, legal, self._rng)), len(cur.events)
             seat = state.current_player()
             if seat is None or seat not in cur.bots:
                 return None
             legal = state.legal_actions(seat)
             if not legal:
                 return None
-            return cur, plan_action(cur.game, state, seat, legal, self._rng), len(cur.events)
+            return cur, _thought(plan_action(cur.game, state, seat, legal, self._rng)), len(cur.events)
 
     def _bot_loop(self) -> None:
         while True:
@@ -660,6 +660,13 @@ class TableService:
             except Exception:
                 log.exception("bot action failed")
                 time.sleep(0.5)
+
+
+def _thought(think: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+    """The bot's move worked out now, under the table's locks (as before the search bot): a move thought
+    outside them was once refused at the table, not yet explained."""
+    action = think()
+    return lambda: action
 
 
 def _plain(value: Any) -> bool:
