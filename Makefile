@@ -47,10 +47,10 @@ train-committee: $(STAMP)
 	$(BIN)/python -m vision.train --seed 11 --norm channel --storage int8 --out vision/models/card_corner_d.onnx
 	$(BIN)/python -m vision.train --seed 19 --size 48 --width 16 --storage int8 --out vision/models/card_corner_e.onnx
 
-# The peers the benchmarks compare against (RLCard) live in their own environment, never in .venv.
+# The peers the benchmarks compare against (OpenSpiel, RLCard) live in their own environment, never in .venv.
 .benchvenv/.installed:
 	$(PY) -m venv .benchvenv
-	.benchvenv/bin/pip install -q rlcard numpy
+	.benchvenv/bin/pip install -q rlcard numpy open_spiel
 	touch $@
 
 bench: $(STAMP) .benchvenv/.installed

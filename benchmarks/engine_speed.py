@@ -1,24 +1,28 @@
-"""Rules-engine speed: hands per second for every game, and 红桃四's judge / move-generator latency,
-against RLCard's Dou Dizhu raw game played by random agents in the same run.
+"""Rules-engine speed: hands per second for every game, the median µs to judge one play, side by side
+with OpenSpiel's hearts and dou_dizhu through pyspiel (and RLCard's Dou Dizhu) in the same run.
 
 How to run (from the project root)::
 
-    .venv/bin/python benchmarks/engine_speed.py            # ~30 s
+    make bench                                              # every benchmark, the peers installed
+    .venv/bin/python benchmarks/engine_speed.py            # ~1 min
     .venv/bin/python benchmarks/engine_speed.py --seconds 2 # quicker, noisier
 
-The peer needs RLCard, which is NOT a project dependency. ``make bench`` installs it in its own
-environment, ``.benchvenv`` (or by hand: ``python3 -m venv .benchvenv && .benchvenv/bin/pip install rlcard``).
-
-If ``rlcard`` imports here it runs in-process; otherwise the script runs the peer with the Python named by
-``--peer-python`` (default ``$HONGSI_BENCH_PEER_PYTHON`` or ``.benchvenv/bin/python``) in a
-subprocess. Both run on one core (the same CPU, pinned when the OS allows), and rates are per second of
-the process's own CPU time, so that other load on a shared machine does not skew the ratio.
+The peers need ``open_spiel`` and ``rlcard``, which are NOT project dependencies. ``make bench`` installs
+them in their own environment, ``.benchvenv`` (or by hand: ``python3 -m venv .benchvenv &&
+.benchvenv/bin/pip install open_spiel rlcard numpy``). The peers run with the Python named by
+``--peer-python`` (default ``$HONGSI_BENCH_PEER_PYTHON`` or ``.benchvenv/bin/python``) in a subprocess
+pinned to the same core. Rates are per second of the process's own CPU time, so that other load on a
+shared machine does not skew the ratio.
 
 What it prints, per game whose engine module imports (``engine.registry.game_names()``):
 - self-play hands/s: random bots play every seat and every action goes through ``State.judge``;
 - referee hands/s: the recorded hands parsed and judged again from JSON (``engine.referee``);
-and for 红桃四 also the median µs to judge one play and to list every legal play of a 13-card hand.
-Targets (issue 3): ≥ 1,000 refereed hands/s, ≥ 3× RLCard's games/s, judging a play ≤ 20 µs median.
+- judge µs: the median time of ``State.judge`` on one play event, replaying the recorded hands;
+and for 红桃四 also the median µs to list every legal play of a 13-card hand. The peers print games/s
+and the median µs of ``legal_actions()`` at a decision node (dou_dizhu: in card play, past the bidding).
+Targets (issue 34): every game 2× its hands/s of ``benchmarks/engine_speed.md``'s first figures, 红桃四 at
+or above OpenSpiel's dou_dizhu, 升级 ≥ 1,000 hands/s, judging one play ≤ 5 µs median.
+Figures measured so far: ``benchmarks/engine_speed.md``.
 """
 
 from __future__ import annotations
@@ -41,11 +45,11 @@ from engine.referee import judge_record  # noqa: E402
 from engine.registry import game_names, get_game  # noqa: E402
 
 PEER_CODE = r"""
-import json, random, sys, time
-import numpy as np
-from rlcard.games.doudizhu.game import DoudizhuGame
+import json, random, statistics, sys, time
 
-def run(seconds, seed):
+def rlcard_rate(seconds, seed):
+    import numpy as np
+    from rlcard.games.doudizhu.game import DoudizhuGame
     rng = random.Random(seed)
     game = DoudizhuGame(np.random.RandomState(seed))
     n, start = 0, time.process_time()
@@ -56,8 +60,45 @@ def run(seconds, seed):
         n += 1
     return n / (time.process_time() - start)
 
+def spiel_rate(name, seconds, seed):
+    # random play through pyspiel, chance nodes (the deal) sampled too; the median µs of
+    # legal_actions() at decision nodes (dou_dizhu: once card play has begun; hearts: passing and play)
+    import pyspiel
+    game = pyspiel.load_game(name)
+    rng = random.Random(seed)
+    clock = time.perf_counter_ns
+    lat = []
+    n, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = [a for a, _ in state.chance_outcomes()]
+                state.apply_action(rng.choice(outcomes))
+                continue
+            t0 = clock()
+            legal = state.legal_actions()
+            t1 = clock()
+            if len(lat) < 50000 and (name == "hearts" or legal[-1] > 3):  # dou_dizhu: past the bidding
+                lat.append(t1 - t0)
+            state.apply_action(rng.choice(legal))
+        n += 1
+    rate = n / (time.process_time() - start)
+    return rate, statistics.median(lat) / 1000 if lat else None
+
 if __name__ == "__main__":
-    print(json.dumps({"games_per_s": run(float(sys.argv[1]), int(sys.argv[2]))}))
+    seconds, seed, which = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split(",")
+    out = {}
+    for name in which:
+        try:
+            if name == "rlcard_doudizhu":
+                out[name] = {"games_per_s": rlcard_rate(seconds, seed)}
+            else:
+                rate, lat = spiel_rate(name, seconds, seed)
+                out["openspiel_" + name] = {"games_per_s": rate, "legal_actions_us": lat}
+        except ImportError as exc:
+            out[name] = {"error": f"not installed ({exc.name})"}
+    print(json.dumps(out))
 """
 
 
@@ -92,20 +133,40 @@ def referee_rate(records: list[dict]) -> tuple[float, int]:
     return len(texts) / (time.process_time() - start), violations
 
 
-def hongsi_latencies(samples: int, seed: int) -> dict[str, float]:
-    """Median µs: judge one play (a fresh state copy each time); list every legal play of a 13-card hand."""
+def judge_latency(records: list[dict], limit: int = 50000) -> tuple[float, int]:
+    """Median µs of ``State.judge`` on one play event, replaying ``records`` (every event is judged; the
+    play events are timed)."""
+    clock = time.perf_counter_ns
+    times: list[int] = []
+    for rec in records:
+        r = parse_record(rec)
+        game = get_game(r.game)
+        state = game.new_state(r.hands, r.bottom, game.settings(r.preset, r.rules))
+        for event in r.events:
+            t0 = clock()
+            state.judge(event)
+            t1 = clock()
+            if event["action"] == "play":
+                times.append(t1 - t0)
+        if len(times) >= limit:
+            break
+    return statistics.median(times) / 1000, len(times)
+
+
+def hongsi_listing(samples: int, seed: int) -> tuple[float, float]:
+    """Median µs to list every legal play of a full 13-card hand at the first lead: as events
+    (``legal_actions``) and as rank-level combinations."""
     from engine.hongsi import combos as C
-    from engine.hongsi.bots import choose_play, talk
+    from engine.hongsi.bots import talk
     from engine.hongsi.state import HongsiState
 
     game = get_game("hongsi")
     rng = random.Random(seed)
-    judge_ns, list_ns, list_rank_ns = [], [], []
+    events, ranks = [], []
     clock = time.perf_counter_ns
-    while len(judge_ns) < samples:
+    while len(events) < samples:
         state = HongsiState(game.deal(rng), game.settings())
         talk(state, rng, state.judge)
-        # the first lead: a full 13-card hand
         seat = state.current_player()
         s = state.settings
         t0 = clock()
@@ -113,72 +174,56 @@ def hongsi_latencies(samples: int, seed: int) -> dict[str, float]:
         t1 = clock()
         C.lead_combos(state.hands[seat], bombs=s.bombs, min_pair_run=s.min_pair_run)
         t2 = clock()
-        list_ns.append(t1 - t0)
-        list_rank_ns.append(t2 - t1)
-        while not state.is_terminal():
-            seat = state.current_player()
-            if state.pending is not None:
-                state.judge({"seat": seat, "action": "announce", "count": state.pending[1]})
-                continue
-            action = choose_play(state, seat, rng, "random")
-            if action["action"] == "play":
-                trial = state.clone()
-                t0 = clock()
-                trial.judge(action)
-                judge_ns.append(clock() - t0)
-            state.judge(action)
-    return {"judge_play_us": statistics.median(judge_ns) / 1000,
-            "legal_plays_13_us": statistics.median(list_ns) / 1000,
-            "legal_plays_13_rank_level_us": statistics.median(list_rank_ns) / 1000,
-            "judge_samples": len(judge_ns), "list_samples": len(list_ns)}
+        events.append(t1 - t0)
+        ranks.append(t2 - t1)
+    return statistics.median(events) / 1000, statistics.median(ranks) / 1000
 
 
-def peer_rate(seconds: float, seed: int, python: str) -> tuple[float | None, str]:
-    try:
-        import rlcard  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        namespace: dict = {"__name__": "peer"}
-        exec(PEER_CODE, namespace)
-        return namespace["run"](seconds, seed), "in-process"
+PEERS = ("dou_dizhu", "hearts", "rlcard_doudizhu")
+
+
+def peer_figures(seconds: float, seed: int, python: str) -> tuple[dict, str]:
+    """The peers' figures, run by ``python`` in a subprocess pinned to this process's core."""
     if not Path(python).exists():
-        return None, f"rlcard is not installed (no {python}); see the top of this script"
-    cpu = None
+        return {}, f"no {python}; see the top of this script"
     try:
         cpu = min(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        pass
-    cmd = [python, "-c", PEER_CODE, str(seconds), str(seed)]
-    if cpu is not None:
         preexec = lambda: os.sched_setaffinity(0, {cpu})  # noqa: E731
-    else:
+    except (AttributeError, OSError):
         preexec = None
-    proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=preexec, timeout=seconds * 10 + 120)
+    cmd = [python, "-c", PEER_CODE, str(seconds), str(seed), ",".join(PEERS)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=preexec, timeout=seconds * 30 + 120)
     if proc.returncode != 0:
-        return None, f"the peer failed: {proc.stderr.strip().splitlines()[-1:]}"
-    return json.loads(proc.stdout.strip().splitlines()[-1])["games_per_s"], f"subprocess {python}"
+        return {}, f"the peer failed: {proc.stderr.strip().splitlines()[-1:]}"
+    return json.loads(proc.stdout.strip().splitlines()[-1]), f"subprocess {python}"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--samples", type=int, default=20000, help="plays to time for the judge latency")
+    ap.add_argument("--samples", type=int, default=1000, help="13-card hands to time the move listing on")
+    ap.add_argument("--games", default=",".join(game_names()), help="comma-separated games (default: all)")
+    ap.add_argument("--no-peers", action="store_true", help="skip OpenSpiel and RLCard")
     ap.add_argument("--peer-python", default=os.environ.get("HONGSI_BENCH_PEER_PYTHON",
                                                                  str(ROOT / ".benchvenv" / "bin" / "python")))
     args = ap.parse_args()
     cpu = pin_one_core()
     print(f"engine speed — one core{f' (cpu {cpu})' if cpu is not None else ''}, {args.seconds:g} s a figure, "
-          f"Python {sys.version.split()[0]}")
+          f"Python {sys.version.split()[0]}, rates per CPU second")
 
-    peer, how = peer_rate(args.seconds, args.seed, args.peer_python)
-    if peer is None:
-        print(f"peer  RLCard Dou Dizhu raw game, random actions: unavailable — {how}")
-    else:
-        print(f"peer  RLCard Dou Dizhu raw game, random actions: {peer:10.1f} games/s  ({how})")
+    peers, how = ({}, "skipped") if args.no_peers else peer_figures(args.seconds, args.seed, args.peer_python)
+    spiel = peers.get("openspiel_dou_dizhu", {}).get("games_per_s")
+    for key in ("openspiel_dou_dizhu", "openspiel_hearts", "rlcard_doudizhu"):
+        fig = peers.get(key) or peers.get(key.removeprefix("openspiel_"))
+        if not fig or "error" in fig:
+            print(f"peer  {key:20s} unavailable — {(fig or {}).get('error', how)}")
+            continue
+        lat = fig.get("legal_actions_us")
+        lat_text = f"  legal_actions median {lat:6.2f} µs" if lat is not None else ""
+        print(f"peer  {key:20s} random play:  {fig['games_per_s']:10.1f} games/s{lat_text}")
 
-    for name in game_names():
+    for name in args.games.split(","):
         try:
             get_game(name)
         except ImportError as exc:
@@ -186,16 +231,17 @@ def main() -> None:
             continue
         rate, records = selfplay_rate(name, args.seconds, args.seed)
         ref_rate, violations = referee_rate(records)
-        ratio = f"  = {rate / peer:5.2f}x RLCard" if peer else ""
+        judge_us, plays = judge_latency(records)
+        ratio = f"  = {rate / spiel:5.2f}x OpenSpiel dou_dizhu" if spiel else ""
         print(f"{name:10s} self-play, random bots, every action judged: {rate:10.1f} hands/s{ratio}")
         print(f"{name:10s} referee of the recorded hands from JSON:       {ref_rate:10.1f} hands/s"
               f"  ({len(records)} hands, {violations} violations)")
+        print(f"{name:10s} judge one play, median:                       {judge_us:10.2f} µs  (over {plays} plays)")
 
-    lat = hongsi_latencies(args.samples, args.seed)
-    print(f"hongsi     judge one play, median:                       {lat['judge_play_us']:10.2f} µs"
-          f"  (over {lat['judge_samples']} plays; target ≤ 20 µs)")
-    print(f"hongsi     list every legal play of a 13-card hand:      {lat['legal_plays_13_us']:10.2f} µs"
-          f"  (as events; rank level {lat['legal_plays_13_rank_level_us']:.2f} µs; over {lat['list_samples']} hands)")
+    if "hongsi" in args.games.split(","):
+        events_us, ranks_us = hongsi_listing(args.samples, args.seed)
+        print(f"hongsi     list every legal play of a 13-card hand:      {events_us:10.2f} µs"
+              f"  (as events; rank level {ranks_us:.2f} µs; over {args.samples} hands)")
 
 
 if __name__ == "__main__":
