@@ -72,6 +72,7 @@ for _j in JOKERS:
     _BY_NAME[_j] = Card(None, _j)
 
 ALL_CARDS: tuple[Card, ...] = tuple(_BY_NAME.values())
+BY_NAME: dict[str, Card] = _BY_NAME  # a card by its name exactly as written (``H4``, ``S10``, ``RJ``)
 
 
 def parse_card(text: object) -> Card:

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import DECKS, Card, CardError, parse_card
+from engine.cards import BY_NAME, DECKS, Card, CardError, DeckSpec, parse_card
 from engine.registry import get_game
 
 
@@ -53,6 +53,30 @@ def _cards(value: Any, where: str) -> list[Card]:
     return out
 
 
+_NAMES = frozenset(BY_NAME)
+_ALLOWED: dict[DeckSpec, dict[str, int]] = {}
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is a list of card names exactly as written out (``H4``, never ``h4``): the fast
+    path; anything else goes the slow way, which says what is wrong."""
+    try:
+        return isinstance(value, list) and _NAMES.issuperset(value)
+    except TypeError:  # an unhashable item: not a card
+        return False
+
+
+def _fits(deck: DeckSpec, hands: list[Any], bottom: Any) -> bool:
+    """Whether plain card names ``hands`` and ``bottom`` fit in the deck (else the slow check says why)."""
+    allowed = _ALLOWED.get(deck)
+    if allowed is None:
+        allowed = _ALLOWED[deck] = {str(c): n for c, n in deck.composition().items()}
+    seen: Counter[str] = Counter(bottom)
+    for hand in hands:
+        seen.update(hand)
+    return all(allowed.get(name, 0) >= n for name, n in seen.items())
+
+
 def parse_record(obj: Any) -> Record:
     """Validate a decoded JSON value as a record of a known game."""
     if not isinstance(obj, dict):
@@ -67,8 +91,15 @@ def parse_record(obj: Any) -> Record:
     raw_hands = obj["hands"]
     if not isinstance(raw_hands, list):
         raise RecordError("hands: expected a list of hands")
-    hands = [_cards(h, f"hands[{i}]") for i, h in enumerate(raw_hands)]
-    bottom = _cards(obj.get("bottom", []) or [], "bottom")
+    raw_bottom = obj.get("bottom", []) or []
+    plain = _plain(raw_bottom) and all(_plain(h) for h in raw_hands)
+    if plain:
+        name_of = BY_NAME.__getitem__
+        hands = [list(map(name_of, h)) for h in raw_hands]
+        bottom = list(map(name_of, raw_bottom))
+    else:
+        hands = [_cards(h, f"hands[{i}]") for i, h in enumerate(raw_hands)]
+        bottom = _cards(raw_bottom, "bottom")
     preset = obj.get("preset")
     if preset is not None and not isinstance(preset, str):
         raise RecordError("preset: expected a string")
@@ -81,16 +112,8 @@ def parse_record(obj: Any) -> Record:
     except ValueError as exc:
         raise RecordError(f"rules: {exc}") from None
     plan = game.deal_plan(settings)
-    allowed = plan.deck.composition()
-    seen: Counter[Card] = Counter()
-    for where, cards in [*((f"hands[{i}]", h) for i, h in enumerate(hands)), ("bottom", bottom)]:
-        for card in cards:
-            seen[card] += 1
-            if card not in allowed:
-                raise RecordError(f"{where}: {card} is not in the {name} deck")
-            if seen[card] > allowed[card]:
-                times = "twice" if allowed[card] == 1 else f"{seen[card]} times"
-                raise RecordError(f"{where}: {card} is dealt {times} but the {name} deck has {allowed[card]}")
+    if not (plain and _fits(plan.deck, raw_hands, raw_bottom)):
+        _check_deck(plan.deck, name, hands, bottom)
 
     if len(hands) != plan.seats:
         raise RecordError(f"hands: {name} has {plan.seats} seats, the record has {len(hands)}")
@@ -106,9 +129,23 @@ def parse_record(obj: Any) -> Record:
             raise RecordError(f"events[{i}].seat: {seat!r} is not a seat 0..{plan.seats - 1}")
         if not isinstance(ev.get("action"), str):
             raise RecordError(f"events[{i}].action: missing or not a string")
-        if "cards" in ev:
+        if "cards" in ev and not _plain(ev["cards"]):
             _cards(ev["cards"], f"events[{i}].cards")
-        if "card" in ev:
+        if "card" in ev and not (isinstance(ev["card"], str) and ev["card"] in _NAMES):
             _cards([ev["card"]], f"events[{i}].card")
     extra = {k: v for k, v in obj.items() if k not in {"game", "preset", "rules", "hands", "bottom", "events"}}
     return Record(name, preset, dict(rules), hands, bottom, list(events), extra)
+
+
+def _check_deck(deck: DeckSpec, name: str, hands: list[list[Card]], bottom: list[Card]) -> None:
+    """Raise :class:`RecordError` at the first card that is not in the deck or is dealt too often."""
+    allowed = deck.composition()
+    seen: Counter[Card] = Counter()
+    for where, cards in [*((f"hands[{i}]", h) for i, h in enumerate(hands)), ("bottom", bottom)]:
+        for card in cards:
+            seen[card] += 1
+            if card not in allowed:
+                raise RecordError(f"{where}: {card} is not in the {name} deck")
+            if seen[card] > allowed[card]:
+                times = "twice" if allowed[card] == 1 else f"{seen[card]} times"
+                raise RecordError(f"{where}: {card} is dealt {times} but the {name} deck has {allowed[card]}")

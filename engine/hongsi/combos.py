@@ -121,7 +121,7 @@ for _length in range(2, RUN_RANKS + 1):
 
 def classify(codes: list[int], *, bombs: bool, min_pair_run: int) -> Combo | None:
     """The combination these distinct cards make, or ``None`` if they make none."""
-    combo = _BY_RANKS.get(tuple(sorted(c >> 2 for c in codes)))
+    combo = _BY_RANKS.get(tuple(sorted([c >> 2 for c in codes])))
     if combo is None:
         return None
     if combo.kind == BOMB and not bombs:

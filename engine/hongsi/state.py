@@ -19,6 +19,7 @@ operations and one dictionary look-up.
 from __future__ import annotations
 
 import copy
+from itertools import combinations
 from typing import Any
 
 from engine.cards import Card
@@ -34,6 +35,15 @@ MODE_ZH = {"normal": "普通二打二", "pa": "趴", "dui_pa": "对趴", "anjiao
            "duitiao": "对挑", "baomen": "爆闷"}
 
 
+def _after(active: tuple[int, ...]) -> tuple[int, ...]:
+    """For each seat, the next seat of ``active`` after it in play order (itself if none)."""
+    return tuple(next((nxt for i in range(1, SEATS + 1) if (nxt := (seat + i) % SEATS) in active), seat)
+                 for seat in range(SEATS))
+
+
+_AFTER = {active: _after(active) for n in range(SEATS + 1) for active in combinations(range(SEATS), n)}
+
+
 def _seat_ok(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < SEATS
 
@@ -45,7 +55,7 @@ class HongsiState(State):
         self.settings = settings
         self.dealt = [combos.mask_of(combos.CODE[str(c)] for c in h) for h in hands]
         self.hands = list(self.dealt)
-        self.rank_masks = [combos.rank_masks(m) for m in self.hands]  # kept in step with ``hands``
+        self._ranks: list[combos.RankMasks | None] = [None] * SEATS  # each hand's rank masks, once asked for
         self.h4 = next((s for s, m in enumerate(self.dealt) if m >> combos.H4 & 1), None)
         self.n_events = 0
         self.log: list[Action] = []  # applied events: every one of them is public
@@ -74,12 +84,13 @@ class HongsiState(State):
         self.winners: list[int] | None = None
         self.scores: list[int] | None = None
         self._active: tuple[int, ...] = tuple(range(SEATS))
+        self._after: tuple[int, ...] = _AFTER[self._active]  # the next active seat after each seat
 
     def clone(self) -> HongsiState:
         """An independent copy (to try an action without touching this state)."""
         new = copy.copy(self)
         new.hands, new.log, new.tiaos = list(self.hands), list(self.log), list(self.tiaos)
-        new.rank_masks = list(self.rank_masks)
+        new._ranks = list(self._ranks)
         new.requests, new.asked, new.lying = dict(self.requests), set(self.asked), set(self.lying)
         return new
 
@@ -145,6 +156,18 @@ class HongsiState(State):
     def _refresh_active(self) -> None:
         out = set(self.spectators) | self.lying
         self._active = tuple(s for s in range(SEATS) if s not in out)
+        self._after = _AFTER[self._active]
+
+    @property
+    def rank_masks(self) -> list[combos.RankMasks]:
+        """Each hand's :func:`combos.rank_masks`."""
+        return [self._rank_masks(s) for s in range(SEATS)]
+
+    def _rank_masks(self, seat: int) -> combos.RankMasks:
+        masks = self._ranks[seat]
+        if masks is None:  # worked out when first asked for after a play: the referee never asks
+            masks = self._ranks[seat] = combos.rank_masks(self.hands[seat])
+        return masks
 
     def first_leader(self) -> int:
         """Who leads the first trick (digest, phase 4)."""
@@ -167,11 +190,7 @@ class HongsiState(State):
         return self.turn if self.started else self.first_leader()  # type: ignore[return-value]
 
     def _next_active(self, seat: int) -> int:
-        for i in range(1, SEATS + 1):
-            nxt = (seat + i) % SEATS
-            if nxt in self._active:
-                return nxt
-        return seat
+        return self._after[seat]
 
     # ------------------------------------------------------------------ the State interface
     def current_player(self) -> int | None:
@@ -196,7 +215,7 @@ class HongsiState(State):
         if self.finished or self.pending is not None or self.call_due() or seat != self.to_play():
             return []
         s = self.settings
-        masks = self.rank_masks[seat]
+        masks = self._rank_masks(seat)
         if self.trick is None:
             return combos.lead_combos(self.hands[seat], bombs=s.bombs, min_pair_run=s.min_pair_run, masks=masks)
         return combos.follow_combos(self.hands[seat], self.trick, bombs=s.bombs, min_pair_run=s.min_pair_run,
@@ -319,28 +338,31 @@ class HongsiState(State):
     # ------------------------------------------------------------------ the referee
     def judge(self, action: Action) -> list[Violation]:
         index = self.n_events
-        self.n_events += 1
+        self.n_events = index + 1
         if not isinstance(action, dict):
             return [violation("phase", "an event is an object with 'seat' and 'action'", "事件须含座位和动作")]
         seat, name = action.get("seat"), action.get("action")
-        if not _seat_ok(seat):
+        if not (seat.__class__ is int and 0 <= seat < SEATS) and not _seat_ok(seat):  # the common case first
             return [violation("turn", f"no such seat {seat!r} (0..3)", f"没有座位 {seat!r}（0..3）")]
         if self.finished:
             return [violation("finished", "the hand is over", "本局已结束")]
-        out: list[Violation] = []
-        if self.pending is not None:
-            if name == "announce":
-                self.log.append(action)
-                v = self._announce(seat, action)  # type: ignore[arg-type]
-                return [] if v is None else [v]
+        due = self.pending
+        if due is not None and name == "announce":
+            self.log.append(action)
+            v = self._announce(seat, action)  # type: ignore[arg-type]
+            return [] if v is None else [v]
         handler = _HANDLERS.get(name)  # type: ignore[arg-type]
         if handler is None:
             return [violation("phase", f"unknown action {name!r}", f"未知动作 {name!r}")]
-        due, self.pending = self.pending, None
+        self.pending = None
         v = handler(self, seat, action, index)
+        if v is None and due is None:  # the common case: applied, nothing to report
+            self.log.append(action)
+            return []
         if v is not None and v.severity == "error":
             self.pending = due  # not applied: the count is still due before the next player acts
             return [v]
+        out: list[Violation] = []
         if due is not None:  # an applied action came before the announcement
             p, count, at = due
             out.append(violation("count", f"seat {p} did not announce {count} card(s) left",
@@ -363,6 +385,8 @@ class HongsiState(State):
                   f"座位{seat}无需报牌数（剩{left}张）", "warning", code="count_not_due", seat=seat, left=left)
 
     def _phase_for_play(self, seat: int) -> Violation | None:
+        if self.started and seat == self.turn:  # the common case, in play
+            return None
         if self.call_due():
             return violation("phase", "the ♥4 holder must call a card before play starts",
                       "红桃四须先叫牌，才能出牌")
@@ -414,7 +438,7 @@ class HongsiState(State):
             self.requests.clear()  # unanswered 趴 requests count as refused
             self.turn = seat
         self.hands[seat] &= ~mask
-        self.rank_masks[seat] = combos.rank_masks(self.hands[seat])
+        self._ranks[seat] = None
         if combo.kind == combos.BOMB:
             self.bombs += 1
         if self.called is not None and mask >> self.called & 1:
