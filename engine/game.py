@@ -314,7 +314,8 @@ class Game(ABC):
 
     def rules_of(self, settings: Any) -> dict[str, Any]:
         """The settings that differ from the default preset (a record's ``rules``)."""
-        return settings_diff(self.presets[self.default_preset], settings)
+        base = self.presets[self.default_preset]
+        return {} if settings is base else settings_diff(base, settings)
 
     def bot_record(self, state: State, settings: Any, hands: Sequence[Sequence[Any]], bottom: Sequence[Any],
                    events: list[Action], *, first_seat: int = 0, **extra: Any) -> dict[str, Any]:

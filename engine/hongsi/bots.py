@@ -37,8 +37,7 @@ def _keeps(combo: combos.Combo, counts: list[int], bombs: bool) -> bool:
 
 def choose_play(state: HongsiState, seat: int, rng: random.Random, bot: str) -> Action:
     """One play or pass for ``seat``, which must be the seat to play."""
-    options = state.play_options(seat)
-    can_pass = state.may_pass(seat)
+    options, can_pass = state.moves(seat)
     if bot == "random":
         i = rng.randrange(len(options) + can_pass)
         return {"seat": seat, "action": "pass"} if i == len(options) else state.play_event(seat, options[i])
@@ -89,8 +88,8 @@ def talk(state: HongsiState, rng: random.Random, do) -> None:
 def play_out(state: HongsiState, rng: random.Random, bot: str, do) -> None:
     """Play the hand to its end; announce counts when due."""
     while not state.finished:
-        seat = state.current_player()
-        if state.pending is not None:
-            do({"seat": seat, "action": "announce", "count": state.pending[1]})
+        pending = state.pending
+        if pending is not None:
+            do({"seat": pending[0], "action": "announce", "count": pending[1]})
         else:
-            do(choose_play(state, seat, rng, bot))  # type: ignore[arg-type]
+            do(choose_play(state, state.current_player(), rng, bot))  # type: ignore[arg-type]

@@ -98,6 +98,9 @@ def counts_of(mask: int) -> list[int]:
 
 def cards_of(mask: int) -> list[str]:
     """The card names in a mask, low to high."""
+    small = _SMALL.get(mask)
+    if small is not None:
+        return list(small)
     out = []
     while mask:
         low = mask & -mask
@@ -105,6 +108,11 @@ def cards_of(mask: int) -> list[str]:
         mask ^= low
     return out
 
+
+_SMALL: dict[int, tuple[str, ...]] = {}  # the names of a one-rank play's cards, by mask (195 of them)
+for _r in range(N_RANKS):
+    for _m in range(1, 16):
+        _SMALL[_m << (4 * _r)] = tuple(CARD_NAMES[4 * _r + i] for i in range(4) if _m >> i & 1)
 
 # ------------------------------------------------------------------ every combination, built once
 _BY_RANKS: dict[tuple[int, ...], Combo] = {}
@@ -129,6 +137,18 @@ def classify(codes: list[int], *, bombs: bool, min_pair_run: int) -> Combo | Non
     if combo.kind == PAIR_RUN and combo.length < min_pair_run:
         return None
     return combo
+
+
+_ONE_RANK_PLAYS: dict[int, Combo] = {m: _BY_RANKS[(m.bit_length() - 1 >> 2,) * len(names)]
+                                    for m, names in _SMALL.items()}
+
+
+def classify_mask(mask: int, codes: list[int], *, bombs: bool, min_pair_run: int) -> Combo | None:
+    """:func:`classify` of ``codes`` (whose mask is ``mask``), a one-rank play by one look-up."""
+    combo = _ONE_RANK_PLAYS.get(mask)
+    if combo is None:
+        return classify(codes, bombs=bombs, min_pair_run=min_pair_run)
+    return None if combo.kind == BOMB and not bombs else combo
 
 
 def _runs_in(mask10: int, min_length: int, kind: int) -> tuple[Combo, ...]:
@@ -176,13 +196,40 @@ def rank_masks(mask: int) -> RankMasks:
     return m1, m2, m3, m4
 
 
+def after_play(masks: RankMasks, combo: Combo) -> RankMasks:
+    """The :func:`rank_masks` of a hand once ``combo`` is played from it (exactly its cards): each of the
+    combo's ranks loses ``MULTIPLICITY`` cards, so its bit moves down that many levels."""
+    m1, m2, m3, m4 = masks
+    ranks = ((1 << combo.length) - 1) << (combo.top - combo.length + 1)
+    keep = ~ranks
+    need = MULTIPLICITY[combo.kind]
+    if need == 1:
+        return m1 & keep | m2 & ranks, m2 & keep | m3 & ranks, m3 & keep | m4 & ranks, m4 & keep
+    if need == 2:
+        return m1 & keep | m3 & ranks, m2 & keep | m4 & ranks, m3 & keep, m4 & keep
+    if need == 3:
+        return m1 & keep | m4 & ranks, m2 & keep, m3 & keep, m4 & keep
+    return m1 & keep, m2 & keep, m3 & keep, m4 & keep
+
+
 _BITS: tuple[tuple[int, ...], ...] = tuple(tuple(r for r in range(N_RANKS) if m >> r & 1)
                                            for m in range(1 << N_RANKS))
 
 
-def _bits(m: int, above: int = -1) -> tuple[int, ...]:
-    """The ranks set in a 13-bit mask, low to high (only those above ``above``)."""
-    return _BITS[m & ~((2 << above) - 1)] if above >= 0 else _BITS[m]
+class _ByMask(dict):
+    """Tuple of the one-rank combos of ``kind`` for each 13-bit rank mask, filled as masks are met."""
+
+    def __init__(self, kind: int):
+        super().__init__()
+        self.kind = kind
+
+    def __missing__(self, mask: int) -> tuple[Combo, ...]:
+        out = self[mask] = tuple(Combo(self.kind, 1, r) for r in _BITS[mask])
+        return out
+
+
+_ONE_RANK = {kind: _ByMask(kind) for kind in (SINGLE, PAIR, TRIPLE, BOMB)}
+_S, _P, _T, _B = (_ONE_RANK[k] for k in (SINGLE, PAIR, TRIPLE, BOMB))
 
 
 def lead_combos(mask: int, *, bombs: bool, min_pair_run: int, masks: RankMasks | None = None) -> list[Combo]:
@@ -190,14 +237,10 @@ def lead_combos(mask: int, *, bombs: bool, min_pair_run: int, masks: RankMasks |
 
     ``masks``: the hand's :func:`rank_masks` if already known."""
     m1, m2, m3, m4 = masks or rank_masks(mask)
-    out = [_SINGLES[r] for r in _bits(m1)]
-    out += [_PAIRS[r] for r in _bits(m2)]
-    out += [_TRIPLES[r] for r in _bits(m3)]
+    out = _S[m1] + _P[m2] + _T[m3]
     if bombs:
-        out += [_BOMBS[r] for r in _bits(m4)]
-    out += _STRAIGHTS_IN[m1 & 0x3FF]
-    out += _pair_runs_table(min_pair_run)[m2 & 0x3FF]
-    return out
+        out += _B[m4]
+    return [*out, *_STRAIGHTS_IN[m1 & 0x3FF], *_pair_runs_table(min_pair_run)[m2 & 0x3FF]]
 
 
 def follow_combos(mask: int, trick: Combo, *, bombs: bool, min_pair_run: int,
@@ -205,12 +248,13 @@ def follow_combos(mask: int, trick: Combo, *, bombs: bool, min_pair_run: int,
     """Every combination of the hand that beats ``trick`` (passing is always possible besides)."""
     m1, m2, m3, m4 = masks or rank_masks(mask)
     kind, length, top = trick
+    above = ~((2 << top) - 1)  # the ranks above the trick's top
     if kind == SINGLE:
-        out = [_SINGLES[r] for r in _bits(m1, top)]
+        out = list(_S[m1 & above])
     elif kind == PAIR:
-        out = [_PAIRS[r] for r in _bits(m2, top)]
+        out = list(_P[m2 & above])
     elif kind == TRIPLE:
-        out = [_TRIPLES[r] for r in _bits(m3, top)]
+        out = list(_T[m3 & above])
     elif kind == STRAIGHT:
         out = [c for c in _STRAIGHTS_IN[m1 & 0x3FF] if c.length == length and c.top > top]
     elif kind == PAIR_RUN:
@@ -218,13 +262,17 @@ def follow_combos(mask: int, trick: Combo, *, bombs: bool, min_pair_run: int,
     else:
         out = []
     if bombs:
-        out += [_BOMBS[r] for r in _bits(m4, top if kind == BOMB else -1)]
+        out += _B[m4 & above if kind == BOMB else m4]
     return out
 
 
 def take(mask: int, combo: Combo, avoid: int = 0) -> int:
     """The mask of concrete cards of ``mask`` that play ``combo`` (lowest suits first, ``avoid`` last)."""
     need = MULTIPLICITY[combo.kind]
+    if need == 1 and combo.length == 1:  # a single: the lowest suit held, ``avoid`` only if nothing else
+        have = mask & RANK_MASK[combo.top]
+        pick = have & ~avoid or have
+        return pick & -pick
     out = 0
     for r in range(combo.low, combo.top + 1):
         have = mask & RANK_MASK[r]

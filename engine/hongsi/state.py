@@ -18,7 +18,6 @@ operations and one dictionary look-up.
 
 from __future__ import annotations
 
-import copy
 from itertools import combinations
 from typing import Any
 
@@ -53,7 +52,8 @@ class HongsiState(State):
 
     def __init__(self, hands: list[list[Card]], settings: HongsiSettings):
         self.settings = settings
-        self.dealt = [combos.mask_of(combos.CODE[str(c)] for c in h) for h in hands]
+        code = combos.CODE
+        self.dealt = [combos.mask_of([code[c if c.__class__ is str else str(c)] for c in h]) for h in hands]
         self.hands = list(self.dealt)
         self._ranks: list[combos.RankMasks | None] = [None] * SEATS  # each hand's rank masks, once asked for
         self.h4 = next((s for s, m in enumerate(self.dealt) if m >> combos.H4 & 1), None)
@@ -88,7 +88,8 @@ class HongsiState(State):
 
     def clone(self) -> HongsiState:
         """An independent copy (to try an action without touching this state)."""
-        new = copy.copy(self)
+        new = object.__new__(HongsiState)
+        new.__dict__.update(self.__dict__)
         new.hands, new.log, new.tiaos = list(self.hands), list(self.log), list(self.tiaos)
         new._ranks = list(self._ranks)
         new.requests, new.asked, new.lying = dict(self.requests), set(self.asked), set(self.lying)
@@ -221,6 +222,17 @@ class HongsiState(State):
         return combos.follow_combos(self.hands[seat], self.trick, bombs=s.bombs, min_pair_run=s.min_pair_run,
                                masks=masks)
 
+    def moves(self, seat: int) -> tuple[list[combos.Combo], bool]:
+        """:meth:`play_options` and :meth:`may_pass` at once (the bots' inner loop)."""
+        if not (self.started and seat == self.turn and self.pending is None and not self.finished):
+            return self.play_options(seat), self.may_pass(seat)
+        s = self.settings
+        masks = self._ranks[seat] or self._rank_masks(seat)
+        trick = self.trick
+        if trick is None:
+            return combos.lead_combos(0, bombs=s.bombs, min_pair_run=s.min_pair_run, masks=masks), False
+        return combos.follow_combos(0, trick, bombs=s.bombs, min_pair_run=s.min_pair_run, masks=masks), True
+
     def may_pass(self, seat: int) -> bool:
         return (not self.finished and self.pending is None and not self.call_due()
                 and self.trick is not None and seat == self.to_play())
@@ -246,8 +258,9 @@ class HongsiState(State):
         if self.declared or self.exposed or seat in self.lying:
             return out
         if seat not in self.asked:
+            side = self.side_of(seat) or ()  # teammates(seat, target), the sides worked out once
             for target in range(SEATS):
-                if target not in self.lying and self.teammates(seat, target):
+                if target not in self.lying and target != seat and target in side:
                     out.append({"seat": seat, "action": "pa", "target": target})
         if any(t == seat for t in self.requests.values()):
             out += [{"seat": seat, "action": "pa_accept"}, {"seat": seat, "action": "pa_refuse"}]
@@ -421,7 +434,7 @@ class HongsiState(State):
             missing = " ".join(combos.cards_of(mask & ~hand))
             return violation("not_in_hand", f"seat {seat} does not hold {missing}", f"座位{seat}手中没有 {missing}", code="not_in_hand", seat=seat, cards=missing.split())
         s = self.settings
-        combo = combos.classify(codes, bombs=s.bombs, min_pair_run=s.min_pair_run)  # type: ignore[arg-type]
+        combo = combos.classify_mask(mask, codes, bombs=s.bombs, min_pair_run=s.min_pair_run)  # type: ignore[arg-type]
         if combo is None:
             shown = " ".join(str(x) for x in cards)
             return violation("combo", f"{shown} is not a combination", f"{shown} 不是合法牌型")
@@ -438,7 +451,9 @@ class HongsiState(State):
             self.requests.clear()  # unanswered 趴 requests count as refused
             self.turn = seat
         self.hands[seat] &= ~mask
-        self._ranks[seat] = None
+        ranks = self._ranks[seat]
+        if ranks is not None:
+            self._ranks[seat] = combos.after_play(ranks, combo)
         if combo.kind == combos.BOMB:
             self.bombs += 1
         if self.called is not None and mask >> self.called & 1:
