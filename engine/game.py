@@ -243,7 +243,7 @@ class LoggedState(State):
 
     def judge(self, action: Action) -> list[Violation]:
         out = self._judge(action)
-        if not any(v.severity == "error" for v in out):
+        if not out or not any(v.severity == "error" for v in out):
             self.log.append(dict(action))
         return out
 

@@ -18,7 +18,7 @@ import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from engine.cards import DECKS, RANKS, Card, parse_cards
 from engine.game import (
@@ -106,6 +106,9 @@ class Trumps:
                            for s in range(5)]
 
 
+_COPIES = tuple(range(n) for n in range(9))  # a count's copies (two decks: 0..2), no range made each time
+
+
 def _counts(cards: list[int]) -> dict[int, int]:
     out: dict[int, int] = {}
     for c in cards:
@@ -146,9 +149,9 @@ def _tractors(pair_codes: list[int], order: list[int], length: int | None = None
     return out
 
 
-@dataclass(frozen=True)
-class Shape:
-    """What a play is: its effective suit (-1 mixed), pairs, tractor length (0 if not a tractor), top order."""
+class Shape(NamedTuple):
+    """What a play is: its effective suit (-1 mixed), pairs, tractor length (0 if not a tractor), top order.
+    (A named tuple: one is made for every play judged.)"""
 
     suit: int
     size: int
@@ -356,7 +359,7 @@ class ShengjiState(LoggedState):
         """The seat's cards of one effective suit, low to high, with copies."""
         counts = self.counts[seat]
         assert self.trumps is not None
-        return [c for c in self.trumps.suit_codes[suit] for _ in range(counts[c])]
+        return [c for c in self.trumps.suit_codes[suit] for _ in _COPIES[counts[c]]]
 
     def lead_options(self, seat: int) -> list[tuple[int, ...]]:
         assert self.trumps is not None
@@ -380,7 +383,8 @@ class ShengjiState(LoggedState):
         n = lead.size
         suited = self.holding(seat, lead.suit)
         if len(suited) <= n:
-            rest = [c for c in range(54) for _ in range(self.counts[seat][c]) if self.trumps.eff[c] != lead.suit]
+            counts, eff = self.counts[seat], self.trumps.eff
+            rest = [c for c in range(54) if eff[c] != lead.suit for _ in _COPIES[counts[c]]]
             return _unique(tuple(suited) + f for f in itertools.combinations(rest, n - len(suited)))[:cap] \
                 if n > len(suited) else [tuple(suited)]
         if lead.pairs == 0:
@@ -773,7 +777,7 @@ def play_bot_hand(game: ShengjiGame, rng: random.Random, bot: str, settings: She
         state.apply(ev)  # every bot action goes through the referee
         events.append(ev)
     return game.bot_record(state, settings, hands_txt, bottom_txt, events, first_seat=settings.dealer,
-                           attacker_points=state.verdict()["attacker_points"])
+                           attacker_points=state.attacker_points if state.phase == "over" else None)
 
 
 class ShengjiGame(Game):

@@ -64,6 +64,10 @@ def event_cards(event: dict[str, Any]) -> list[int] | Violation:
     if not isinstance(raw, list) or not raw:
         return violation("malformed", "the action needs 'cards': a non-empty list of cards",
                      "该动作需要 cards：非空的牌列表")
+    try:  # the common case: every card written exactly as a record writes it
+        return [CODES[text] for text in raw]
+    except (KeyError, TypeError):
+        pass
     out = []
     for text in raw:
         c = CODES.get(text.strip().upper()) if isinstance(text, str) else None
@@ -73,8 +77,10 @@ def event_cards(event: dict[str, Any]) -> list[int] | Violation:
     return out
 
 
-def has_cards(counts: Sequence[int], cards: Iterable[int]) -> bool:
+def has_cards(counts: Sequence[int], cards: Sequence[int]) -> bool:
     """Whether a hand kept as per-code counts holds every card of ``cards`` (as a multiset)."""
+    if len(cards) == 1:
+        return counts[cards[0]] >= 1
     need: dict[int, int] = {}
     for c in cards:
         need[c] = need.get(c, 0) + 1
