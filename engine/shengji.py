@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from engine.cards import DECKS, RANKS, Card, parse_cards
+from engine.cards import DECKS, RANKS, Card
 from engine.game import (
     Action,
     DealPlan,
@@ -197,10 +197,11 @@ class ShengjiState(LoggedState):
         self.settings = settings
         self.level = RANKS.index(settings.level)
         self.dealer = settings.dealer
-        self.dealt = [[CODES[str(c)] for c in h] for h in hands]
-        self.bottom = [CODES[str(c)] for c in bottom]
+        self.dealt = [[CODES[c if c.__class__ is str else str(c)] for c in h] for h in hands]
+        self.bottom = [CODES[c if c.__class__ is str else str(c)] for c in bottom]
         self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.counts = [[0] * 54 for _ in range(SEATS)]
+        self._held: list[dict[int, list[int]]] = [{} for _ in range(SEATS)]  # holding() by suit, until counts change
         for seat, cards in enumerate(self.dealt):
             for c in cards:
                 self.counts[seat][c] += 1
@@ -317,6 +318,7 @@ class ShengjiState(LoggedState):
         self.trumps = Trumps(self.level, suit)
         for c in self.bottom:
             self.counts[self.dealer][c] += 1
+        self._held[self.dealer] = {}
         self.phase = "bury"
 
     def _judge_take_bottom(self, seat: int) -> list[Violation]:
@@ -349,6 +351,7 @@ class ShengjiState(LoggedState):
             self._fix_trump()
         for c in cards:
             self.counts[seat][c] -= 1
+        self._held[seat] = {}
         self.buried.extend(cards)
         if len(self.buried) == BOTTOM:
             self.phase = "play"
@@ -357,9 +360,17 @@ class ShengjiState(LoggedState):
     # ------------------------------------------------------------------ play
     def holding(self, seat: int, suit: int) -> list[int]:
         """The seat's cards of one effective suit, low to high, with copies."""
-        counts = self.counts[seat]
-        assert self.trumps is not None
-        return [c for c in self.trumps.suit_codes[suit] for _ in _COPIES[counts[c]]]
+        return list(self._holding(seat, suit))
+
+    def _holding(self, seat: int, suit: int) -> list[int]:
+        """:meth:`holding`, kept until the seat's cards change (callers do not change it)."""
+        held = self._held[seat]
+        out = held.get(suit)
+        if out is None:
+            counts = self.counts[seat]
+            assert self.trumps is not None
+            out = held[suit] = [c for c in self.trumps.suit_codes[suit] for _ in _COPIES[counts[c]]]
+        return out
 
     def lead_options(self, seat: int) -> list[tuple[int, ...]]:
         assert self.trumps is not None
@@ -381,7 +392,7 @@ class ShengjiState(LoggedState):
         order = self.trumps.order
         lead = self.lead_shape
         n = lead.size
-        suited = self.holding(seat, lead.suit)
+        suited = self._holding(seat, lead.suit)
         if len(suited) <= n:
             counts, eff = self.counts[seat], self.trumps.eff
             rest = [c for c in range(54) if eff[c] != lead.suit for _ in _COPIES[counts[c]]]
@@ -478,7 +489,7 @@ class ShengjiState(LoggedState):
         for other in range(SEATS):
             if other == seat:
                 continue
-            theirs = self.holding(other, sh.suit)
+            theirs = self._holding(other, sh.suit)
             tc = _counts(theirs)
             if low_single is not None and any(order[c] > low_single for c in theirs):
                 break
@@ -495,7 +506,7 @@ class ShengjiState(LoggedState):
         if len(play) != lead.size:
             return violation("follow_count", f"follow with {lead.size} cards", f"跟牌必须出 {lead.size} 张")
         eff, order = self.trumps.eff, self.trumps.order
-        suited = self.holding(seat, lead.suit)
+        suited = self._holding(seat, lead.suit)
         in_suit = [c for c in play if eff[c] == lead.suit]
         if len(in_suit) < min(lead.size, len(suited)):
             name = "trump" if lead.suit == TRUMP else SUIT_LETTERS[lead.suit]
@@ -518,6 +529,7 @@ class ShengjiState(LoggedState):
         counts = self.counts[seat]
         for c in play:
             counts[c] -= 1
+        self._held[seat] = {}
         trick = self.trick
         assert self.trumps is not None
         ns = shape(play, self.trumps)
@@ -749,7 +761,7 @@ def play_bot_hand(game: ShengjiGame, rng: random.Random, bot: str, settings: She
     for k in range(SEATS * HAND):
         hands_txt[(dealer + k) % SEATS].append(deck[k])
     bottom_txt = deck[SEATS * HAND:]
-    state = ShengjiState([parse_cards(h) for h in hands_txt], parse_cards(bottom_txt), settings)
+    state = ShengjiState(hands_txt, bottom_txt, settings)  # type: ignore[arg-type]  # card names, as parsed
     events: list[Action] = []
     level = state.level
     eager = rng.random()
