@@ -224,6 +224,29 @@ class GongzhuState(LoggedState):
             suited = [c for c in suited if not self._held_back(c)] or suited
         return sorted(suited)
 
+    def may_play(self, seat: int, card: int) -> bool:
+        """``card in legal_plays(seat)`` for a card in the hand of the seat to play, without the list
+        (the referee's check of every play)."""
+        trick = self.trick
+        hand = self.hands[seat]
+        held_back = self._held_back
+        if not trick.plays:
+            if self.must_lead is not None:
+                return card == self.must_lead
+            if self.settings.exposed_may_lead or not self.exposed:
+                return True
+            led = self.led_suits
+            if not (held_back(card) and _suit(card) not in led):
+                return True  # a free card
+            return not any(not (held_back(c) and _suit(c) not in led) for c in hand)  # no free card at all
+        led_suit = _suit(trick.lead[0])
+        if _suit(card) != led_suit:
+            return not any(_suit(c) == led_suit for c in hand)  # void in the led suit
+        if self.first_round and held_back(card):
+            suited = [c for c in hand if _suit(c) == led_suit]
+            return len(suited) == 1 or all(held_back(c) for c in suited)
+        return True
+
     def expose_options(self, seat: int) -> list[int]:
         if self.started or self.settings.exposure in ("none", "all") or self.settings.teams == "zhuyang":
             return []
@@ -315,7 +338,7 @@ class GongzhuState(LoggedState):
         hand = self.hands[seat]
         if card not in hand:
             return [violation("not_in_hand", f"{NAMES[card]} is not in seat {seat}'s hand", f"{NAMES[card]} 不在该玩家手中", code="not_in_hand", seat=seat, cards=[NAMES[card]])]
-        if card not in self.legal_plays(seat):
+        if not self.may_play(seat, card):
             return [self._why_illegal(seat, card)]
         self._play(seat, card)
         return []
