@@ -1,0 +1,162 @@
+"""Each fast path of the engines (issue 34) agrees with the slow path beside it, on random positions:
+
+- 红桃四: rank masks carried through a play (``after_play``) equal those of the hand left; a one-rank play
+  classified by look-up (``classify_mask``) equals ``classify``; the one-rank tables and the single taken
+  by look-up equal the loops they replace; the moves the bots list equal ``play_options`` + ``may_pass``;
+  a clone is independent of its origin;
+- 拱猪: ``may_play`` of every card in the hand of the seat to play equals ``card in legal_plays``;
+- records: a record of plain card names parses to the same record, or fails with the same line, as the
+  same record written in lower case (which goes the slow way).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.cards import parse_cards
+from engine.hongsi import combos as C
+from engine.hongsi.bots import choose_play, talk
+from engine.hongsi.state import HongsiState
+from engine.record import RecordError, parse_record
+from engine.registry import get_game
+
+seeds = st.integers(0, 2**32 - 1)
+
+
+def _combos_slow(mask: int, bombs: bool, min_pair_run: int, trick: C.Combo | None) -> list[C.Combo]:
+    """Every combination of ``mask`` (that beats ``trick``), from the rank counts alone."""
+    counts = C.counts_of(mask)
+    out = [C.Combo(k, 1, r) for k in (C.SINGLE, C.PAIR, C.TRIPLE, C.BOMB) for r in range(C.N_RANKS)
+           if counts[r] >= C.MULTIPLICITY[k] and (k != C.BOMB or bombs)]
+    for kind, least, need in ((C.STRAIGHT, 3, 1), (C.PAIR_RUN, min_pair_run, 2)):
+        for low in range(C.RUN_RANKS):
+            for top in range(low + least - 1, C.RUN_RANKS):
+                if all(counts[r] >= need for r in range(low, top + 1)):
+                    out.append(C.Combo(kind, top - low + 1, top))
+    return [c for c in out if trick is None or c.beats(trick)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(seeds, st.booleans(), st.integers(2, 4))
+def test_hongsi_listing_and_rank_masks_match_the_slow_way(seed, bombs, min_pair_run):
+    rng = random.Random(seed)
+    hand = 0
+    for code in rng.sample(range(52), rng.randint(1, 20)):
+        hand |= 1 << code
+    masks = C.rank_masks(hand)
+    lead = C.lead_combos(hand, bombs=bombs, min_pair_run=min_pair_run)
+    assert sorted(lead) == sorted(_combos_slow(hand, bombs, min_pair_run, None))
+    assert lead == C.lead_combos(0, bombs=bombs, min_pair_run=min_pair_run, masks=masks)
+    trick = rng.choice(_combos_slow((1 << 52) - 1, True, min_pair_run, None))
+    follow = C.follow_combos(hand, trick, bombs=bombs, min_pair_run=min_pair_run)
+    assert sorted(follow) == sorted(_combos_slow(hand, bombs, min_pair_run, trick))
+    for combo in lead:
+        avoid = 1 << rng.randrange(52)
+        cards = C.take(hand, combo, avoid)
+        assert cards & ~hand == 0 and cards.bit_count() == combo.size
+        codes = C.codes_of(C.cards_of(cards))
+        assert C.mask_of(codes) == cards and C.cards_of(cards) == [C.CARD_NAMES[c] for c in sorted(codes)]
+        slow = C.classify(codes, bombs=True, min_pair_run=min_pair_run)
+        assert slow == combo
+        assert C.classify_mask(cards, codes, bombs=bombs, min_pair_run=min_pair_run) == \
+            C.classify(codes, bombs=bombs, min_pair_run=min_pair_run)
+        assert C.after_play(masks, combo) == C.rank_masks(hand & ~cards)
+        if combo.kind == C.SINGLE:  # the look-up's pick: the lowest suit held, ``avoid`` only if nothing else
+            have = hand & C.RANK_MASK[combo.top]
+            expect = min((b for b in range(52) if have >> b & 1 and not avoid >> b & 1), default=None)
+            if expect is None:
+                expect = min(b for b in range(52) if have >> b & 1)
+            assert cards == 1 << expect
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeds, st.booleans())
+def test_hongsi_moves_and_clones_match_the_slow_way(seed, bombs):
+    rng = random.Random(seed)
+    game = get_game("hongsi")
+    state = HongsiState(game.deal(rng), game.settings(None, {"bombs": bombs}))
+    talk(state, rng, state.judge)
+    while not state.is_terminal():
+        for seat in range(4):
+            assert state.moves(seat) == (state.play_options(seat), state.may_pass(seat))
+            assert state.rank_masks[seat] == C.rank_masks(state.hands[seat])
+        seat = state.current_player()
+        if state.pending is not None:
+            action = {"seat": seat, "action": "announce", "count": state.pending[1]}
+        else:
+            action = choose_play(state, seat, rng, "random")
+        before = json.dumps(state.public_view(), sort_keys=True)
+        twin = state.clone()
+        assert twin.judge(action) == []
+        assert json.dumps(state.public_view(), sort_keys=True) == before  # the clone shares nothing mutable
+        assert state.judge(action) == []
+        assert twin.public_view() == state.public_view() and twin.hands == state.hands
+
+
+@pytest.mark.parametrize("preset,rules", [("gonglue", {}), ("quanliang", {}), ("computer", {}),
+                                          ("partners", {}), ("gonglue", {"anmai": True})])
+@settings(max_examples=25, deadline=None)
+@given(seed=seeds)
+def test_gongzhu_may_play_matches_legal_plays(preset, rules, seed):
+    rng = random.Random(seed)
+    game = get_game("gongzhu")
+    record = game.bot_hand(rng, bot="random", settings=game.settings(preset, rules))
+    state = game.new_state([parse_cards(h) for h in record["hands"]], [], game.settings(preset, rules))
+    checked = 0
+    for event in record["events"]:
+        seat = state.current_player()
+        if event["action"] == "play" and seat is not None:
+            legal = state.legal_plays(seat)
+            for card in state.hands[seat]:
+                assert state.may_play(seat, card) == (card in legal)
+                checked += 1
+        assert state.judge(event) == []
+    assert checked
+
+
+def _lower(obj):
+    """A record with every card name in lower case: the same record to the parser, read the slow way."""
+    if isinstance(obj, str):
+        return obj.lower()
+    if isinstance(obj, list):
+        return [_lower(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: (_lower(v) if k in ("hands", "bottom", "cards", "card") else v) for k, v in obj.items()}
+    return obj
+
+
+def _outcome(obj):
+    try:
+        return parse_record(obj).to_json()
+    except RecordError as exc:
+        return str(exc)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seeds, st.sampled_from(["hongsi", "wakeng", "zhuohonga", "gongzhu", "shengji"]),
+       st.sampled_from(["none", "duplicate", "foreign", "drop", "bad_event"]))
+def test_record_fast_parse_matches_the_slow_way(seed, name, damage):
+    rng = random.Random(seed)
+    record = get_game(name).bot_hand(rng, bot="random")
+    hands = record["hands"]
+    seat = rng.randrange(len(hands))
+    if damage == "duplicate":
+        hands[seat][0] = hands[(seat + 1) % len(hands)][-1]
+    elif damage == "foreign":
+        hands[seat][0] = "RJ" if name != "zhuohonga" and name != "shengji" else "S10"
+    elif damage == "drop":
+        hands[seat].pop()
+    elif damage == "bad_event" and record["events"]:
+        record["events"][rng.randrange(len(record["events"]))]["cards"] = [11]  # not a card, either way
+    fast = _outcome(json.loads(json.dumps(record)))
+    slow = _outcome(_lower(json.loads(json.dumps(record))))
+    if isinstance(fast, dict):
+        assert isinstance(slow, dict)
+        assert fast["hands"] == slow["hands"] and fast.get("bottom") == slow.get("bottom")
+    else:
+        assert fast == slow
