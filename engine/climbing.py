@@ -167,11 +167,12 @@ class ClimbingRules:
         return f"{KIND_NAMES[combo.kind]} {what}", f"{KIND_NAMES_ZH[combo.kind]}{what}"
 
     # ------------------------------------------------------------------ legal plays from rank counts
-    def options(self, counts: list[int], beat: Combo | None) -> list[Combo]:
+    def options(self, counts: list[int], beat: Combo | None, levels: list[int] | None = None) -> list[Combo]:
         """Every combination ``counts`` can play: any lead when ``beat`` is None, else those beating it.
 
         One option per rank pattern (suits never matter). Passing is not listed. Runs come from
-        tables indexed by the bit mask of ranks held (at least once, twice, three times)."""
+        tables indexed by the bit mask of ranks held (at least once, twice, three times): ``levels``,
+        the hand's :attr:`Hand.levels` if known."""
         out: list[Combo] = []
         n = len(counts)
         sets = self._sets  # type: ignore[attr-defined]
@@ -182,9 +183,10 @@ class ClimbingRules:
                     out += sets[r][:c]
             if self.joker_pair and counts[n - 2] and counts[n - 1]:
                 out.append(sets[n - 1][1])
+            runs_below = (1 << self.run_top) - 1
             for w, table in enumerate(self._runs, 1):  # type: ignore[attr-defined]
                 if table:
-                    out += table[self._mask(counts, w)]
+                    out += table[levels[w - 1] & runs_below if levels else self._mask(counts, w)]
             return out
         kind, length, top = beat
         if kind < 10:
@@ -196,7 +198,8 @@ class ClimbingRules:
                 out.append(sets[n - 1][1])
         else:
             w = kind - 10
-            out += [c for c in self._runs[w - 1][self._mask(counts, w)]  # type: ignore[attr-defined]
+            held = levels[w - 1] & ((1 << self.run_top) - 1) if levels else self._mask(counts, w)
+            out += [c for c in self._runs[w - 1][held]  # type: ignore[attr-defined]
                     if c.length == length and c.top > top]
         if self.bombs and kind != FOUR:
             out += [sets[r][3] for r in range(n) if counts[r] == 4]
@@ -214,11 +217,12 @@ class Hand:
     """One seat's cards, as card names (``"H4"``): rank counts for the rules, the names by rank for the
     suits, a bit mask of card codes to check a play in one pass."""
 
-    __slots__ = ("counts", "by_rank", "rules", "mask")
+    __slots__ = ("counts", "by_rank", "rules", "mask", "levels")
 
     def __init__(self, rules: ClimbingRules, cards: Iterable[str]):
         self.rules = rules
         self.counts = [0] * rules.n_ranks
+        self.levels = [0, 0, 0, 0]  # bit r of levels[i]: rank r held more than i times (kept with counts)
         self.by_rank: list[list[str]] = [[] for _ in range(rules.n_ranks)]
         self.mask = 0
         self.add(cards)
@@ -245,18 +249,23 @@ class Hand:
         return True
 
     def add(self, cards: Iterable[str]) -> None:
-        rank_of = self.rules.rank_of
+        rank_of, counts, levels = self.rules.rank_of, self.counts, self.levels
         for c in cards:
             r = rank_of[c]
-            self.counts[r] += 1
+            n = counts[r] = counts[r] + 1
+            if n <= 4:
+                levels[n - 1] |= 1 << r
             self.by_rank[r].append(c)
             self.mask |= 1 << CODE[c]
 
     def remove(self, cards: Iterable[str]) -> None:
-        rank_of = self.rules.rank_of
+        rank_of, counts, levels = self.rules.rank_of, self.counts, self.levels
         for c in cards:
             r = rank_of[c]
-            self.counts[r] -= 1
+            n = counts[r]
+            counts[r] = n - 1
+            if 0 < n <= 4:
+                levels[n - 1] &= ~(1 << r)
             self.by_rank[r].remove(c)
             self.mask &= ~(1 << CODE[c])
 
@@ -325,7 +334,8 @@ class TrickPlay:
         return seat
 
     def options(self, seat: int) -> list[Combo]:
-        return self.rules.options(self.hands[seat].counts, self.beat)
+        hand = self.hands[seat]
+        return self.rules.options(hand.counts, self.beat, hand.levels)
 
     def check_play(self, seat: int, cards: list[str]) -> tuple[Combo | None, list[Violation]]:
         """The combination of a play by the seat to act, or the violation (not_in_hand, combo, follow)."""

@@ -5,6 +5,8 @@
   by look-up equal the loops they replace; the moves the bots list equal ``play_options`` + ``may_pass``;
   a clone is independent of its origin;
 - 拱猪: ``may_play`` of every card in the hand of the seat to play equals ``card in legal_plays``;
+- the climbing games: a hand's ``levels`` kept through play equal its counts' masks, and the moves listed
+  with them equal those listed without;
 - records: a record of plain card names parses to the same record, or fails with the same line, as the
   same record written in lower case (which goes the slow way).
 """
@@ -160,3 +162,24 @@ def test_record_fast_parse_matches_the_slow_way(seed, name, damage):
         assert fast["hands"] == slow["hands"] and fast.get("bottom") == slow.get("bottom")
     else:
         assert fast == slow
+
+
+@pytest.mark.parametrize("name", ["wakeng", "zhuohonga"])
+@settings(max_examples=30, deadline=None)
+@given(seed=seeds)
+def test_climbing_levels_match_the_counts(name, seed):
+    """A climbing hand's ``levels`` kept through every play equal the masks worked out from its counts,
+    and the moves listed with them equal those listed from the counts alone."""
+    rng = random.Random(seed)
+    game = get_game(name)
+    record = game.bot_hand(rng, bot="random")
+    state = game.new_state([parse_cards(h) for h in record["hands"]], parse_cards(record["bottom"]),
+                           game.settings(), first_seat=record["first_seat"])
+    for event in record["events"]:
+        assert state.judge(event) == []
+        trick = getattr(state, "trick", None)
+        for hand in state.hands:
+            assert hand.levels == [sum(1 << r for r, n in enumerate(hand.counts) if n > i) for i in range(4)]
+            if trick is not None:
+                rules = trick.rules
+                assert rules.options(hand.counts, trick.beat, hand.levels) == rules.options(hand.counts, trick.beat)
