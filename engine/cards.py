@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -123,6 +124,15 @@ class DeckSpec:
 
     def composition(self) -> Counter[Card]:
         return Counter(self.cards())
+
+    def names(self) -> list[str]:
+        """The card names of :meth:`cards`, in the same order (a new list each time; made once)."""
+        return list(_deck_names(self))
+
+
+@cache
+def _deck_names(spec: DeckSpec) -> tuple[str, ...]:
+    return tuple(str(c) for c in spec.cards())
 
 
 DECKS: dict[str, DeckSpec] = {

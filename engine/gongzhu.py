@@ -830,7 +830,7 @@ def _greedy_combo(state: ShuangzhuState, seat: int, options: list[Combo]) -> Com
 
 def play_bot_hand(game: GongzhuGame, rng: random.Random, bot: str, settings: GongzhuSettings) -> dict[str, Any]:
     plan = game.deal_plan(settings)
-    deck = shuffled_deck(plan.deck.cards(), rng)
+    deck = shuffled_deck(plan.deck.names(), rng)
     ends = [sum(plan.cards_per_seat[:i]) for i in range(SEATS + 1)]
     hands_txt = [deck[ends[i]:ends[i + 1]] for i in range(SEATS)]
     hands = [parse_cards(h) for h in hands_txt]

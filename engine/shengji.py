@@ -755,7 +755,7 @@ def _greedy_bury(hand: list[int], t: Trumps) -> list[int]:
 
 
 def play_bot_hand(game: ShengjiGame, rng: random.Random, bot: str, settings: ShengjiSettings) -> dict[str, Any]:
-    deck = shuffled_deck(DECKS["shengji"].cards(), rng)
+    deck = shuffled_deck(DECKS["shengji"].names(), rng)
     dealer = settings.dealer
     hands_txt: list[list[str]] = [[] for _ in range(SEATS)]
     for k in range(SEATS * HAND):

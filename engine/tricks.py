@@ -140,6 +140,6 @@ class Trick:
 
 def shuffled_deck(deck_cards: list[Any], rng: random.Random) -> list[str]:
     """A shuffled copy of a deck as notation strings."""
-    cards = [str(c) for c in deck_cards]
+    cards = [c if c.__class__ is str else str(c) for c in deck_cards]
     rng.shuffle(cards)
     return cards

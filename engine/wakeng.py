@@ -266,7 +266,8 @@ class WakengState(State):
         trick.play(seat, cards, combo)  # type: ignore[arg-type]
         if trick.out:
             self._end()
-        return self._log({**action, "cards": cards})
+        self.history.append({**action, "cards": cards})  # a new dict already: no second copy
+        return []
 
     def _pass(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "play":
@@ -412,7 +413,7 @@ class WakengGame(Game):
                  first_seat: int = 0) -> dict[str, Any]:
         s = settings or self.settings()
         plan = self.deal_plan(s)
-        deck = [str(c) for c in plan.deck.cards()]
+        deck = plan.deck.names()
         rng.shuffle(deck)
         per = plan.cards_per_seat[0]
         hands = [deck[i * per:(i + 1) * per] for i in range(plan.seats)]

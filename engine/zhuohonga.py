@@ -220,7 +220,8 @@ class ZhuohongaState(State):
         self.trick.play(seat, cards, combo)  # type: ignore[arg-type]
         self.started = True
         self.over = bool(self.trick.out) and self.trick.out[-1] == seat and self._decided()
-        return self._log({**action, "cards": cards})
+        self.history.append({**action, "cards": cards})  # a new dict already: no second copy
+        return []
 
     def _pass(self, seat: int, action: Action) -> list[Violation]:
         if seat != self.trick.turn:
@@ -404,7 +405,7 @@ class ZhuohongaGame(Game):
 
     def deal(self, rng: random.Random, settings: ZhuohongaSettings, first_seat: int = 0) -> list[list[str]]:
         """Shuffle and deal one card at a time from ``first_seat`` on; hands (card names) in the order dealt."""
-        deck = [str(c) for c in DECKS["zhuohonga"].cards()]
+        deck = DECKS["zhuohonga"].names()
         rng.shuffle(deck)
         per = self.deal_plan(settings).cards_per_seat
         hands: list[list[str]] = [[] for _ in range(4)]
