@@ -57,6 +57,21 @@ def choose_play(state: HongsiState, seat: int, rng: random.Random, bot: str) -> 
     return state.play_event(seat, min(pool, key=lambda c: (c.kind == combos.BOMB, c.top)))
 
 
+def _play_out_random(state: HongsiState, rng: random.Random, do) -> None:
+    """:func:`play_out` for the random bot, with :func:`choose_play` inlined: the same choices from the
+    same random numbers (``_randbelow`` is what ``randrange(n)`` calls), in fewer calls."""
+    below = rng._randbelow
+    while not state.finished:
+        pending = state.pending
+        if pending is not None:
+            do({"seat": pending[0], "action": "announce", "count": pending[1]})
+            continue
+        seat = state.current_player()
+        options, can_pass = state.moves(seat)  # type: ignore[arg-type]
+        i = below(len(options) + can_pass)
+        do({"seat": seat, "action": "pass"} if i == len(options) else state.play_event(seat, options[i]))  # type: ignore[arg-type]
+
+
 def talk(state: HongsiState, rng: random.Random, do) -> None:
     """The declarations, the call and the 趴 talk of a hand, made through ``do(event)``."""
     h4 = state.h4
@@ -87,6 +102,8 @@ def talk(state: HongsiState, rng: random.Random, do) -> None:
 
 def play_out(state: HongsiState, rng: random.Random, bot: str, do) -> None:
     """Play the hand to its end; announce counts when due."""
+    if bot == "random" and type(rng) is random.Random:
+        return _play_out_random(state, rng, do)
     while not state.finished:
         pending = state.pending
         if pending is not None:

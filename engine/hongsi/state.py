@@ -350,6 +350,31 @@ class HongsiState(State):
 
     # ------------------------------------------------------------------ the referee
     def judge(self, action: Action) -> list[Violation]:
+        # The fast path: a play or pass by the seat to play, in play, no count due. It does exactly what
+        # the general path below does for such an event (tests/engine/test_fast_paths.py).
+        if self.started and self.pending is None and not self.finished and action.__class__ is dict:
+            seat = action.get("seat")
+            if seat == self.turn and seat.__class__ is int:
+                name = action.get("action")
+                if name == "pass" and self.trick is not None:
+                    self.n_events += 1
+                    self.passes += 1
+                    self.turn = self._after[seat]
+                    if self.passes >= len(self._active) - 1:
+                        self.trick, self.trick_mask = None, 0
+                    self.log.append(action)
+                    return []
+                if name == "play":
+                    index = self.n_events
+                    self.n_events = index + 1
+                    v = self._play(seat, action, index)
+                    if v is None:
+                        self.log.append(action)
+                        return []
+                    return [v]
+        return self._judge(action)
+
+    def _judge(self, action: Action) -> list[Violation]:
         index = self.n_events
         self.n_events = index + 1
         if not isinstance(action, dict):

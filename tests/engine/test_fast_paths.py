@@ -100,6 +100,38 @@ def test_hongsi_moves_and_clones_match_the_slow_way(seed, bombs):
         assert twin.public_view() == state.public_view() and twin.hands == state.hands
 
 
+def _snapshot(state: HongsiState) -> tuple:
+    return (json.dumps(state.public_view(), sort_keys=True), state.hands, state.n_events, state.passes,
+            state.trick, state.trick_mask, state.turn, state.pending, state.log)
+
+
+@settings(max_examples=12, deadline=None)
+@given(seeds, st.booleans())
+def test_hongsi_judge_fast_path_matches_the_general_path(seed, bombs):
+    """``judge`` (with its fast path for plays and passes) and ``_judge`` (the general path) give the same
+    violations and leave the same state, for the bots' events and for broken ones."""
+    rng = random.Random(seed)
+    game = get_game("hongsi")
+    state = HongsiState(game.deal(rng), game.settings(None, {"bombs": bombs}))
+    talk(state, rng, state.judge)
+    while not state.is_terminal():
+        seat = state.current_player()
+        if state.pending is not None:
+            good = {"seat": seat, "action": "announce", "count": state.pending[1]}
+        else:
+            good = choose_play(state, seat, rng, "random")
+        hand = C.cards_of(state.hands[seat])
+        broken = [{**good, "seat": (seat + 1) % 4}, {**good, "seat": True}, {"seat": seat, "action": "pass"},
+                  {"seat": seat, "action": "play", "cards": [rng.choice(hand), rng.choice(C.CARD_NAMES)]},
+                  {"seat": seat, "action": "play", "cards": hand[:1]}, {"seat": seat, "action": "play", "cards": []},
+                  {"seat": seat, "action": "play", "cards": ["h" + hand[0][1:]]}]
+        for action in [*broken, good]:
+            fast, slow = state.clone(), state.clone()
+            assert fast.judge(action) == slow._judge(action)
+            assert _snapshot(fast) == _snapshot(slow)
+        assert state.judge(good) == []
+
+
 @pytest.mark.parametrize("preset,rules", [("gonglue", {}), ("quanliang", {}), ("computer", {}),
                                           ("partners", {}), ("gonglue", {"anmai": True})])
 @settings(max_examples=25, deadline=None)
