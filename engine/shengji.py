@@ -395,6 +395,9 @@ class ShengjiState(LoggedState):
         suited = self._holding(seat, lead.suit)
         if len(suited) <= n:
             counts, eff = self.counts[seat], self.trumps.eff
+            if n - len(suited) == 1:  # one card to fill: each distinct card of the other suits once, in code order
+                base = tuple(suited)
+                return [base + (c,) for c in range(54) if counts[c] and eff[c] != lead.suit][:cap]
             rest = [c for c in range(54) if eff[c] != lead.suit for _ in _COPIES[counts[c]]]
             return _unique(tuple(suited) + f for f in itertools.combinations(rest, n - len(suited)))[:cap] \
                 if n > len(suited) else [tuple(suited)]
@@ -545,7 +548,7 @@ class ShengjiState(LoggedState):
             self._close(trick)
 
     def _close(self, trick: Trick) -> None:
-        points = sum(POINTS[c] for c in trick.cards())
+        points = sum(map(POINTS.__getitem__, trick.cards()))
         winner = trick.winner
         self.tricks.append(trick)
         if winner in self.attackers:

@@ -215,3 +215,33 @@ def test_climbing_levels_match_the_counts(name, seed):
             if trick is not None:
                 rules = trick.rules
                 assert rules.options(hand.counts, trick.beat, hand.levels) == rules.options(hand.counts, trick.beat)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=seeds)
+def test_shengji_follow_options_match_the_slow_way(seed):
+    """升级's follows when a seat is short of the led suit (one card to fill by look-up) equal the general
+    way: every fill of the missing cards from the other suits, each once."""
+    import itertools
+
+    from engine import shengji as sj
+
+    rng = random.Random(seed)
+    game = get_game("shengji")
+    record = game.bot_hand(rng, bot="random")
+    state = game.new_state([parse_cards(h) for h in record["hands"]], parse_cards(record["bottom"]),
+                           game.settings(None, record.get("rules")))
+    short = 0
+    for event in record["events"]:
+        if state.phase == "play" and state.trick.plays:
+            seat = state.trick.to_play
+            suited = state.holding(seat, state.lead_shape.suit)
+            n = state.lead_shape.size
+            if len(suited) < n:
+                rest = [c for c in range(54) if state.trumps.eff[c] != state.lead_shape.suit
+                        for _ in range(state.counts[seat][c])]
+                slow = sj._unique(tuple(suited) + f for f in itertools.combinations(rest, n - len(suited)))
+                assert state.follow_options(seat) == slow[:sj.OPTION_CAP]
+                short += 1
+        assert state.judge(event) == []
+    assert short
