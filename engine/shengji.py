@@ -449,7 +449,8 @@ class ShengjiState(LoggedState):
         if self.phase in ("deal", "bury"):
             return [violation("phase", f"play starts after the dealer buried {BOTTOM} cards",
                           f"庄家埋完 {BOTTOM} 张底牌后才能出牌")]
-        if seat != self.trick.to_play:
+        trick = self.trick
+        if seat != (trick.leader + len(trick.plays)) % SEATS:  # trick.to_play, without the property
             return [violation("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
                           f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号", code="not_your_turn", seat=seat, due=self.trick.to_play)]
         cards = event_cards(action)
@@ -460,7 +461,7 @@ class ShengjiState(LoggedState):
                           f"{seat} 号座位没有 {' '.join(names(cards))}", code="not_in_hand", seat=seat, cards=names(cards))]
         assert self.trumps is not None
         play = tuple(cards)
-        if not self.trick.plays:
+        if not trick.plays:
             found = self._check_lead(seat, play)
         else:
             found = self._check_follow(seat, play)
@@ -544,7 +545,7 @@ class ShengjiState(LoggedState):
             trick.add(seat, play, _always if wins else _never)
             if wins:
                 self.best_shape = ns
-        if trick.done:
+        if len(trick.plays) == SEATS:  # trick.done
             self._close(trick)
 
     def _close(self, trick: Trick) -> None:
@@ -613,14 +614,14 @@ class ShengjiState(LoggedState):
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < SEATS:
             return [violation("malformed", f"seat {seat!r} is not a seat 0..3", f"座位 {seat!r} 不存在")]
         kind = action.get("action")
+        if kind == "play":  # the common case first
+            return self._judge_play(seat, action)
         if kind == "declare":
             return self._judge_declare(seat, action)
         if kind == "take_bottom":
             return self._judge_take_bottom(seat)
         if kind == "bury":
             return self._judge_bury(seat, action)
-        if kind == "play":
-            return self._judge_play(seat, action)
         return [violation("phase", f"unknown action {kind!r} (升级: declare, take_bottom, bury, play)",
                       f"未知动作 {kind!r}（升级：declare 亮主、take_bottom 拿底、bury 埋底、play 出牌）")]
 

@@ -43,7 +43,7 @@ def name(card: int) -> str:
 
 
 def names(cards: Iterable[int]) -> list[str]:
-    return [NAMES[c] for c in cards]
+    return list(map(NAMES.__getitem__, cards))
 
 
 def suit_index(card: int) -> int:
