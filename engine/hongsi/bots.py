@@ -66,7 +66,7 @@ def _play_out_random(state: HongsiState, rng: random.Random, do) -> None:
         if pending is not None:
             do({"seat": pending[0], "action": "announce", "count": pending[1]})
             continue
-        seat = state.current_player()
+        seat = state.turn if state.started else state.current_player()  # in play: the seat to play
         options, can_pass = state.moves(seat)  # type: ignore[arg-type]
         i = below(len(options) + can_pass)
         do({"seat": seat, "action": "pass"} if i == len(options) else state.play_event(seat, options[i]))  # type: ignore[arg-type]

@@ -139,13 +139,13 @@ def classify(codes: list[int], *, bombs: bool, min_pair_run: int) -> Combo | Non
     return combo
 
 
-_ONE_RANK_PLAYS: dict[int, Combo] = {m: _BY_RANKS[(m.bit_length() - 1 >> 2,) * len(names)]
+ONE_RANK_PLAYS: dict[int, Combo] = {m: _BY_RANKS[(m.bit_length() - 1 >> 2,) * len(names)]
                                     for m, names in _SMALL.items()}
 
 
 def classify_mask(mask: int, codes: list[int], *, bombs: bool, min_pair_run: int) -> Combo | None:
     """:func:`classify` of ``codes`` (whose mask is ``mask``), a one-rank play by one look-up."""
-    combo = _ONE_RANK_PLAYS.get(mask)
+    combo = ONE_RANK_PLAYS.get(mask)
     if combo is None:
         return classify(codes, bombs=bombs, min_pair_run=min_pair_run)
     return None if combo.kind == BOMB and not bombs else combo

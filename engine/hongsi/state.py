@@ -28,6 +28,7 @@ from engine.hongsi.scoring import multiplier, settle
 from engine.hongsi.settings import HongsiSettings
 
 SEATS = 4
+_CODE, ONE_RANK_PLAYS, _BOMB, _after_play = combos.CODE, combos.ONE_RANK_PLAYS, combos.BOMB, combos.after_play
 CALLABLE = tuple(code for code in range(combos.N_RANKS * 4) if code >> 2 <= 6 and code != combos.H4)  # 4..10, not ♥4
 DECLARED = ("baomen", "dantiao", "duitiao")
 MODE_ZH = {"normal": "普通二打二", "pa": "趴", "dui_pa": "对趴", "anjiao": "暗叫", "dantiao": "单挑",
@@ -442,9 +443,9 @@ class HongsiState(State):
         cards = ev.get("cards")
         if not isinstance(cards, list) or not cards:
             return violation("combo", "a play needs a non-empty list of cards", "出牌须列出牌")
-        code = combos.CODE.get
-        codes = [code(x) if isinstance(x, str) else None for x in cards]
-        if None in codes:
+        try:  # cards named as records name them
+            codes = [_CODE[x] for x in cards]
+        except (KeyError, TypeError):
             codes = [combos.code_of(x) for x in cards]
             bad = next((x for x, c in zip(cards, codes, strict=True) if c is None), None)
             if bad is not None or None in codes:
@@ -458,8 +459,10 @@ class HongsiState(State):
         if mask & ~hand:
             missing = " ".join(combos.cards_of(mask & ~hand))
             return violation("not_in_hand", f"seat {seat} does not hold {missing}", f"座位{seat}手中没有 {missing}", code="not_in_hand", seat=seat, cards=missing.split())
-        s = self.settings
-        combo = combos.classify_mask(mask, codes, bombs=s.bombs, min_pair_run=s.min_pair_run)  # type: ignore[arg-type]
+        combo = ONE_RANK_PLAYS.get(mask)  # classify_mask, its look-up inlined
+        if combo is None or combo.kind == combos.BOMB:
+            s = self.settings
+            combo = combos.classify_mask(mask, codes, bombs=s.bombs, min_pair_run=s.min_pair_run)  # type: ignore[arg-type]
         if combo is None:
             shown = " ".join(str(x) for x in cards)
             return violation("combo", f"{shown} is not a combination", f"{shown} 不是合法牌型")
@@ -478,8 +481,8 @@ class HongsiState(State):
         self.hands[seat] &= ~mask
         ranks = self._ranks[seat]
         if ranks is not None:
-            self._ranks[seat] = combos.after_play(ranks, combo)
-        if combo.kind == combos.BOMB:
+            self._ranks[seat] = _after_play(ranks, combo)
+        if combo.kind == _BOMB:
             self.bombs += 1
         if self.called is not None and mask >> self.called & 1:
             self.revealed = True
@@ -491,7 +494,7 @@ class HongsiState(State):
         elif left == 0:
             self._finish(seat)
         else:
-            self.turn = self._next_active(seat)
+            self.turn = self._after[seat]
             if left <= self.settings.count_announce_at:
                 self.pending = (seat, left, index)
 
