@@ -48,10 +48,11 @@ train-committee: $(STAMP)
 	$(BIN)/python -m vision.train --seed 19 --size 48 --width 16 --storage int8 --out vision/models/card_corner_e.onnx
 
 # The peers the benchmarks compare against (OpenSpiel, RLCard) live in their own environment, never in .venv.
-.benchvenv/.installed:
+# (The stamp is -2 since open_spiel joined the peers, so an older .benchvenv gets it too.)
+.benchvenv/.installed-2:
 	$(PY) -m venv .benchvenv
 	.benchvenv/bin/pip install -q rlcard numpy open_spiel
 	touch $@
 
-bench: $(STAMP) .benchvenv/.installed
+bench: $(STAMP) .benchvenv/.installed-2
 	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
