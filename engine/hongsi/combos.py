@@ -221,10 +221,10 @@ class _ByMask(dict):
 
     def __init__(self, kind: int):
         super().__init__()
-        self.kind = kind
+        self.of_rank = tuple(Combo(kind, 1, r) for r in range(N_RANKS)).__getitem__
 
     def __missing__(self, mask: int) -> tuple[Combo, ...]:
-        out = self[mask] = tuple(Combo(self.kind, 1, r) for r in _BITS[mask])
+        out = self[mask] = tuple(map(self.of_rank, _BITS[mask]))  # the combos exist: a miss is cheap
         return out
 
 
