@@ -217,7 +217,7 @@ def expected_pulse_ms() -> tuple[float, float]:
 
 
 def _eject_remedies() -> tuple[tuple[type, str], ...]:
-    from firmware_bridge.errors import DoubleFeed, Jam, McuRebooted, RigError
+    from firmware_bridge.errors import DoubleFeed, Jam, McuRebooted, PortGone, RigError
     from firmware_bridge.rig import HopperEmpty
 
     return (
@@ -228,6 +228,8 @@ def _eject_remedies() -> tuple[tuple[type, str], ...]:
         (DoubleFeed, "two cards left together: fan the test cards; check the separator gap under the hopper"),
         (McuRebooted, "the Pico rebooted while ejecting: the motor browns out its supply — check the 6 V rail "
                       "and the capacitor, the USB cable"),
+        (PortGone, "the Pico's USB port vanished: it rebooted while ejecting (the motor browns out its supply — "
+                   "check the 6 V rail and the capacitor) or the USB cable dropped out"),
         (RigError, "hongsi firmware check; check the USB cable"),
     )
 

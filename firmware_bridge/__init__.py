@@ -61,7 +61,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Rig", "BootInfo", "EjectEvidence", "Event", "RigError", "Jam", "DoubleFeed", "LinkLost",
+__all__ = ["Rig", "BootInfo", "EjectEvidence", "Event", "RigError", "Jam", "DoubleFeed", "LinkLost", "PortGone",
            "McuRebooted", "Fault"]
 
 
@@ -70,7 +70,7 @@ def __getattr__(name: str) -> Any:  # lazy: importing the package must not open 
         from firmware_bridge import rig
 
         return getattr(rig, name)
-    if name in ("RigError", "Jam", "DoubleFeed", "LinkLost", "McuRebooted", "Fault"):
+    if name in ("RigError", "Jam", "DoubleFeed", "LinkLost", "PortGone", "McuRebooted", "Fault"):
         from firmware_bridge import errors
 
         return getattr(errors, name)

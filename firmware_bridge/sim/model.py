@@ -61,6 +61,8 @@ class Mechanics:
     servo_settle_ms: float = _part("SERVO_SETTLE_MS")
     servo_overshoot_deg: float = _part("SERVO_OVERSHOOT_DEG")
     riffle_ms: float = 3000.0  # one pass of the two-bin shuffler
+    usb_enum_ms: float = _part("USB_ENUM_MS")  # reset to the USB port back on the host (it vanishes)
+    main_ms: float = _part("MAIN_MS")  # reset to main.py's first statement: a 0x03 before it stops in the REPL
     boot_ms: float = _part("BOOT_MS")  # reset to main.py's loop (MicroPython boot, .mpy imports)
     soft_irq_us: float = _part("SOFT_IRQ_US")  # a soft (scheduled) pin IRQ runs this late
     beam_glitch_per_s: float = 0.0  # IR leakage / EMI: 0.2 ms dropouts of the counting beam
