@@ -39,8 +39,12 @@ PARTS = {
     "path": {"what": "separator gate → leading-edge sensor → take-away nip → counting beam → chute",
              "gate_to_edge_mm": 8.0, "edge_to_nip_mm": 14.0, "nip_to_beam_mm": 20.0, "chute_mm": 70.0,
              "chute_speed_share": 0.7},
+    # the receiver's output as a card crosses: it chatters while the edge is in the 1 mm aperture; thin
+    # or light card stock lets some IR through for a moment; the brushed motors' EMI gives short false
+    # "blocked" readings (estimates for a harsh build: no datasheet gives these)
     "beam": {"what": "Vishay TSSP4038 38 kHz IR receiver + TSAL6200 emitter (modulated: no ambient leak)",
-             "response_us": 250.0},
+             "response_us": 250.0, "aperture_mm": 1.0, "bounce_flips": 2, "leak_share": 0.05,
+             "leak_ms": 0.5, "glitch_per_s": 0.5},
     "servo": {"what": "TowerPro MG996R, 180°, 500–2500 µs, geared 1.5:1 up to the turntable",
               "range_deg": 180.0, "min_us": 500, "max_us": 2500, "s_per_60deg_4v8": 0.17,
               "s_per_60deg_6v": 0.14, "supply_v": 6.0, "load_share": 0.8, "gear": 1.5,
@@ -125,6 +129,11 @@ def derive() -> dict:
         "SOFT_IRQ_US": int(PARTS["pico"]["soft_irq_us"]),
         "FRAME_MS": PARTS["camera"]["frame_ms"],
         "BOUNCE_US": int(PARTS["beam"]["response_us"] * 8),  # a flicker inside one card, merged
+        "EDGE_BOUNCE_MS": round(PARTS["beam"]["aperture_mm"] / v_take, 2),  # an edge crossing the aperture
+        "BOUNCE_FLIPS": PARTS["beam"]["bounce_flips"],
+        "LEAK_SHARE": PARTS["beam"]["leak_share"],
+        "LEAK_MS": PARTS["beam"]["leak_ms"],
+        "BEAM_GLITCH_PER_S": PARTS["beam"]["glitch_per_s"],
         "ESTOP_CONFIRM_MS": 5,  # RC filter 10 kΩ × 100 nF = 1 ms; the level must hold 5 τ
     }
     out["PARTS_HASH"] = parts_hash()
