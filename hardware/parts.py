@@ -54,8 +54,10 @@ PARTS = {
     # harsh order (estimates: no datasheet gives them; the host waits up to 10 s for the port)
     "pico": {"what": "Raspberry Pi Pico (RP2040), MicroPython 1.24, main.py from precompiled .mpy",
              "usb_enum_ms": 400.0, "main_ms": 450.0, "boot_ms": 850.0, "soft_irq_us": 40.0},
+    # a frame: exposed (fixed by calibration, under the LED ring), read out line by line (rolling shutter),
+    # through the ISP and picamera2's buffer queue to the application (isp_ms: an estimate)
     "camera": {"what": "Pi Camera Module 3 (IMX708), 1536 × 864 mode at 30 fps, focus 12 cm",
-               "frame_ms": 33.3, "exposure_ms": 8.0, "readout_ms": 17.0, "min_focus_cm": 10.0,
+               "frame_ms": 33.3, "exposure_ms": 8.0, "readout_ms": 17.0, "isp_ms": 30.0, "min_focus_cm": 10.0,
                "window_cm": 12.0},
 }
 
@@ -128,6 +130,9 @@ def derive() -> dict:
         "MAIN_MS": int(PARTS["pico"]["main_ms"]),  # reset -> main.py's first statement (Ctrl-C off)
         "SOFT_IRQ_US": int(PARTS["pico"]["soft_irq_us"]),
         "FRAME_MS": PARTS["camera"]["frame_ms"],
+        "CAM_EXPOSURE_MS": PARTS["camera"]["exposure_ms"],
+        "CAM_READOUT_MS": PARTS["camera"]["readout_ms"],
+        "CAM_ISP_MS": PARTS["camera"]["isp_ms"],  # the ISP, the buffer queue, to the application
         "BOUNCE_US": int(PARTS["beam"]["response_us"] * 8),  # a flicker inside one card, merged
         "EDGE_BOUNCE_MS": round(PARTS["beam"]["aperture_mm"] / v_take, 2),  # an edge crossing the aperture
         "BOUNCE_FLIPS": PARTS["beam"]["bounce_flips"],

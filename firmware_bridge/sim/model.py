@@ -13,6 +13,7 @@ while its interrupt handler runs, so the firmware measures exact pulse lengths a
 
 from __future__ import annotations
 
+import collections
 import heapq
 import itertools
 import json
@@ -160,6 +161,8 @@ class Board:
         self.deal_no = 1
         self.truth_written = False
         self.frame_seq = 0
+        self.scenes: collections.deque[tuple[float, int, str | None, int]] = collections.deque(maxlen=64)
+        self.scenes.append((float("-inf"), 0, self.hopper[0] if self.hopper else None, len(self.hopper)))
         self.ejects = 0  # eject starts with a card in the hopper, this deal
         self.forced_jams = 0
         self.forced_doubles = 0
@@ -571,8 +574,7 @@ class Board:
         self.fed, self.pos, self.feed_v, self.feed_token = False, 0.0, 0.0, None
         cards = [self.hopper.pop(0) for _ in range(n)]
         self.in_flight += n
-        self.frame_seq += 1
-        self.changed.notify_all()
+        self._new_scene()
         flight = self.mech.chute_ms() * self.phys.uniform(0.85, 1.0)
 
         def land() -> None:
@@ -621,8 +623,7 @@ class Board:
             if self.riffle_end == end and self.relay:
                 self.hopper = riffle(self.hopper, self.rng)
                 self.riffle_end = None
-                self.frame_seq += 1
-                self.changed.notify_all()
+                self._new_scene()
 
         self.schedule(end - self.clock.now_ms(), finish)
 
@@ -639,8 +640,7 @@ class Board:
             self.deal_no += 1
             self.ejects = 0
             self.truth_written = False
-            self.frame_seq += 1
-            self.changed.notify_all()
+            self._new_scene()
 
     def operator_reload(self) -> None:
         """A new deal without shuffling: if the hopper is empty, the dealt cards go back into it."""
@@ -672,8 +672,7 @@ class Board:
                 self.hopper = [str(parse_card(c)) for c in cards]
                 self.places, self.ejects, self.truth_written = [], 0, False
                 self.deal_no += 1
-                self.frame_seq += 1
-                self.changed.notify_all()
+                self._new_scene()
 
     # ------------------------------------------------------------------ what really happened
     def truth(self) -> dict[str, Any]:
@@ -699,6 +698,23 @@ class Board:
             tmp = self.truth_path.with_suffix(self.truth_path.suffix + ".tmp")
             tmp.write_text(json.dumps(self.truth(), ensure_ascii=False) + "\n", encoding="utf-8")
             tmp.replace(self.truth_path)
+
+    def _new_scene(self) -> None:
+        """What the camera would see changed (a card left, a riffle, a reload): remembered with its sim
+        time, so a camera exposing a frame at some instant shows the scene of that instant."""
+        self.frame_seq += 1
+        self.scenes.append((self.clock.now_ms(), self.frame_seq, self.hopper[0] if self.hopper else None,
+                            len(self.hopper)))
+        self.changed.notify_all()
+
+    def scene_at(self, t_ms: float) -> tuple[int, str | None, int]:
+        """(frame seq, bottom card or None, cards left) as they were at sim time ``t_ms`` (the last scene
+        that began by then; the oldest one kept if earlier)."""
+        with self.lock:
+            for t, seq, label, left in reversed(self.scenes):
+                if t <= t_ms:
+                    return seq, label, left
+            return self.scenes[0][1:]
 
     def bottom_card(self) -> tuple[int, str | None, int]:
         """(frame seq, the hopper's bottom card or None, cards left) — what the camera sees."""
