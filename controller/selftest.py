@@ -314,7 +314,7 @@ def check_camera(run: _Run, camera: str, reader: Any, frames: int = 3) -> None:
 
 
 def check_panel(run: _Run, pin_factory: Any, blink: float) -> None:
-    from firmware_bridge.panel import Panel
+    from firmware_bridge.panel import DEAL_BUTTON_PIN, ESTOP_PIN, Panel
 
     if pin_factory is None:
         run.add("panel", "skip", "no pin factory (see the pin factory row)")
@@ -337,9 +337,9 @@ def check_panel(run: _Run, pin_factory: Any, blink: float) -> None:
             time.sleep(blink)
         panel.lights.off()
         if panel.deal.is_pressed:
-            problems.append("the deal button reads pressed (stuck or shorted, Pi GPIO 20)")
+            problems.append(f"the deal button reads pressed (stuck or shorted, Pi GPIO {DEAL_BUTTON_PIN})")
         if panel.estop.is_active:
-            problems.append("the e-stop reads pressed or its wire is cut (Pi GPIO 21)")
+            problems.append(f"the e-stop reads pressed or its wire is cut (Pi GPIO {ESTOP_PIN})")
         panel.buzzer.beep(1, length=min(0.08, blink) or 0.001)
     finally:
         panel.close()
