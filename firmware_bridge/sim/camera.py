@@ -79,12 +79,16 @@ def _cfg(name: str) -> Any:
 
 
 class CameraServer:
-    def __init__(self, board: Any, *, dropout: float = 0.0, seed: int | None = None, fps: float = 60.0,
+    MAX_FPS = 120.0  # wall frames a second a stream sends at most (a sped-up sensor would flood it)
+
+    def __init__(self, board: Any, *, dropout: float = 0.0, seed: int | None = None, fps: float | None = None,
                  design: str | None = None, sensor: Sensor | None = None, scene_tags: bool = False):
-        """``fps``: the most frames a second (wall) the stream sends; a new scene goes out as soon as
-        its first frame is delivered."""
-        self.board, self.dropout, self.fps, self.design = board, dropout, fps, design
+        """``fps``: the frames a second (wall) the stream sends, by default the sensor's own rate at the
+        rig's speed (at most MAX_FPS); a new scene goes out as soon as its first frame is delivered."""
         self.sensor = sensor or Sensor()
+        if fps is None:
+            fps = min(self.MAX_FPS, 1000.0 / self.sensor.frame_ms * board.clock.speed)
+        self.board, self.dropout, self.fps, self.design = board, dropout, fps, design
         self.scene_tags = scene_tags
         self.looks: dict[bytes, int] = {}  # JPEG -> the scene it shows (the last few scenes), for tests
         # the frames show the cards as they are dealt, secret until each hand is over: served only under an
