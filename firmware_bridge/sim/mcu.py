@@ -20,7 +20,7 @@ import traceback
 import tty
 from typing import Any
 
-from firmware_bridge.sim.fakes import PWRON_RESET, WDT_RESET, load_firmware
+from firmware_bridge.sim.fakes import PWRON_RESET, WDT_RESET, UsbStdio, load_firmware
 
 
 class PtyPort:
@@ -216,9 +216,9 @@ class VirtualRepl:
 
     BANNER = b"MicroPython (the virtual hongsi Pico)\r\nType \"help()\" for more information.\r\n>>> "
 
-    def __init__(self, port: Any, message: str):
+    def __init__(self, port: Any, message: str | None):
         self.port = port
-        port.write(message.encode() + b"\r\n" + self.BANNER)
+        port.write((message.encode() + b"\r\n" if message else b"") + self.BANNER)
 
     def step(self) -> None:
         data = self.port.read()
@@ -233,36 +233,24 @@ class VirtualRepl:
                 self.port.write(bytes([b]))
 
 
-class _Stdin:
-    """main.py's stdin: what the host sent while the board booted (MicroPython's ring buffer), then the
-    port."""
-
-    def __init__(self, port: Any, pending: bytes):
-        self.port, self.pending = port, pending
-
-    def read(self) -> bytes | None:
-        data, self.pending = self.pending + (self.port.read() or b""), b""
-        return data or None
-
-    def write(self, data: bytes) -> None:
-        self.port.write(data)
-
-
 class Mcu:
     """Runs the firmware: :meth:`step` advances the mechanics to now and runs one pass of the firmware's
     main loop; :meth:`run_forever` does that on a thread, waking on serial input.
 
     A reset runs as on the board (the model's ``usb_enum_ms``, ``main_ms``, ``boot_ms``): the USB port
-    (``usb``, a :class:`UsbPort`) vanishes, comes back after enumeration, then main.py's first statement
-    turns Ctrl-C off — a 0x03 byte before it stops the board in its REPL, with no firmware and no
-    watchdog — and after the imports the firmware runs and sends its boot event. Other bytes wait in
-    stdin for the firmware, as in MicroPython's ring buffer."""
+    (``usb``, a :class:`UsbPort`) vanishes and comes back after enumeration; at ``main_ms`` MicroPython
+    runs ``main.py`` itself, whose first statement turns Ctrl-C off (a 0x03 byte before that stops the
+    board in its REPL, with no firmware and no watchdog); after the imports (``boot_ms``) main.py starts
+    the firmware on its stdin/stdout, which sends its boot event. Other bytes wait in stdin for the
+    firmware, as in MicroPython's ring buffer."""
 
     def __init__(self, board: Any, port: Any, overrides: dict[str, Any] | None = None, usb: UsbPort | None = None):
         self.board, self.port, self.overrides, self.usb = board, port, overrides, usb
         self.main_at = self.usb_at = board.clock.now_ms()
         self.stdin = bytearray()
         self.ctrl_c_in_boot = 0  # boots a 0x03 stopped in the REPL
+        self.ctrl_c_off = False  # main.py has run its first statement this boot
+        self.usb_stdio: Any = None
         self._usb_retry = 0.0
         self.fw: Any = None
         self.modules: dict[str, Any] = {}
@@ -287,6 +275,7 @@ class Mcu:
             m = board.mech
             self.usb_at, self.main_at, self.boot_at = now + m.usb_enum_ms, now + m.main_ms, now + m.boot_ms
             self.stdin = bytearray()
+            self.ctrl_c_off, self.modules, self.usb_stdio = False, {}, None
             if self.usb is not None:
                 self.usb.detach()
         if self.usb is not None and not self.usb.attached and now >= self.usb_at \
@@ -307,26 +296,38 @@ class Mcu:
             board.request_reset(WDT_RESET)
 
     def _booting(self, now: float) -> None:
-        data = self.port.read()
+        data = self.port.read()  # USB's receive path sees every byte (it is where Ctrl-C is caught)
         if data:
-            if now < self.main_at and 3 in data:  # Ctrl-C before main.py turned it off: KeyboardInterrupt
+            if not self.ctrl_c_off and 3 in data:  # Ctrl-C before main.py turned it off: KeyboardInterrupt
                 self.ctrl_c_in_boot += 1
                 self.board.log.append((now, "ctrl-c during boot: the board stopped in its REPL"))
                 self.repl = VirtualRepl(self.port, "Traceback (most recent call last):\r\nKeyboardInterrupt: ")
                 return
-            self.stdin += data[:256 - len(self.stdin)]  # MicroPython's stdin ring buffer
+            buf = self.stdin if self.usb_stdio is None else self.usb_stdio.buf
+            buf += data[:256 - len(buf)]  # MicroPython's stdin ring buffer
+        if now >= self.main_at and not self.modules:
+            self._run_main()
         if now >= self.boot_at:
             self._boot()
 
+    def _run_main(self) -> None:
+        """MicroPython runs main.py: its first statement, then its imports (their time is ``boot_ms``)."""
+        self.usb_stdio = UsbStdio(self.port, bytes(self.stdin))
+        self.stdin = bytearray()
+        self.modules = load_firmware(self.board, self.cause, self.overrides, usb=self.usb_stdio,
+                                     on_kbd_intr=self._kbd_intr)
+
+    def _kbd_intr(self, c: int) -> None:
+        self.ctrl_c_off = c == -1
+
     def _boot(self) -> None:
-        self.modules = load_firmware(self.board, self.cause, self.overrides)
+        """main.py's imports are done: it starts the firmware (or leaves the REPL free for this boot)."""
+        if not self.modules:
+            self._run_main()
         self.boots += 1
-        firmware = self.modules["firmware"]
-        if firmware.repl_requested():  # as main.py: the host asked for the REPL, no firmware this boot
-            self.repl = VirtualRepl(self.port, firmware.REPL_BANNER)
-            return
-        pending, self.stdin = bytes(self.stdin), bytearray()
-        self.fw = firmware.Firmware(_Stdin(self.port, pending) if pending else self.port)
+        self.fw = self.modules["main"].start()
+        if self.fw is None:  # the host asked for the REPL: main.py printed why and returned
+            self.repl = VirtualRepl(self.port, None)
 
     def run_forever(self) -> None:
         while not self._stop.is_set():

@@ -91,3 +91,33 @@ def test_a_hello_sent_during_boot_cannot_hit_the_repl_window(make_rig, monkeypat
     assert boot.rebooted and vr.mcu.ctrl_c_in_boot == 0 and vr.mcu.fw is not None
     rig.home()
     assert rig.eject().pulse_ms > 0
+
+
+def _ctrl_c_between_main_and_boot(make_rig, monkeypatch=None, main_source: str | None = None):
+    from firmware_bridge.sim import fakes
+
+    if main_source is not None:
+        monkeypatch.setitem(fakes._CODE, "main", compile(main_source, "main.py", "exec"))
+    vr, rig = make_rig(speed=SPEED, mechanics=Mechanics(usb_enum_ms=100.0, main_ms=200.0, boot_ms=4000.0))
+    _reset(vr, rig)
+    rig.link.close()
+    assert _wait(lambda: "main" in vr.mcu.modules)   # main.py has run; the firmware is still importing
+    fd = os.open(vr.ends["serial"], os.O_RDWR | os.O_NOCTTY)
+    try:
+        os.write(fd, b"\x03")
+        assert _wait(lambda: vr.board.clock.now_ms() > vr.mcu.boot_at + 50)   # past the boot, in sim time
+    finally:
+        os.close(fd)
+    return vr
+
+
+def test_the_sim_runs_main_py_itself_and_its_first_statement_closes_the_window(make_rig, monkeypatch):
+    vr = _ctrl_c_between_main_and_boot(make_rig)
+    assert vr.mcu.ctrl_c_off and vr.mcu.ctrl_c_in_boot == 0 and vr.mcu.fw is not None  # 0x03 was data
+    text = open(vr.mcu.modules["main"].__file__).read()
+    # the same main.py without its first statement leaves the window open: the 0x03 stops the board
+    without = text.replace("import micropython; micropython.kbd_intr(-1)", "import micropython", 1)
+    without = without.replace("        micropython.kbd_intr(-1)\n", "        pass\n", 1)
+    assert "kbd_intr" not in without
+    vr = _ctrl_c_between_main_and_boot(make_rig, monkeypatch, without)
+    assert not vr.mcu.ctrl_c_off and vr.mcu.ctrl_c_in_boot == 1 and vr.mcu.fw is None
