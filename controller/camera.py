@@ -4,9 +4,13 @@
 - a folder of images (one image a frame, in name order; for replays and tests);
 - a video file or a capture device (``/dev/video0`` or ``0``), through ``cv2.VideoCapture``.
 
-A frame is *fresh* when it was received after the call began, so a frame of the previous card is
-never read as the next one. A background thread keeps only the latest JPEG; decoding happens in the
-caller, only for the frames it asked for.
+A frame is *fresh* when its exposure began after the call began, so a frame of the previous card is
+never read as the next one. A camera's newest frame can be older than it looks: it was exposed, read
+out and processed before it arrived (Camera Module 3 at 30 fps: ~55 ms). Sources that stamp their
+frames with the sensor's exposure time — libcamera's ``SensorTimestamp`` (the Pi camera), an MJPEG
+part's ``X-Sensor-Timestamp`` (the virtual rig) — are judged by that stamp; others by arrival. A
+background thread keeps only the latest JPEG; decoding happens in the caller, only for the frames it
+asked for.
 
 >>> cam = open_camera("http://127.0.0.1:8081/stream.mjpg")          # doctest: +SKIP
 >>> frames = cam.grab(3, timeout=2.0)                                # doctest: +SKIP
@@ -44,6 +48,7 @@ class Frame:
     seq: int
     t: float
     tag: int | None = None   # the source's own sequence header, if it sends one (X-Frame-Seq)
+    exposed: float | None = None  # when the sensor began exposing it (time.monotonic() seconds), if known
 
     def to_jpeg(self, quality: int = 90) -> bytes:
         if self.jpeg is not None:
@@ -84,34 +89,40 @@ class _Latest:
         self.seq = 0
         self.t = 0.0
         self.tag: int | None = None
+        self.exposed: float | None = None
         self.error: str | None = None
 
-    def put(self, data: bytes | np.ndarray, tag: int | None = None) -> None:
+    def put(self, data: bytes | np.ndarray, tag: int | None = None, exposed: float | None = None) -> None:
         """A new frame; ``tag`` is the source's own sequence header (the virtual rig's grows each time
-        the hopper changes), kept as :attr:`tag`; frames are told apart by a local counter."""
+        the hopper changes), kept as :attr:`tag`; ``exposed`` the sensor's exposure start
+        (``time.monotonic()`` seconds) when the source stamps its frames; frames are told apart by a
+        local counter."""
         with self.cond:
             self.data = data
             self.seq += 1
             self.tag = tag
+            self.exposed = exposed
             self.t = time.monotonic()
             self.cond.notify_all()
 
     def take(self, n: int, timeout: float, newer_than: int | None = None
-             ) -> list[tuple[bytes | np.ndarray, int, float, int | None]]:
-        """``n`` distinct frames that arrived after the call (and are tagged after ``newer_than``)."""
+             ) -> list[tuple[bytes | np.ndarray, int, float, int | None, float | None]]:
+        """``n`` distinct frames exposed (or, unstamped, arrived) after the call (and tagged after
+        ``newer_than``)."""
         deadline = time.monotonic() + timeout
-        out: list[tuple[bytes | np.ndarray, int, float, int | None]] = []
+        out: list[tuple[bytes | np.ndarray, int, float, int | None, float | None]] = []
         with self.cond:
             since = time.monotonic()
             last_seq = None
             while len(out) < n:
                 if newer_than is not None and self.tag is not None:   # the tag proves freshness
                     fresh = self.data is not None and self.tag > newer_than and self.seq != last_seq
-                else:
-                    fresh = self.data is not None and self.t > since and self.seq != last_seq
+                else:   # the sensor's stamp when there is one: a frame arriving now may be 55 ms old
+                    when = self.exposed if self.exposed is not None else self.t
+                    fresh = self.data is not None and when > since and self.seq != last_seq
                 if fresh:
                     assert self.data is not None
-                    out.append((self.data, self.seq, self.t, self.tag))
+                    out.append((self.data, self.seq, self.t, self.tag, self.exposed))
                     last_seq = self.seq
                     continue
                 left = deadline - time.monotonic()
@@ -122,13 +133,21 @@ class _Latest:
         return out
 
 
-def _decode(data: bytes | np.ndarray, seq: int, t: float, tag: int | None = None) -> Frame:
+def _decode(data: bytes | np.ndarray, seq: int, t: float, tag: int | None = None,
+            exposed: float | None = None) -> Frame:
     if isinstance(data, np.ndarray):
-        return Frame(data, None, seq, t, tag)
+        return Frame(data, None, seq, t, tag, exposed)
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
         raise CameraError(f"camera: frame {seq} is not a readable JPEG")
-    return Frame(image, data, seq, t, tag)
+    return Frame(image, data, seq, t, tag, exposed)
+
+
+def sensor_stamp(headers: dict[str, str]) -> float | None:
+    """An MJPEG part's exposure stamp (``X-Sensor-Timestamp``, ns of CLOCK_MONOTONIC) in
+    ``time.monotonic()`` seconds; None without one."""
+    value = headers.get("x-sensor-timestamp", "").strip()
+    return int(value) / 1e9 if value.isdigit() else None
 
 
 class MJPEGCamera(Camera):
@@ -190,7 +209,7 @@ class MJPEGCamera(Camera):
                 raise ValueError(f"HTTP {resp.status} from {self.url}")
             ctype = resp.getheader("Content-Type", "")
             if "multipart" not in ctype:  # a single image (a snapshot URL): poll it
-                self._latest.put(resp.read())
+                self._latest.put(resp.read(), None, sensor_stamp({k.lower(): v for k, v in resp.getheaders()}))
                 return
             self._latest.error = None
             while not self._stop.is_set():
@@ -204,7 +223,7 @@ class MJPEGCamera(Camera):
                 if len(data) < int(length):
                     return
                 tag = next((int(v) for k, v in headers.items() if "seq" in k and v.strip().isdigit()), None)
-                self._latest.put(data, tag)
+                self._latest.put(data, tag, sensor_stamp(headers))
         finally:
             conn.close()
             self._conn = None
@@ -267,7 +286,9 @@ class ThreadedCamera(Camera):
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def _capture(self) -> np.ndarray:
+    def _capture(self) -> np.ndarray | tuple[np.ndarray, float]:
+        """One BGR image, or (image, exposure start in ``time.monotonic()`` seconds) from a source that
+        knows when its sensor exposed it."""
         raise NotImplementedError
 
     def _release(self) -> None:
@@ -277,12 +298,15 @@ class ThreadedCamera(Camera):
         while not self._stop.is_set():
             try:
                 image = self._capture()
+                exposed = None
+                if isinstance(image, tuple):
+                    image, exposed = image
             except Exception as exc:  # noqa: BLE001 - keep the reason for the dropout message
                 self._latest.error = str(exc) if isinstance(exc, CameraError) else f"{type(exc).__name__}: {exc}"
                 if self._stop.wait(self.retry_s):
                     return
                 continue
-            self._latest.put(image)
+            self._latest.put(image, None, exposed)
 
     def grab(self, n: int = 1, *, timeout: float = 2.0, skip: int = 0, newer_than: int | None = None
              ) -> list[Frame]:

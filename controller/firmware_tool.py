@@ -94,6 +94,7 @@ def read_boot(port: str, baud: int = 115200, *, timeout: float = 2.0) -> Firmwar
 
     link = Link(port, baud, timeout=timeout)
     try:
+        link.wait_heard(min(timeout, link.BOOT_WAIT_S))  # never speak into a Pico still booting
         status, r = link.command("hello", int(time.time()) & 0xFFFFFFFF)
     finally:
         link.close()
@@ -150,6 +151,7 @@ def free_repl(port: str, baud: int = 115200, *, within: float = 10.0) -> None:
     try:
         link = Link(port, baud, timeout=2.0)
         try:
+            link.wait_heard()
             link.command("hello", int(time.time()) & 0xFFFFFFFF)
             status, _ = link.command("repl")
         finally:

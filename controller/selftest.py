@@ -217,7 +217,7 @@ def expected_pulse_ms() -> tuple[float, float]:
 
 
 def _eject_remedies() -> tuple[tuple[type, str], ...]:
-    from firmware_bridge.errors import DoubleFeed, Jam, McuRebooted, RigError
+    from firmware_bridge.errors import DoubleFeed, Jam, McuRebooted, PortGone, RigError
     from firmware_bridge.rig import HopperEmpty
 
     return (
@@ -228,6 +228,8 @@ def _eject_remedies() -> tuple[tuple[type, str], ...]:
         (DoubleFeed, "two cards left together: fan the test cards; check the separator gap under the hopper"),
         (McuRebooted, "the Pico rebooted while ejecting: the motor browns out its supply — check the 6 V rail "
                       "and the capacitor, the USB cable"),
+        (PortGone, "the Pico's USB port vanished: it rebooted while ejecting (the motor browns out its supply — "
+                   "check the 6 V rail and the capacitor) or the USB cable dropped out"),
         (RigError, "hongsi firmware check; check the USB cable"),
     )
 
@@ -312,7 +314,7 @@ def check_camera(run: _Run, camera: str, reader: Any, frames: int = 3) -> None:
 
 
 def check_panel(run: _Run, pin_factory: Any, blink: float) -> None:
-    from firmware_bridge.panel import Panel
+    from firmware_bridge.panel import DEAL_BUTTON_PIN, ESTOP_PIN, Panel
 
     if pin_factory is None:
         run.add("panel", "skip", "no pin factory (see the pin factory row)")
@@ -335,9 +337,9 @@ def check_panel(run: _Run, pin_factory: Any, blink: float) -> None:
             time.sleep(blink)
         panel.lights.off()
         if panel.deal.is_pressed:
-            problems.append("the deal button reads pressed (stuck or shorted, Pi GPIO 20)")
+            problems.append(f"the deal button reads pressed (stuck or shorted, Pi GPIO {DEAL_BUTTON_PIN})")
         if panel.estop.is_active:
-            problems.append("the e-stop reads pressed or its wire is cut (Pi GPIO 21)")
+            problems.append(f"the e-stop reads pressed or its wire is cut (Pi GPIO {ESTOP_PIN})")
         panel.buzzer.beep(1, length=min(0.08, blink) or 0.001)
     finally:
         panel.close()

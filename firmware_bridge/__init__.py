@@ -39,8 +39,10 @@ The virtual rig (``firmware_bridge.sim``), the same world ``hongsi simulate`` ru
 
     vr = VirtualRig(seed=1, speed=20, decks=1, jokers=False)
     ends = vr.start()               # {"serial": "/dev/pts/N", "camera": "http://127.0.0.1:PORT/SECRET/stream.mjpg"}
-    # camera: GET /SECRET/stream.mjpg (MJPEG), GET /SECRET/snapshot.jpg (one fresh frame; header X-Frame-Seq grows each
-    # time the hopper changes, X-Hopper-Cards = cards left). A frame is fresh as soon as eject() returns.
+    # camera: GET /SECRET/stream.mjpg (MJPEG), GET /SECRET/snapshot.jpg (the newest frame). A sensor on the rig's
+    # clock: a frame shows the hopper as it was when its exposure began and arrives ~55 ms later; its header
+    # X-Sensor-Timestamp is that exposure start (ns, CLOCK_MONOTONIC), X-Hopper-Cards the cards left then.
+    # serial: the pty vanishes when the MCU resets and comes back at the same path after USB enumeration.
     ...
     vr.truth()                      # {"hands": [[card, …] per seat], "bottom": [...]} for the current deal
     vr.load()                       # operator: gather the dealt cards back (or vr.load(["H4", ...]), bottom first)
@@ -61,7 +63,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Rig", "BootInfo", "EjectEvidence", "Event", "RigError", "Jam", "DoubleFeed", "LinkLost",
+__all__ = ["Rig", "BootInfo", "EjectEvidence", "Event", "RigError", "Jam", "DoubleFeed", "LinkLost", "PortGone",
            "McuRebooted", "Fault"]
 
 
@@ -70,7 +72,7 @@ def __getattr__(name: str) -> Any:  # lazy: importing the package must not open 
         from firmware_bridge import rig
 
         return getattr(rig, name)
-    if name in ("RigError", "Jam", "DoubleFeed", "LinkLost", "McuRebooted", "Fault"):
+    if name in ("RigError", "Jam", "DoubleFeed", "LinkLost", "PortGone", "McuRebooted", "Fault"):
         from firmware_bridge import errors
 
         return getattr(errors, name)

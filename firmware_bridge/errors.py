@@ -18,6 +18,11 @@ class LinkLost(RigError):
     """The microcontroller did not answer within the timeout (cable, power, crash)."""
 
 
+class PortGone(LinkLost):
+    """The serial port itself vanished: the board reset (its USB re-enumerates) or the cable dropped.
+    ``connect()`` waits for the port to come back."""
+
+
 class McuRebooted(RigError):
     """The microcontroller rebooted unexpectedly. The command in flight did NOT complete.
     Call ``connect()`` (and ``home()``) again. ``.boot`` is the new boot report, if known."""

@@ -23,7 +23,7 @@ from typing import Any
 import serial
 
 from firmware_bridge import protocol as P
-from firmware_bridge.errors import LinkLost, RigError
+from firmware_bridge.errors import LinkLost, PortGone, RigError
 
 EventHandler = Callable[[str, dict[str, Any], int], None]
 
@@ -60,6 +60,7 @@ class Link:
         self._last_event: int | None = None
         self._boot_id: int | None = None
         self.last_rx = self._rx_byte = time.monotonic()
+        self._heard = threading.Event()  # a whole frame came from the firmware on this port
         self.frame_gap = 0.008  # the line quiet this long in mid-frame: that frame is lost
         self.dead: str | None = None
         self._closing = False
@@ -76,7 +77,7 @@ class Link:
             except serial.SerialException:
                 if "://" in port or os.path.exists(port) or time.monotonic() >= deadline:
                     raise
-                time.sleep(0.1)
+                time.sleep(0.02)  # poll often: the sooner the port is open, the sooner the boot event is heard
 
     def _frame(self, msg: int, args: tuple) -> tuple[int, bytes]:
         """The next sequence number whose frame holds no 0x03: a Pico still booting (before main.py's
@@ -88,6 +89,17 @@ class Link:
             if 3 not in frame:
                 break
         return seq, frame
+
+    BOOT_WAIT_S = 2.0  # a booting Pico speaks (its boot event) within this; a running one sooner
+
+    def wait_heard(self, timeout: float | None = None) -> bool:
+        """Wait until the firmware has said something on this port (its boot event, a heartbeat), for
+        at most ``timeout`` s (default :attr:`BOOT_WAIT_S`); True if it has. Speak first (HELLO) only
+        after this: a port that has just come back may belong to a Pico still booting, before main.py
+        turned Ctrl-C off, and a 0x03 in our first frame would stop it in its REPL. A firmware that
+        stays silent (its boot event acked by an earlier host that never said HELLO) has long been
+        past that window when the wait ends."""
+        return self._heard.wait(self.BOOT_WAIT_S if timeout is None else timeout)
 
     @property
     def crc_errors(self) -> int:
@@ -115,7 +127,7 @@ class Link:
             try:
                 while True:
                     if self.dead:
-                        raise LinkLost(f"serial link to {self.port} is down: {self.dead} / 串口连接中断")
+                        raise self.lost(f"serial link to {self.port} is down: {self.dead} / 串口连接中断")
                     if not first:
                         self.counters["retransmits"] += 1
                     first = False
@@ -140,6 +152,12 @@ class Link:
             finally:
                 with self._cv:
                     self._waiting = None
+
+    def lost(self, message: str) -> LinkLost:
+        """The error for a dead link: :class:`PortGone` when the port's path has vanished (a reset Pico
+        re-enumerating, a pulled cable), else :class:`LinkLost`."""
+        gone = "://" not in self.port and not os.path.exists(self.port)
+        return (PortGone if gone else LinkLost)(message)
 
     @property
     def closed(self) -> bool:
@@ -197,6 +215,7 @@ class Link:
             return
         kind, seq, msg, values = item
         self.last_rx = time.monotonic()
+        self._heard.set()
         if kind == P.REPLY:
             with self._cv:
                 if seq == self._waiting and self._reply is None:

@@ -20,9 +20,12 @@ from typing import Any
 from gpiozero import Button, LEDBoard, TonalBuzzer
 from gpiozero.tones import Tone
 
-SEAT_LED_PINS = (5, 6, 13, 19)
-DEAL_BUTTON_PIN = 20
-ESTOP_PIN = 21
+# off the pins the voice needs: I2S (BCM 18 clock, 19 frame, 20 in, 21 out: the MAX98357A amplifier),
+# I2C (2, 3) and the UART (14, 15)
+I2S_PINS = (18, 19, 20, 21)
+SEAT_LED_PINS = (5, 6, 13, 26)
+DEAL_BUTTON_PIN = 16
+ESTOP_PIN = 17
 BOUNCE_S = 0.03  # the deal button's debounce; the e-stop is not debounced: its first edge stops
 BUZZER_PIN = 12  # hardware PWM0
 

@@ -139,6 +139,7 @@ class Rig:
                 self._dispatcher = threading.Thread(target=self._dispatch, args=(self._events,),
                                                     name="rig-events", daemon=True)
                 self._dispatcher.start()
+        self.link.wait_heard()  # a Pico still booting must hear nothing (no 0x03) before main.py's first line
         status, r = self.link.command("hello", int(time.time()) & 0xFFFFFFFF)
         if status != P.OK:
             raise RigError(f"handshake refused: {P.STATUS_NAMES.get(status, status)}")
@@ -250,7 +251,7 @@ class Rig:
                 if self._reboot is not None:
                     raise self._rebooted(name)
                 if link.dead:
-                    raise LinkLost(f"{name}: serial link down ({link.dead}) / 串口连接中断")
+                    raise link.lost(f"{name}: serial link down ({link.dead}) / 串口连接中断")
                 if time.monotonic() - link.last_rx > self.timeout:
                     raise LinkLost(f"{name}: the microcontroller fell silent / 单片机无响应")
                 self._cv.wait(0.05)

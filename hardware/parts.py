@@ -39,16 +39,25 @@ PARTS = {
     "path": {"what": "separator gate → leading-edge sensor → take-away nip → counting beam → chute",
              "gate_to_edge_mm": 8.0, "edge_to_nip_mm": 14.0, "nip_to_beam_mm": 20.0, "chute_mm": 70.0,
              "chute_speed_share": 0.7},
+    # the receiver's output as a card crosses: it chatters while the edge is in the 1 mm aperture; thin
+    # or light card stock lets some IR through for a moment; the brushed motors' EMI gives short false
+    # "blocked" readings (estimates for a harsh build: no datasheet gives these)
     "beam": {"what": "Vishay TSSP4038 38 kHz IR receiver + TSAL6200 emitter (modulated: no ambient leak)",
-             "response_us": 250.0},
+             "response_us": 250.0, "aperture_mm": 1.0, "bounce_flips": 2, "leak_share": 0.05,
+             "leak_ms": 0.5, "glitch_per_s": 0.5},
     "servo": {"what": "TowerPro MG996R, 180°, 500–2500 µs, geared 1.5:1 up to the turntable",
               "range_deg": 180.0, "min_us": 500, "max_us": 2500, "s_per_60deg_4v8": 0.17,
               "s_per_60deg_6v": 0.14, "supply_v": 6.0, "load_share": 0.8, "gear": 1.5,
               "settle_ms": 120.0, "overshoot_deg": 3.0, "deadband_us": 5},
+    # after a reset: MicroPython starts TinyUSB before it runs boot.py and main.py, so the host may see the
+    # port again (enumeration, cdc_acm, udev) before main.py's first statement turns Ctrl-C off: the
+    # harsh order (estimates: no datasheet gives them; the host waits up to 10 s for the port)
     "pico": {"what": "Raspberry Pi Pico (RP2040), MicroPython 1.24, main.py from precompiled .mpy",
-             "boot_ms": 850.0, "usb_enum_ms": 1200.0, "soft_irq_us": 40.0},
+             "usb_enum_ms": 400.0, "main_ms": 450.0, "boot_ms": 850.0, "soft_irq_us": 40.0},
+    # a frame: exposed (fixed by calibration, under the LED ring), read out line by line (rolling shutter),
+    # through the ISP and picamera2's buffer queue to the application (isp_ms: an estimate)
     "camera": {"what": "Pi Camera Module 3 (IMX708), 1536 × 864 mode at 30 fps, focus 12 cm",
-               "frame_ms": 33.3, "exposure_ms": 8.0, "readout_ms": 17.0, "min_focus_cm": 10.0,
+               "frame_ms": 33.3, "exposure_ms": 8.0, "readout_ms": 17.0, "isp_ms": 30.0, "min_focus_cm": 10.0,
                "window_cm": 12.0},
 }
 
@@ -117,10 +126,19 @@ def derive() -> dict:
         "SERVO_SETTLE_MS": int(servo["settle_ms"]),
         "SERVO_OVERSHOOT_DEG": servo["overshoot_deg"] * servo["gear"],
         "BOOT_MS": int(PARTS["pico"]["boot_ms"]),
-        "USB_ENUM_MS": int(PARTS["pico"]["usb_enum_ms"]),
+        "USB_ENUM_MS": int(PARTS["pico"]["usb_enum_ms"]),  # reset -> the port is back on the host
+        "MAIN_MS": int(PARTS["pico"]["main_ms"]),  # reset -> main.py's first statement (Ctrl-C off)
         "SOFT_IRQ_US": int(PARTS["pico"]["soft_irq_us"]),
         "FRAME_MS": PARTS["camera"]["frame_ms"],
+        "CAM_EXPOSURE_MS": PARTS["camera"]["exposure_ms"],
+        "CAM_READOUT_MS": PARTS["camera"]["readout_ms"],
+        "CAM_ISP_MS": PARTS["camera"]["isp_ms"],  # the ISP, the buffer queue, to the application
         "BOUNCE_US": int(PARTS["beam"]["response_us"] * 8),  # a flicker inside one card, merged
+        "EDGE_BOUNCE_MS": round(PARTS["beam"]["aperture_mm"] / v_take, 2),  # an edge crossing the aperture
+        "BOUNCE_FLIPS": PARTS["beam"]["bounce_flips"],
+        "LEAK_SHARE": PARTS["beam"]["leak_share"],
+        "LEAK_MS": PARTS["beam"]["leak_ms"],
+        "BEAM_GLITCH_PER_S": PARTS["beam"]["glitch_per_s"],
         "ESTOP_CONFIRM_MS": 5,  # RC filter 10 kΩ × 100 nF = 1 ms; the level must hold 5 τ
     }
     out["PARTS_HASH"] = parts_hash()

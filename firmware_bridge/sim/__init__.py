@@ -21,7 +21,7 @@ from typing import Any
 from firmware_bridge.sim.camera import CameraServer
 from firmware_bridge.sim.clock import ManualClock, SimClock
 from firmware_bridge.sim.fakes import load_config
-from firmware_bridge.sim.mcu import Mcu, NoisyPort, OperatorTap, PtyPort
+from firmware_bridge.sim.mcu import Mcu, NoisyPort, OperatorTap, UsbPort
 from firmware_bridge.sim.model import Board, Mechanics
 
 __all__ = ["VirtualRig", "Board", "Mechanics", "Mcu", "SimClock", "ManualClock", "wall_safe_config"]
@@ -76,6 +76,7 @@ class VirtualRig:
             check_design(design)
         self.camera = CameraServer(self.board, dropout=camera_dropout, seed=seed, design=design) if camera else None
         self.port: Any = None
+        self.usb: UsbPort | None = None
         self.mcu: Mcu | None = None
         self.ends: dict[str, str] | None = None
 
@@ -83,10 +84,10 @@ class VirtualRig:
         """Start the MCU thread and the camera; return {"serial": pty path, "camera": URL}."""
         if self.ends is not None:
             return self.ends
-        pty = PtyPort()
+        pty = self.usb = UsbPort()  # vanishes on a reset and comes back after enumeration, as USB does
         flip, drop = self.noise
         self.port = NoisyPort(pty, flip, drop, seed=self.seed) if (flip or drop) else pty
-        self.mcu = Mcu(self.board, OperatorTap(self.port, self.board), self.overrides)
+        self.mcu = Mcu(self.board, OperatorTap(self.port, self.board), self.overrides, usb=pty)
         self.mcu.start()
         url = self.camera.start() if self.camera is not None else ""
         self.ends = {"serial": pty.name, "camera": url}

@@ -92,13 +92,65 @@ def make_flash(flash: dict[str, str]) -> tuple[types.ModuleType, Any]:
     return m, open_
 
 
-def make_micropython() -> types.ModuleType:
+def make_micropython(on_kbd_intr: Any = None) -> types.ModuleType:
+    """``on_kbd_intr(c)``: told when the firmware sets the interrupt character (-1: Ctrl-C off)."""
     m = types.ModuleType("micropython")
     m.const = lambda x: x
     m.schedule = lambda f, arg: f(arg)
     m.alloc_emergency_exception_buf = lambda n: None
-    m.kbd_intr = lambda c: None
+    m.kbd_intr = on_kbd_intr or (lambda c: None)
     m.mem_info = lambda *a: None
+    return m
+
+
+class UsbStdio:
+    """main.py's ``sys.stdin.buffer`` and ``sys.stdout.buffer`` on the virtual Pico's USB port: what came
+    in while the board booted waits here, as in MicroPython's stdin ring buffer."""
+
+    def __init__(self, port: Any, pending: bytes = b""):
+        self.port, self.buf = port, bytearray(pending)
+
+    def ready(self) -> bool:
+        if not self.buf:
+            self.buf += self.port.read() or b""
+        return bool(self.buf)
+
+    def read(self, n: int = 1) -> bytes:
+        self.ready()
+        out = bytes(self.buf[:n])
+        del self.buf[:n]
+        return out
+
+    def write(self, data: bytes) -> int:
+        self.port.write(bytes(data))
+        return len(data)
+
+
+def make_usb_sys(stdio: UsbStdio) -> types.ModuleType:
+    """MicroPython's ``sys`` as main.py sees it: stdin and stdout are the USB port."""
+    m = types.ModuleType("sys")
+    m.stdin = types.SimpleNamespace(buffer=stdio)
+    m.stdout = types.SimpleNamespace(buffer=stdio, write=lambda text: stdio.write(str(text).encode()))
+    m.implementation = types.SimpleNamespace(name="micropython")
+    return m
+
+
+def make_select(stdio: UsbStdio) -> types.ModuleType:
+    """MicroPython's ``select.poll`` over the USB port's stdin."""
+    m = types.ModuleType("select")
+    m.POLLIN, m.POLLOUT = 1, 4
+
+    class Poll:
+        def __init__(self) -> None:
+            self.objs: list[Any] = []
+
+        def register(self, obj: Any, mask: int = 1) -> None:
+            self.objs.append(obj)
+
+        def poll(self, timeout: int = -1) -> list[tuple[Any, int]]:
+            return [(obj, m.POLLIN) for obj in self.objs if obj is stdio and stdio.ready()]
+
+    m.poll = Poll
     return m
 
 
@@ -244,18 +296,29 @@ class FirmwareImportError(ImportError):
 
 
 def load_firmware(board: Any, reset_cause: int = PWRON_RESET, overrides: dict[str, Any] | None = None,
-                  imported: set[str] | None = None) -> dict[str, types.ModuleType]:
+                  imported: set[str] | None = None, *, usb: UsbStdio | None = None,
+                  on_kbd_intr: Any = None) -> dict[str, types.ModuleType]:
     """Execute the firmware files in fresh modules bound to ``board``; return them by name.
-    ``overrides`` replaces values of the firmware's ``config``; ``imported`` collects every import."""
+    ``overrides`` replaces values of the firmware's ``config``; ``imported`` collects every import.
+    With ``usb`` (the USB port as main.py's stdin/stdout) it runs ``main.py`` as the board does — its
+    first statement first, and main.py imports the rest — without starting its loop (``main.start()``
+    makes the firmware); ``on_kbd_intr`` hears main.py turn Ctrl-C off."""
     flash_os, flash_open = make_flash(board.flash)
     modules: dict[str, types.ModuleType] = {
         "machine": make_machine(board, reset_cause),
         "time": make_time(board.clock, int(getattr(getattr(board, "mech", None), "tick_start_ms", 0))),
-        "micropython": make_micropython(),
+        "micropython": make_micropython(on_kbd_intr),
         "os": flash_os,
     }
     own_builtins = dict(builtins.__dict__)
     own_builtins["open"] = flash_open
+    if usb is not None:
+        modules["sys"], modules["select"] = make_usb_sys(usb), make_select(usb)
+
+        def print_(*args: Any, sep: str = " ", end: str = "\n", **_kw: Any) -> None:  # to the USB port
+            usb.write((sep.join(str(a) for a in args) + end).replace("\n", "\r\n").encode())
+
+        own_builtins["print"] = print_
 
     def _import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
         if imported is not None:
@@ -285,7 +348,7 @@ def load_firmware(board: Any, reset_cause: int = PWRON_RESET, overrides: dict[st
                 setattr(mod, key, value)
         return mod
 
-    for name in ("config", "protocol", "drivers", "firmware"):
+    for name in ("main",) if usb is not None else ("config", "protocol", "drivers", "firmware"):
         if name not in modules:
             _load(name)
     return modules

@@ -13,6 +13,7 @@ while its interrupt handler runs, so the firmware measures exact pulse lengths a
 
 from __future__ import annotations
 
+import collections
 import heapq
 import itertools
 import json
@@ -61,9 +62,17 @@ class Mechanics:
     servo_settle_ms: float = _part("SERVO_SETTLE_MS")
     servo_overshoot_deg: float = _part("SERVO_OVERSHOOT_DEG")
     riffle_ms: float = 3000.0  # one pass of the two-bin shuffler
+    usb_enum_ms: float = _part("USB_ENUM_MS")  # reset to the USB port back on the host (it vanishes)
+    main_ms: float = _part("MAIN_MS")  # reset to main.py's first statement: a 0x03 before it stops in the REPL
     boot_ms: float = _part("BOOT_MS")  # reset to main.py's loop (MicroPython boot, .mpy imports)
     soft_irq_us: float = _part("SOFT_IRQ_US")  # a soft (scheduled) pin IRQ runs this late
-    beam_glitch_per_s: float = 0.0  # IR leakage / EMI: 0.2 ms dropouts of the counting beam
+    # the counting beam's receiver, as harsh as the part (hardware/parts.py "beam"):
+    beam_glitch_per_s: float = _part("BEAM_GLITCH_PER_S")  # EMI: the beam reads blocked with no card...
+    glitch_ms: float = 0.2  # ...this long
+    edge_bounce_ms: float = _part("EDGE_BOUNCE_MS")  # a card's edge crossing the beam: the output chatters...
+    bounce_flips: int = field(default_factory=lambda: int(_cfg("BOUNCE_FLIPS")))  # ...this many times
+    leak_share: float = _part("LEAK_SHARE")  # share of cards that let IR through for a moment (thin stock)...
+    leak_ms: float = _part("LEAK_MS")  # ...this long, anywhere along the card
     tick_start_ms: int = 0  # ticks at boot; near 2**30 to see ticks_us wrap (rp2: every 17.9 min)
     seat_tolerance_deg: float = 6.0
     endstop_deg: float = 1.0
@@ -152,6 +161,8 @@ class Board:
         self.deal_no = 1
         self.truth_written = False
         self.frame_seq = 0
+        self.scenes: collections.deque[tuple[float, int, str | None, int]] = collections.deque(maxlen=64)
+        self.scenes.append((float("-inf"), 0, self.hopper[0] if self.hopper else None, len(self.hopper)))
         self.ejects = 0  # eject starts with a card in the hopper, this deal
         self.forced_jams = 0
         self.forced_doubles = 0
@@ -162,7 +173,10 @@ class Board:
         self.irqs: dict[int, tuple[Callable[[], None], int]] = {}
         self.events: list[tuple[float, int, Callable[[], None]]] = []
         self._n = itertools.count()
-        self.beam_blocked = False
+        self.beam_blocked = False  # what the beam's receiver reads (the pin)
+        self.card_in_beam = False  # what is really there
+        self.flick: object | None = None  # a flicker overriding the reading now (glitch, bounce, leak)
+        self.flick_level = False
         self.edge_blocked = False
         self.motor = 0  # the pick roller: 1 forward, -1 reverse, 2 brake, 0 coast
         self.take = 0  # the take-away rollers, the same
@@ -185,8 +199,7 @@ class Board:
         self.resets_done = 0
         self.flash: dict[str, str] = {}  # the Pico's own files besides the firmware (name -> text)
         self.log: list[tuple[float, str]] = []  # (ms, what) for tests and the benchmark
-        self.glitch: object | None = None  # a glitch holding the beam "blocked" now
-        self.glitches = 0
+        self.glitches = self.bounces = self.leaks = 0
         if self.mech.beam_glitch_per_s > 0:
             self.schedule(self._glitch_gap(), self._glitch)
 
@@ -398,40 +411,67 @@ class Board:
             self._settle_feed(at=at)
 
     def _advance_to(self, pos: float, now: float) -> None:
-        m = self.mech
         edge, _nip, beam, edge_clear, beam_clear = self._milestones()
         self.pos = pos
         self._set_edge(edge <= pos < edge_clear)
-        if beam <= pos < beam_clear and (not self.beam_blocked or self.glitch is not None):
-            was, self.glitch, self.beam_blocked = self.beam_blocked, None, True
-            if not was:
-                self._edge(self.P.PIN_EXIT, rising=False)
+        if beam <= pos < beam_clear and not self.card_in_beam:
+            self._card_in_beam(True)
         if pos >= beam_clear:
-            if self.beam_blocked:
-                self.beam_blocked = False
-                self._leave(self.group)
-                self._edge(self.P.PIN_EXIT, rising=True)
-            else:
-                self._leave(self.group)
-        del m, now
+            was = self.card_in_beam
+            self.card_in_beam = False
+            self._leave(self.group)
+            if was:
+                self._card_in_beam(False)
+        del now
+
+    # The beam's reading is what is there, unless a flicker overrides it for a moment; every change of
+    # the reading is an edge on the pin.
+    def _beam_changed(self) -> None:
+        reading = self.flick_level if self.flick is not None else self.card_in_beam
+        if reading != self.beam_blocked:
+            self.beam_blocked = reading
+            self._edge(self.P.PIN_EXIT, rising=not reading)
+
+    def _flicker(self, level: bool, ms: float) -> None:
+        token = object()
+        self.flick, self.flick_level = token, level
+        self._beam_changed()
+
+        def end() -> None:
+            if self.flick is token:
+                self.flick = None
+                self._beam_changed()
+
+        self.schedule(ms, end)
+
+    def _card_in_beam(self, there: bool) -> None:
+        """A card's edge crosses the beam: the reading follows, chattering while the edge is in the beam;
+        a card of thin stock may let the IR through for a moment on its way."""
+        m = self.mech
+        self.card_in_beam, self.flick = there, None
+        self._beam_changed()
+        for _ in range(m.bounce_flips if m.edge_bounce_ms > 0 else 0):
+            at, ms = self.phys.uniform(0.0, m.edge_bounce_ms), self.phys.uniform(0.02, 0.15)
+            self.schedule(at, lambda ms=ms: self._flicker(not there, ms) if self.card_in_beam == there else None)
+            self.bounces += 1
+        if there and m.leak_share and self.phys.random() < m.leak_share:
+            self.leaks += 1
+            at = self.phys.uniform(0.05, 0.95) * self.mech.pulse_ms() / self.card_f
+
+            def leak() -> None:
+                if self.card_in_beam:
+                    self._flicker(False, m.leak_ms)
+
+            self.schedule(at, leak)
 
     def _glitch_gap(self) -> float:
         return self.phys.expovariate(self.mech.beam_glitch_per_s / 1000.0)
 
     def _glitch(self) -> None:
-        """IR leakage or EMI: the counting beam reads blocked for 0.2 ms with no card in it (Poisson)."""
-        if not self.beam_blocked:
-            token = object()
-            self.glitch, self.beam_blocked = token, True
+        """EMI from the motors: the counting beam reads blocked for a moment with no card in it (Poisson)."""
+        if not self.card_in_beam and self.flick is None:
             self.glitches += 1
-            self._edge(self.P.PIN_EXIT, rising=False)
-
-            def end() -> None:
-                if self.glitch is token:  # a card that came in meanwhile keeps the beam blocked
-                    self.glitch, self.beam_blocked = None, False
-                    self._edge(self.P.PIN_EXIT, rising=True)
-
-            self.schedule(0.2, end)
+            self._flicker(True, self.mech.glitch_ms)
         self.schedule(self._glitch_gap(), self._glitch)
 
     def _set_edge(self, blocked: bool) -> None:
@@ -477,12 +517,10 @@ class Board:
         if self.fed and self.pos > 0:
             self.feed_token = None
             self.feed_v = 0.0
-            was_blocked = self.beam_blocked
             self.pos, self.fed = 0.0, False
             self._set_edge(False)
-            if was_blocked:
-                self.beam_blocked = False
-                self._edge(self.P.PIN_EXIT, rising=True)
+            if self.card_in_beam:
+                self._card_in_beam(False)
 
     def _start_feed(self) -> None:
         if not self.hopper:
@@ -536,8 +574,7 @@ class Board:
         self.fed, self.pos, self.feed_v, self.feed_token = False, 0.0, 0.0, None
         cards = [self.hopper.pop(0) for _ in range(n)]
         self.in_flight += n
-        self.frame_seq += 1
-        self.changed.notify_all()
+        self._new_scene()
         flight = self.mech.chute_ms() * self.phys.uniform(0.85, 1.0)
 
         def land() -> None:
@@ -586,8 +623,7 @@ class Board:
             if self.riffle_end == end and self.relay:
                 self.hopper = riffle(self.hopper, self.rng)
                 self.riffle_end = None
-                self.frame_seq += 1
-                self.changed.notify_all()
+                self._new_scene()
 
         self.schedule(end - self.clock.now_ms(), finish)
 
@@ -604,8 +640,7 @@ class Board:
             self.deal_no += 1
             self.ejects = 0
             self.truth_written = False
-            self.frame_seq += 1
-            self.changed.notify_all()
+            self._new_scene()
 
     def operator_reload(self) -> None:
         """A new deal without shuffling: if the hopper is empty, the dealt cards go back into it."""
@@ -637,8 +672,7 @@ class Board:
                 self.hopper = [str(parse_card(c)) for c in cards]
                 self.places, self.ejects, self.truth_written = [], 0, False
                 self.deal_no += 1
-                self.frame_seq += 1
-                self.changed.notify_all()
+                self._new_scene()
 
     # ------------------------------------------------------------------ what really happened
     def truth(self) -> dict[str, Any]:
@@ -664,6 +698,23 @@ class Board:
             tmp = self.truth_path.with_suffix(self.truth_path.suffix + ".tmp")
             tmp.write_text(json.dumps(self.truth(), ensure_ascii=False) + "\n", encoding="utf-8")
             tmp.replace(self.truth_path)
+
+    def _new_scene(self) -> None:
+        """What the camera would see changed (a card left, a riffle, a reload): remembered with its sim
+        time, so a camera exposing a frame at some instant shows the scene of that instant."""
+        self.frame_seq += 1
+        self.scenes.append((self.clock.now_ms(), self.frame_seq, self.hopper[0] if self.hopper else None,
+                            len(self.hopper)))
+        self.changed.notify_all()
+
+    def scene_at(self, t_ms: float) -> tuple[int, str | None, int]:
+        """(frame seq, bottom card or None, cards left) as they were at sim time ``t_ms`` (the last scene
+        that began by then; the oldest one kept if earlier)."""
+        with self.lock:
+            for t, seq, label, left in reversed(self.scenes):
+                if t <= t_ms:
+                    return seq, label, left
+            return self.scenes[0][1:]
 
     def bottom_card(self) -> tuple[int, str | None, int]:
         """(frame seq, the hopper's bottom card or None, cards left) — what the camera sees."""

@@ -1,5 +1,7 @@
 # One small driver per part of the rig. MicroPython only (machine, time).
 import time
+
+import machine
 from machine import PWM, Pin
 
 import config
@@ -66,44 +68,67 @@ class Motor:
 
 class ExitSensor:
     """The counting beam after the take-away rollers. A hard interrupt (no soft-IRQ latency) stamps each
-    edge in microseconds; a pulse shorter than GLITCH_US (half the shortest card) is noise, not a card."""
+    edge in microseconds. A flicker shorter than BOUNCE_US (edge bounce, IR leaking through a card) is
+    merged into the pulse around it; a pulse shorter than ``glitch_us`` (half the shortest card: EMI) is
+    not a card. Judged only once the beam has stayed clear BOUNCE_US, so a flicker near the leading edge
+    cannot cut a card's pulse short. A finished pulse is kept until the loop takes it: a glitch that
+    comes before the loop's next pass must not overwrite a card (it did, and the card was lost)."""
 
     def __init__(self, pin):
         self.pin = Pin(pin, Pin.IN, Pin.PULL_UP)
         self.blocked_at = None
         self.cleared_at = None
+        self.done = None  # (blocked, cleared) of a finished card's pulse the loop has not taken yet
         self.glitches = 0
         self.glitch_us = config.GLITCH_US  # half the shortest card; calibration moves it
         self.pin.irq(handler=self._edge, trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
 
     def _edge(self, pin):
         t = time.ticks_us()
+        c = self.cleared_at
         if pin.value() == 0:
-            if self.cleared_at is not None and time.ticks_diff(t, self.cleared_at) < config.BOUNCE_US:
+            if c is not None and time.ticks_diff(t, c) < config.BOUNCE_US:
                 self.cleared_at = None  # the beam flickered inside one card: the same pulse goes on
-            else:
+            elif self.blocked_at is None or c is not None:
+                if c is not None:
+                    self._finish()  # the pulse before this one is over: keep it for the loop
                 self.blocked_at = t
                 self.cleared_at = None
-        elif self.blocked_at is not None and self.cleared_at is None:
-            if time.ticks_diff(t, self.blocked_at) < self.glitch_us:
-                self.blocked_at = None  # too short for a card: a glitch
-                self.glitches += 1
-            else:
-                self.cleared_at = t
+        elif self.blocked_at is not None and c is None:
+            self.cleared_at = t
+
+    def _finish(self):
+        b, c = self.blocked_at, self.cleared_at
+        self.blocked_at = None
+        self.cleared_at = None
+        if time.ticks_diff(c, b) < self.glitch_us:
+            self.glitches += 1  # too short for a card: a glitch
+        elif self.done is None:
+            self.done = (b, c)
 
     def blocked(self):
         return self.pin.value() == 0
 
     def arm(self):
+        state = machine.disable_irq()
         self.blocked_at = None
         self.cleared_at = None
+        self.done = None
+        machine.enable_irq(state)
 
     def pulse_us(self):
-        """The last pulse, once the beam has stayed clear BOUNCE_US after it (else None)."""
+        """The last card's pulse, once the beam has stayed clear BOUNCE_US after it (else None)."""
+        state = machine.disable_irq()
         c = self.cleared_at
-        if self.blocked_at is None or c is None or time.ticks_diff(time.ticks_us(), c) < config.BOUNCE_US:
-            return None
-        return time.ticks_diff(c, self.blocked_at)
+        if self.done is None and c is not None and time.ticks_diff(time.ticks_us(), c) >= config.BOUNCE_US:
+            self._finish()
+        d = self.done
+        machine.enable_irq(state)
+        return None if d is None else time.ticks_diff(d[1], d[0])
+
+    def pulse_start(self):
+        """When the pulse :meth:`pulse_us` gives began (ticks_us)."""
+        return self.done[0] if self.done is not None else self.blocked_at
 
 
 class Input:

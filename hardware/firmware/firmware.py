@@ -372,7 +372,7 @@ class Firmware:
             return
         pulse = ex.pulse_us()  # first: after a slow pass of the loop the card may be through already
         if pulse is None and m[2] == 0:
-            if self.edge.active() or ex.blocked_at is not None:
+            if self.edge.active() or ex.blocked():  # (not a stamp: an EMI glitch leaves one)
                 m[2], m[3] = 1, now
             elif age > config.EDGE_MS:
                 return self._jam(now)
@@ -382,7 +382,7 @@ class Firmware:
         if pulse is not None:
             self.take.brake()
             self.motor.brake()
-            m[8], m[9] = pulse, time.ticks_diff(ex.blocked_at, self.eject_us)
+            m[8], m[9] = pulse, time.ticks_diff(ex.pulse_start(), self.eject_us)
             ex.arm()  # this pulse is accounted for
             self.ejects += 1
             self.jams = 0

@@ -31,11 +31,18 @@ class UsbSerial:
         self.out.write(data)
 
 
-def main():
+def start():
+    """The firmware on the USB port, or None when the host asked for the REPL this boot."""
     if repl_requested():  # the host asked for the REPL (hongsi firmware flash): no firmware this boot
         print(REPL_BANNER)
+        return None
+    return Firmware(UsbSerial())
+
+
+def main():
+    fw = start()
+    if fw is None:
         return
-    fw = Firmware(UsbSerial())
     while True:
         fw.step()
         time.sleep_ms(1)

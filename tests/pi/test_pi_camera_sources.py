@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 import types
 
 import cv2
@@ -28,12 +29,14 @@ def test_the_virtual_rigs_mjpeg_url_gives_fresh_decoded_frames():
     with VirtualRig(seed=5, speed=20) as vr:
         with open_camera(vr.ends["camera"]) as cam:
             assert isinstance(cam, MJPEGCamera)
+            began = time.monotonic()
             frames = cam.grab(2, timeout=10.0)
     assert len(frames) == 2 and frames[0].seq != frames[1].seq
     for f in frames:
         assert f.image.ndim == 3 and f.image.shape[2] == 3 and f.image.std() > 1.0  # a picture, not a blank
         assert f.jpeg is not None and f.jpeg[:2] == b"\xff\xd8"
-        assert f.tag is not None  # the rig's X-Frame-Seq header came through
+        # the sensor's stamp came through: exposed after the grab began, and before the frame arrived
+        assert f.exposed is not None and began < f.exposed < f.t and f.tag is None
 
 
 def test_a_folder_of_images_replays_in_name_order_and_loops(tmp_path):
@@ -186,3 +189,38 @@ def test_the_pi_camera_focuses_on_the_window(monkeypatch):
     cam.close()
     focus = [c for c in _Picamera2.instances[0].controls if "AfMode" in c]
     assert focus == [{"AfMode": 0, "LensPosition": 100.0 / 12.0}]  # manual, 12 cm (8.3 dioptres)
+
+
+class _Request:
+    def __init__(self, cam, stamp_ns: int):
+        self.cam, self.stamp_ns = cam, stamp_ns
+
+    def make_array(self, name: str = "main"):
+        return self.cam.capture_array(name)
+
+    def get_metadata(self) -> dict:
+        return {"SensorTimestamp": self.stamp_ns, "ExposureTime": 8000}
+
+    def release(self) -> None:
+        self.cam.released += 1
+
+
+def test_the_pi_camera_stamps_frames_with_libcameras_sensor_timestamp(monkeypatch):
+    """picamera2's capture_request() carries SensorTimestamp (ns of CLOCK_BOOTTIME, the exposure's
+    start): the frame's ``exposed`` is that instant on time.monotonic()'s clock."""
+    class WithRequests(_Picamera2):
+        released = 0
+
+        def capture_request(self):
+            ago = 0.060   # exposed 60 ms before it is handed over
+            return _Request(self, int((time.clock_gettime(time.CLOCK_BOOTTIME) - ago) * 1e9))
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=WithRequests))
+    cam = open_camera("picamera")
+    try:
+        frames = cam.grab(2, timeout=5.0)
+    finally:
+        cam.close()
+    for f in frames:
+        assert 0.055 < f.t - f.exposed < 0.5
+    assert WithRequests.instances[-1].released >= 2

@@ -131,8 +131,10 @@ def test_no_firmware_behind_the_port_fails_the_link_and_skips_the_motion_rows():
 
 
 def test_a_pressed_panel_estop_and_a_broken_espeak_fail_panel_and_voice():
+    from firmware_bridge.panel import ESTOP_PIN
+
     factory = MockFactory(pin_class=MockPWMPin)
-    factory.pin(21).drive_high()  # the Pi's e-stop contact open: pressed, or its wire cut
+    factory.pin(ESTOP_PIN).drive_high()  # the Pi's e-stop contact open: pressed, or its wire cut
     with VirtualRig(seed=4, speed=SPEED) as vr:
         rows = selftest(vr, pin_factory=factory, espeak="/nonexistent/espeak-ng")
     assert rows["panel"].status == "fail" and "e-stop reads pressed" in rows["panel"].detail

@@ -1,7 +1,8 @@
 """The harsh-sim deal matrix: whole 红桃四 deals by the real dealer (Rig over a real pty, the MJPEG camera,
 the ONNX reader, SQLite) on the virtual rig with every harsh effect of the model on (coast, chute flight,
-servo overshoot and settling, soft-IRQ latency, per-build and per-card motor speed) and every default
-from the parts table, sped up for CI.
+servo overshoot and settling, soft-IRQ latency, per-build and per-card motor speed, the beam's bounce,
+IR leakage and glitches, USB re-enumeration and boot on a reset) and every default from the parts
+table, sped up for CI.
 
 Each deal ends with the record's hands equal to where the cards really went (the sim's truth), and the
 rig's busy time for the deal's cards within 1.15x the mechanical bound the model computes from the parts.
@@ -132,11 +133,12 @@ def _spot(where: Any) -> int | str:
 
 # ------------------------------------------------------------------------------- the matrix
 def harsh() -> Mechanics:
-    """The parts' defaults plus ticks_us wrapping (rp2: every 17.9 min) 10 s into the deal. Stacked
-    doubles stay off: a flush double's pulse is a single card's, past what the beam can tell. Beam
-    glitches stay off here: with them two deals of this matrix stopped under full-suite load, one card
-    short, not yet explained (hardware/decisions.md)."""
-    return Mechanics(tick_start_ms=2**30 // 1000 - 10_000)
+    """The parts' defaults — the beam's edge bounce, IR leaking through thin cards and EMI glitches
+    included — plus ticks_us wrapping (rp2: every 17.9 min) 10 s into the deal. Stacked doubles stay
+    off: a flush double's pulse is a single card's, past what the beam can tell."""
+    m = Mechanics(tick_start_ms=2**30 // 1000 - 10_000)
+    assert m.beam_glitch_per_s > 0 and m.leak_share > 0 and m.edge_bounce_ms > 0 and m.bounce_flips > 0
+    return m
 
 
 
@@ -190,6 +192,7 @@ def test_harsh_deal_matches_the_truth_within_the_mechanical_bound(tmp_path, read
         truth = vr.truth()
         jams = sum(what == "jam" for _, what in vr.board.log)
         busy, bound, physics, cards = motions.figures()
+        flickers = (vr.board.glitches, vr.board.leaks, vr.board.bounces)
     finally:
         camera.close()
         rig.close()
@@ -212,7 +215,9 @@ def test_harsh_deal_matches_the_truth_within_the_mechanical_bound(tmp_path, read
     if evidence:
         assert evidence in kinds, kinds
     assert (jams >= 3) == ("jams" in case), jams
+    assert flickers[0] > 0 and flickers[2] >= 2 * cards, flickers  # the beam was as harsh as its part
     assert busy <= BOUND * bound, f"{case}: rig busy {busy:.0f} ms for {cards} cards, bound {bound:.0f} ms " \
                                   f"({busy / bound:.3f}x)"
     print(f"\n{case}: {cards} ejects, rig busy {busy / 1000:.2f} s sim, bound {bound / 1000:.2f} s "
-          f"-> {busy / bound:.3f}x (bare physics {physics / 1000:.2f} s -> {busy / physics:.3f}x)")
+          f"-> {busy / bound:.3f}x (bare physics {physics / 1000:.2f} s -> {busy / physics:.3f}x); "
+          f"beam: {flickers[0]} glitches, {flickers[1]} leaks, {flickers[2]} bounces")

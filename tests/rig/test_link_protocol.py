@@ -95,7 +95,7 @@ def test_every_message_round_trips(m):
     assert P.FrameDecoder().feed(wire) == [m]
 
 
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=200))
 def test_decoder_fuzz_raises_only_its_own_error(data):
     dec = P.FrameDecoder()
@@ -107,7 +107,7 @@ def test_decoder_fuzz_raises_only_its_own_error(data):
         pass
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)  # pure decoding: a loaded CI box is no failure
 @given(messages(), st.integers(0, 40), st.integers(0, 7), st.binary(max_size=8))
 def test_a_damaged_frame_never_decodes_as_another_message(m, pos, bit, junk):
     wire = bytearray(P.encode(*m))

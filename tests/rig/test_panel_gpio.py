@@ -103,3 +103,24 @@ def test_the_deal_button_is_debounced(mock_pins):
     button = DealButton()
     assert mock_pins.pin(DEAL_BUTTON_PIN).bounce == BOUNCE_S == 0.03
     button.close()
+
+
+def test_the_panel_leaves_the_audio_i2s_pins_free(mock_pins):
+    """The voice's I2S amplifier (MAX98357A) takes BCM 18-21: with those lines claimed first, the whole
+    panel still opens (gpiozero refuses a pin in use), on pins of its own, none twice."""
+    from gpiozero import DigitalOutputDevice
+
+    from firmware_bridge.panel import I2S_PINS
+
+    assert I2S_PINS == (18, 19, 20, 21)
+    i2s = [DigitalOutputDevice(p) for p in I2S_PINS]
+    panel = Panel(rig=None)
+    try:
+        used = {int(info.name[len("GPIO"):]) for info in mock_pins._reservations} - set(I2S_PINS)
+    finally:
+        panel.close()
+        for dev in i2s:
+            dev.close()
+    panel_pins = [*SEAT_LED_PINS, DEAL_BUTTON_PIN, ESTOP_PIN, BUZZER_PIN]
+    assert used == set(panel_pins) and len(panel_pins) == len(used)
+    assert not used & {2, 3, 14, 15}   # I2C and the UART stay free too

@@ -3,11 +3,12 @@ homing without its sensor, e-stops, and a reboot of the microcontroller in the m
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
 
-from firmware_bridge import DoubleFeed, Fault, Jam, McuRebooted
+from firmware_bridge import DoubleFeed, Fault, Jam, LinkLost
 from firmware_bridge.rig import HopperEmpty
 
 
@@ -141,12 +142,14 @@ def test_reboot_mid_deal_is_detected_and_never_taken_for_success(make_rig):
     rig.home()
     rig.eject()
     rig.eject()
-    with pytest.raises(McuRebooted):
-        rig.eject()  # card 3: the MCU resets while dealing it
+    with pytest.raises(LinkLost):
+        rig.eject()  # card 3: the MCU resets while dealing it, and its USB port vanishes
     assert sum(len(h) for h in vr.truth()["hands"]) == 2  # card 3 never left
-    with pytest.raises(McuRebooted):
+    assert not os.path.exists(vr.ends["serial"]) and vr.usb.vanished == 1
+    with pytest.raises(LinkLost):
         rig.eject()  # nothing moves until the host shakes hands again
-    boot = rig.connect()
+    boot = rig.connect()  # waits for the port to come back, then for the firmware to speak
+    assert vr.usb.returned == 1
     assert boot.rebooted and boot.boot_id != first.boot_id and boot.reset_cause == "reset pin (relay or button)"
     assert not rig.status()["homed"]
     rig.home()
