@@ -403,6 +403,42 @@ def render_face(label: str, style: Style, width: int = FACE_WIDTH) -> Face:
     return Face(img, alpha, (max(0, x0), max(0, y0), x1, y1))
 
 
+def render_split_face(label: str, style: Style, white_on_colour: bool = False,
+                      width: int = FACE_WIDTH) -> tuple[Face, tuple[int, int, int, int], tuple[int, int, int, int]]:
+    """A suit card whose rank stands alone at the top-right corner and its suit alone at the bottom-left one,
+    both upright, the top-left and bottom-right corners left to the centre art (a layout some designs use,
+    KDE's oxygen decks among them); ``white_on_colour``: white ink on a red or dark card. Returns the face
+    and the rank's and the suit's boxes ``(x0, y0, x1, y1)``. For training the reader's other diagonal."""
+    suit, rank = split(label)
+    if suit is None:
+        raise ValueError("a split index needs a suit card, not a joker")
+    W = width
+    H = int(round(W / style.aspect))
+    red = suit in ("H", "D")
+    if white_on_colour:
+        paper = (40, 30, 170) if red else (45, 45, 45)
+        style = replace(style, paper=paper, red=(245, 245, 245), black=(245, 245, 245))
+    colours = {"red": style.red, "black": style.black}
+    img = np.empty((H, W, 3), np.uint8)
+    img[:] = style.paper
+    _draw_centre(img, label, style, colours, seed=LABELS.index(label) * 7919 + W + 1)
+    ink = colours[_colour_name(suit)]
+    mx, my = int(style.margin_x * W), int(style.margin_y * W)
+    m = _text_mask(rank, style.font, style.italic, style.stroke)
+    rh = max(5, int(style.rank_h * W))
+    rw = max(3, int(rh * m.shape[1] / m.shape[0] * style.squeeze))
+    rbox = (W - mx - rw, my, W - mx, my + rh)
+    pm = _pip_mask(suit, style.pip_variant)
+    sh = max(4, int(style.suit_h * W * 0.8))
+    sw = max(4, int(sh * pm.shape[1] / pm.shape[0]))
+    sbox = (mx, H - my - sh, mx + sw, H - my)
+    for (x0, y0, x1, y1), mask in ((rbox, m), (sbox, pm)):
+        img[max(0, y0 - 3): y1 + 3, max(0, x0 - 3): x1 + 3] = style.paper  # clear any centre art there
+        _paste(img, mask, x0, y0, x1 - x0, y1 - y0, ink)
+    alpha = _rounded_mask(W, H, max(2, int(style.corner_r * W)))
+    return Face(img, alpha, rbox), rbox, sbox
+
+
 @lru_cache(maxsize=64)
 def _rounded_mask(W: int, H: int, r: int) -> np.ndarray:
     m = np.zeros((H, W), np.uint8)

@@ -69,6 +69,7 @@ from vision.corner_data import (
     index_crop_samples,
     none_samples,
     pipeline_samples,
+    split_index_samples,
     to_input,
     use_input_size,
     use_sensor_codec,
@@ -89,6 +90,7 @@ class Recipe:
     upright_calls: int = 10_000  # x2 crops each, small angles (like the localizer's crops)
     pipeline_calls: int = 8_000  # x2 crops each (frames through the real localizer)
     none_calls: int = 12_000
+    split_calls: int = 0  # x4 crops each: cards with rank and suit printed apart (--split-index)
     real_reps: int = 20  # augmented copies of each real `fit` crop
     epochs: int = 9
     batch: int = 256
@@ -113,6 +115,7 @@ def _chunk(args: tuple[str, int, int]) -> tuple[np.ndarray, np.ndarray]:
         "upright": lambda r: index_crop_samples(r, any_angle=0.0),
         "pipeline": pipeline_samples,
         "none": none_samples,
+        "split": split_index_samples,
     }[kind]
     xs, ys = [], []
     for _ in range(calls):
@@ -209,7 +212,8 @@ def build_data(recipe: Recipe, rows: list[dict], seed: int, workers: int, progre
     ss = np.random.SeedSequence(seed)
     jobs: list = []
     for kind, calls in (("index", recipe.index_calls), ("upright", recipe.upright_calls),
-                        ("pipeline", recipe.pipeline_calls), ("none", recipe.none_calls)):
+                        ("pipeline", recipe.pipeline_calls), ("none", recipe.none_calls),
+                        ("split", recipe.split_calls)):
         step = 500
         for start in range(0, calls, step):
             jobs.append((_chunk, (kind, min(step, calls - start), int(ss.spawn(1)[0].generate_state(1)[0]))))
@@ -296,7 +300,7 @@ def make_model(width: int = 24, norm: str = "crop", embed: bool = False):
 
 
 def load_onnx_weights(net, path: Path) -> None:
-    """Start ``net`` from an exported model's weights (``--init-onnx``). The export folded each batch
+    """Start ``net`` from an exported model's weights (``--init-onnx``; float16- or int8-stored). The export folded each batch
     norm into its convolution, so the convolutions take the folded weights and biases and the batch
     norms become the identity; fine-tuning then keeps them frozen (:func:`freeze_norms`)."""
     import onnx
@@ -308,8 +312,9 @@ def load_onnx_weights(net, path: Path) -> None:
     for node in model.graph.node:  # float16-stored weights are widened by a Cast: follow it back
         if node.op_type == "Cast" and node.input[0] in stored:
             stored[node.output[0]] = stored[node.input[0]]
-        if node.op_type == "Mul" and node.input[0].endswith("_i8f"):
-            raise ValueError("an int8-stored model cannot start a training run; use a float16 one")
+        if node.op_type == "Mul" and node.input[0] in stored and node.input[1] in stored:
+            # an int8-stored weight: widened by a Cast, then scaled per output channel
+            stored[node.output[0]] = stored[node.input[0]] * stored[node.input[1]]
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
     mods = [m for m in net.features.modules() if isinstance(m, torch.nn.Conv2d)]
     norms = [m for m in net.features.modules() if isinstance(m, torch.nn.BatchNorm2d)]
@@ -410,6 +415,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="random deck styles also draw rounder spades and thin-stemmed clubs (render.use_more_pip_shapes)")
     ap.add_argument("--card-art", type=float, default=0.0, metavar="SHARE",
                     help="this share of random faces are real SVG designs (vision.card_art), held-out families excluded")
+    ap.add_argument("--split-index", type=int, default=0, metavar="CALLS",
+                    help="also CALLS x 4 crops of cards whose rank and suit are printed apart (issue 28)")
     ap.add_argument("--lite", action="store_true", help="the shorter recipe (LITE: ~25 min on 2 busy cores)")
     ap.add_argument("--embed", action="store_true", help="also export the embedding (enrolment's references)")
     ap.add_argument("--storage", choices=STORAGES, default="float16", help="how the exported weights are stored")
@@ -451,6 +458,8 @@ def main(argv: list[str] | None = None) -> None:
     recipe = QUICK if args.quick else LITE if args.lite else TUNE if args.init_onnx else Recipe()
     if args.epochs:
         recipe.epochs = args.epochs
+    if args.split_index:
+        recipe.split_calls = args.split_index
     if args.width:
         recipe.width = args.width
     if args.lr:
