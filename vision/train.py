@@ -18,7 +18,14 @@ Real card art (issue 28)::
     .venv/bin/python -m vision.train --init-onnx vision/models/card_corner.onnx --card-art 0.6 --embed \
         --seed 2027 --out build/card_corner_art.onnx      # fine-tune the first member (recipe TUNE)
 
-``--card-art SHARE``: that share of every random face (index crops, frames through the localizer, "no card"
+Stop 28 fine-tuned every member so (docs/vision-decisions.md), members a-d on one cached crop set::
+
+    .venv/bin/python -m vision.train --init-onnx vision/models/card_corner_b.onnx --card-art 0.6 --split-index 1500 \
+        --cache build/runs/tune32.npz --seed 2929 --storage int8 --out build/runs/card_corner_b_art.onnx
+
+``--split-index CALLS``: also CALLS x 4 crops of procedural cards whose rank stands alone at the top-right corner
+and the suit alone at the bottom-left one (:func:`vision.corner_data.split_index_samples`), each labelled with a
+random card of what it shows, for the reader's other diagonal. ``--card-art SHARE``: that share of every random face (index crops, frames through the localizer, "no card"
 crops, cards lying over others) is a real design's, from the families of ``vision.card_art.TRAIN_DESIGNS``;
 the held-out families (``HELD_OUT``) are never drawn. ``--init-onnx``: start from an exported float16 model
 (its folded batch norms kept frozen). ``--embed``: the graph also outputs ``embed`` (enrolment's features).
@@ -316,21 +323,38 @@ def load_onnx_weights(net, path: Path) -> None:
             # an int8-stored weight: widened by a Cast, then scaled per output channel
             stored[node.output[0]] = stored[node.input[0]] * stored[node.input[1]]
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    if any(n.name.startswith("/net/") for n in convs):  # an --embed export traces the features twice
+        convs = [n for n in convs if n.name.startswith("/net/")]
     mods = [m for m in net.features.modules() if isinstance(m, torch.nn.Conv2d)]
     norms = [m for m in net.features.modules() if isinstance(m, torch.nn.BatchNorm2d)]
     if len(convs) != len(mods):
         raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(mods)} (another --width?)")
     with torch.no_grad():
         for node, conv, bn in zip(convs, mods, norms, strict=True):
-            conv.weight.copy_(torch.from_numpy(stored[node.input[1]]))
+            weight, bias = _folded(model.graph, node, stored)
+            conv.weight.copy_(torch.from_numpy(weight))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
             bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(stored[node.input[2]]))
+            bn.bias.copy_(torch.from_numpy(bias))
         for head in ("card", "rank", "suit"):
             layer = getattr(net, head)
             layer.weight.copy_(torch.from_numpy(stored[f"net.{head}.weight"]))
             layer.bias.copy_(torch.from_numpy(stored[f"net.{head}.bias"]))
+
+
+def _folded(graph, conv, stored: dict) -> tuple[np.ndarray, np.ndarray]:
+    """A convolution's weight and bias with its batch norm folded in. The exporter folds them itself, except
+    where the weight is shared (an ``--embed`` export's first layer feeds both outputs): then the norm is
+    its own node after the convolution, folded here."""
+    weight = stored[conv.input[1]]
+    if len(conv.input) > 2:
+        return weight, stored[conv.input[2]]
+    bn = next(n for n in graph.node if n.op_type == "BatchNormalization" and n.input[0] == conv.output[0])
+    gamma, beta, mean, var = (stored[name] for name in bn.input[1:5])
+    eps = next((a.f for a in bn.attribute if a.name == "epsilon"), 1e-5)
+    k = gamma / np.sqrt(var + eps)
+    return (weight * k[:, None, None, None]).astype(np.float32), (beta - mean * k).astype(np.float32)
 
 
 def freeze_norms(net) -> None:
