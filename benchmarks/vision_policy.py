@@ -34,7 +34,7 @@ REPORT_FAMILIES = ("paris", "ornamental")
 WRONG_TARGET = {"window": 0.001, "table": 0.005, "tight": 0.01}
 AGREE = (3, 4, 5)
 CONFIDENCE = (0.40, 0.50, 0.60, 0.70, 0.80, 0.90, 0.95, 0.99)
-OLD = {"window": Policy(1, 0.6), "frame": Policy(5, 0.6)}  # before stop 27: unanimity for photos
+STOP27 = {"window": Policy(5, 0.8), "frame": Policy(5, 0.9)}  # what stop 27 chose (stop 28 compares with it)
 
 
 def family(*names: str) -> list[str]:
@@ -155,10 +155,10 @@ def main() -> None:
     pooled = {s: [x for got in cal.values() for x in got[s]] for s in ("window", "table", "tight")}
     chosen = choose(pooled)
     console.print(f"chosen on {', '.join(calibration)}: DECLINE_POLICY window={chosen['window']} frame={chosen['frame']}")
-    show(console, "calibration designs", cal, {"unanimity (old)": OLD, "chosen": chosen})
+    show(console, "calibration designs", cal, {"stop 27": STOP27, "chosen": chosen})
     with Progress(console=console, transient=True) as progress:
         rep = collect(reader, report, args.per_design, args.seed + 100, progress)
-    show(console, "report designs (read once, after the choice)", rep, {"unanimity (old)": OLD, "chosen": chosen})
+    show(console, "report designs (read once, after the choice)", rep, {"stop 27": STOP27, "chosen": chosen})
 
 
 if __name__ == "__main__":

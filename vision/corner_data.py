@@ -12,14 +12,16 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.labels import LABELS
-from vision.localize import localize
+from vision.labels import LABELS, RANKS, SUITS, split
+from vision.localize import CORNER_H, CORNER_W, localize
 from vision.render import (
     Face,
     _photometric,
     _texture,
     motion_blur,
     random_face,
+    random_style,
+    render_split_face,
     render_table_frame,
     render_window_frame,
 )
@@ -188,6 +190,44 @@ def index_crop_samples(rng: np.random.Generator, any_angle: float = 0.7) -> list
         canvas = _canvas(corner, rng, pad)
         box = (x0 + pad, y0 + pad, x1 + pad, y1 + pad)
         out.append((_finish(_rotated_box_crop(canvas, box, rng, 64, any_angle), rng), label))
+    return out
+
+
+def split_index_samples(rng: np.random.Generator) -> list[tuple[np.ndarray, int]]:
+    """Four crops of one card whose rank and suit are printed apart (:func:`vision.render.render_split_face`):
+    the rank alone and the suit alone, each as a tight crop at any angle and as the reader's other-diagonal
+    corner (top-right; bottom-left turned 180°). A crop shows half the card, so its label is the card with a
+    random other half: trained so, the card head learns an even split over the cards that half allows (the
+    rank's four suits, the suit's thirteen ranks), and the two corners pooled (a product) name the card."""
+    label = LABELS[int(rng.integers(52))]
+    suit, rank = split(label)
+    face, rbox, sbox = render_split_face(label, random_style(rng), white_on_colour=bool(rng.random() < 0.5))
+    H, W = face.bgr.shape[:2]
+
+    def rank_label() -> int:
+        return LABELS.index(SUITS[int(rng.integers(4))] + rank)
+
+    def suit_label() -> int:
+        return LABELS.index(suit + RANKS[int(rng.integers(13))])
+
+    turned = Face(np.ascontiguousarray(face.bgr[::-1, ::-1]), np.ascontiguousarray(face.alpha[::-1, ::-1]), face.index_box)
+    sx0, sy0, sx1, sy1 = sbox
+    pad = 30
+    out = []
+    for f, box, lab in ((face, rbox, rank_label), (turned, (W - sx1, H - sy1, W - sx0, H - sy0), suit_label)):
+        canvas = _canvas(f, rng, pad)
+        x0, y0, x1, y1 = box
+        out.append((_finish(_rotated_box_crop(canvas, (x0 + pad, y0 + pad, x1 + pad, y1 + pad), rng, 64, 0.7), rng),
+                    lab()))
+    # as the localizer cuts them from an upright card, a few pixels and degrees off
+    M = cv2.getRotationMatrix2D((W / 2, H / 2), float(rng.normal(0, 2)), float(rng.uniform(0.97, 1.03)))
+    M[:, 2] += rng.normal(0, 0.015 * W, 2)
+    bg = _texture(rng, W, H).astype(np.float32)
+    a = cv2.warpAffine(face.alpha, M, (W, H))[..., None]
+    card = (bg * (1 - a) + cv2.warpAffine(face.bgr, M, (W, H)).astype(np.float32) * a).astype(np.uint8)
+    cw, ch = int(round(CORNER_W * W)), min(H // 2, int(round(CORNER_H * W)))
+    out.append((_finish(np.ascontiguousarray(card[:ch, W - cw:]), rng), rank_label()))
+    out.append((_finish(np.ascontiguousarray(card[H - ch:, :cw][::-1, ::-1]), rng), suit_label()))
     return out
 
 

@@ -286,15 +286,16 @@ class CardReader:
     def _diagonal(self, card: np.ndarray, corners: list[np.ndarray], grey: bool, kind: str,
                   everyone: bool) -> tuple[np.ndarray, list[np.ndarray]]:
         """(members, 2, 55) evidence of the card's index corners and the crops: top-left and bottom-right,
-        or, when neither of those is clear, top-right and bottom-left if one of those is clearer (some
-        designs, KDE's oxygen decks, print their index there). The other diagonal is read only then, so a
-        clear card costs nothing more."""
+        or, when neither of those is clear, top-right and bottom-left if those two together show a card
+        better (some designs, KDE's oxygen decks, print their index there, or the rank alone at one and the
+        suit alone at the other: neither corner is clear alone, but their product is). The other diagonal
+        is read only then, so a clear card costs nothing more."""
         lp = self._lp(corners, grey, kind, everyone)
         if self._a_corner_is_clear(lp):
             return lp, corners
         others = other_corner_crops(card)
         lp2 = self._lp(others, grey, kind, everyone)
-        if _clearest_corner(lp2) > _clearest_corner(lp):
+        if _best_label(_pool_corners(lp2), jokers_as_one=True) > _best_label(_pool_corners(lp), jokers_as_one=True):
             return lp2, others
         return lp, corners
 

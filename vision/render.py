@@ -403,6 +403,42 @@ def render_face(label: str, style: Style, width: int = FACE_WIDTH) -> Face:
     return Face(img, alpha, (max(0, x0), max(0, y0), x1, y1))
 
 
+def render_split_face(label: str, style: Style, white_on_colour: bool = False,
+                      width: int = FACE_WIDTH) -> tuple[Face, tuple[int, int, int, int], tuple[int, int, int, int]]:
+    """A suit card whose rank stands alone at the top-right corner and its suit alone at the bottom-left one,
+    both upright, the top-left and bottom-right corners left to the centre art (a layout some designs use,
+    KDE's oxygen decks among them); ``white_on_colour``: white ink on a red or dark card. Returns the face
+    and the rank's and the suit's boxes ``(x0, y0, x1, y1)``. For training the reader's other diagonal."""
+    suit, rank = split(label)
+    if suit is None:
+        raise ValueError("a split index needs a suit card, not a joker")
+    W = width
+    H = int(round(W / style.aspect))
+    red = suit in ("H", "D")
+    if white_on_colour:
+        paper = (40, 30, 170) if red else (45, 45, 45)
+        style = replace(style, paper=paper, red=(245, 245, 245), black=(245, 245, 245))
+    colours = {"red": style.red, "black": style.black}
+    img = np.empty((H, W, 3), np.uint8)
+    img[:] = style.paper
+    _draw_centre(img, label, style, colours, seed=LABELS.index(label) * 7919 + W + 1)
+    ink = colours[_colour_name(suit)]
+    mx, my = int(style.margin_x * W), int(style.margin_y * W)
+    m = _text_mask(rank, style.font, style.italic, style.stroke)
+    rh = max(5, int(style.rank_h * W))
+    rw = max(3, int(rh * m.shape[1] / m.shape[0] * style.squeeze))
+    rbox = (W - mx - rw, my, W - mx, my + rh)
+    pm = _pip_mask(suit, style.pip_variant)
+    sh = max(4, int(style.suit_h * W * 0.8))
+    sw = max(4, int(sh * pm.shape[1] / pm.shape[0]))
+    sbox = (mx, H - my - sh, mx + sw, H - my)
+    for (x0, y0, x1, y1), mask in ((rbox, m), (sbox, pm)):
+        img[max(0, y0 - 3): y1 + 3, max(0, x0 - 3): x1 + 3] = style.paper  # clear any centre art there
+        _paste(img, mask, x0, y0, x1 - x0, y1 - y0, ink)
+    alpha = _rounded_mask(W, H, max(2, int(style.corner_r * W)))
+    return Face(img, alpha, rbox), rbox, sbox
+
+
 @lru_cache(maxsize=64)
 def _rounded_mask(W: int, H: int, r: int) -> np.ndarray:
     m = np.zeros((H, W), np.uint8)
@@ -631,13 +667,25 @@ def render_table_frame(label: str, rng: np.random.Generator, *, design: str | No
     return table_scene(label, rng, design=design, size=size, angle=angle)[0]
 
 
+TABLES = ("white", "pattern")  # table_scene's harder tables (issue 28): a white one, a busy pattern
+
+
 def table_scene(label: str, rng: np.random.Generator, *, design: str | None = None,
                 size: tuple[int, int] = TABLE_SIZE, angle: float | None = None,
-                clutter: bool = True) -> tuple[np.ndarray, np.ndarray]:
+                clutter: bool = True, table: str | None = None,
+                finger: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """:func:`render_table_frame` and the card's true corners in the frame ((4, 2), clockwise);
-    ``clutter=False``: a bare table (light, blur, noise and JPEG still vary)."""
+    ``clutter=False``: a bare table (light, blur, noise and JPEG still vary); ``table``: one of
+    :data:`TABLES` rather than a random colour; ``finger``: a fingertip over one corner of the card."""
     W, H = size
-    bg = _texture(rng, W, H, blobs=3 if clutter else 0)
+    if table is None:
+        bg = _texture(rng, W, H, blobs=3 if clutter else 0)
+    elif table == "white":
+        bg = _texture(rng, W, H, base=rng.integers(215, 250, 3), blobs=0)
+    elif table == "pattern":
+        bg = _pattern(rng, W, H)
+    else:
+        raise ValueError(f"unknown table {table!r}; choose one of {', '.join(TABLES)}")
     face = face_for(label, rng, design)
     angle = rng.uniform(0, 360) if angle is None else angle
     fh, fw = face.bgr.shape[:2]
@@ -649,7 +697,39 @@ def table_scene(label: str, rng: np.random.Generator, *, design: str | None = No
     centre = (rng.uniform(hx, max(hx, W - hx)), rng.uniform(hy, max(hy, H - hy)))
     M, quad = card_transform(face, centre, long_side, angle, 0.02, rng)
     img = _composite(bg, face, M, shadow=rng.uniform(0, 0.5))
+    if finger:
+        _finger(img, quad, rng, 0.25 * min(W, H))
     return _photometric(img, rng, strength=1.0), quad
+
+
+def _pattern(rng: np.random.Generator, W: int, H: int) -> np.ndarray:
+    """A busy tablecloth: checks, stripes or dots in two random colours, at any angle."""
+    a, b = (np.asarray(rng.integers(0, 256, 3), np.float32) for _ in range(2))
+    period = rng.uniform(6, 30)
+    t = rng.uniform(0, np.pi)
+    y, x = np.mgrid[0:H, 0:W].astype(np.float32)
+    u, v = x * np.cos(t) + y * np.sin(t), -x * np.sin(t) + y * np.cos(t)
+    kind = int(rng.integers(3))
+    if kind == 0:  # checks (gingham)
+        m = ((np.floor(u / period) + np.floor(v / period)) % 2).astype(np.float32)
+    elif kind == 1:  # stripes
+        m = (np.floor(u / period) % 2).astype(np.float32)
+    else:  # dots
+        m = ((np.mod(u, period) - period / 2) ** 2 + (np.mod(v, period) - period / 2) ** 2 < (period / 3.5) ** 2)
+        m = m.astype(np.float32)
+    img = a * (1 - m[..., None]) + b * m[..., None]
+    return np.clip(img + rng.normal(0, 4, img.shape).astype(np.float32), 0, 255).astype(np.uint8)
+
+
+def _finger(img: np.ndarray, quad: np.ndarray, rng: np.random.Generator, width: float) -> None:
+    """A fingertip (skin tone) reaching over one corner of the card at ``quad``, ``width`` px wide."""
+    corner = quad[int(rng.integers(4))]
+    centre = quad.mean(axis=0)
+    tip = corner + (centre - corner) * rng.uniform(0.35, 0.6)
+    tone = tuple(float(v) for v in (rng.uniform(90, 160), rng.uniform(120, 180), rng.uniform(170, 230)))
+    far = tip + (tip - centre) * 3.0
+    cv2.line(img, tuple(int(v) for v in tip), tuple(int(v) for v in far), tone, max(2, int(width * 0.72)), cv2.LINE_AA)
+    cv2.circle(img, tuple(int(v) for v in tip), max(2, int(width * 0.36)), tone, -1, cv2.LINE_AA)
 
 
 def render_tight_photo(label: str, rng: np.random.Generator, *, design: str | None = None,
@@ -670,12 +750,5 @@ def render_tight_photo(label: str, rng: np.random.Generator, *, design: str | No
                              0.015, rng)
     img = _composite(bg, face, M, shadow=0.0)
     if finger:
-        corner = quad[int(rng.integers(4))]
-        centre = quad.mean(axis=0)
-        tip = corner + (centre - corner) * rng.uniform(0.35, 0.6)
-        tone = np.array([rng.uniform(90, 160), rng.uniform(120, 180), rng.uniform(170, 230)], np.float32)
-        far = tip + (tip - centre) * 3.0
-        cv2.line(img, tuple(int(v) for v in tip), tuple(int(v) for v in far), tuple(float(v) for v in tone),
-                 int(0.18 * W), cv2.LINE_AA)
-        cv2.circle(img, tuple(int(v) for v in tip), int(0.09 * W), tuple(float(v) for v in tone), -1, cv2.LINE_AA)
+        _finger(img, quad, rng, 0.25 * W)
     return _photometric(img, rng, strength=0.8)

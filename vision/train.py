@@ -18,7 +18,14 @@ Real card art (issue 28)::
     .venv/bin/python -m vision.train --init-onnx vision/models/card_corner.onnx --card-art 0.6 --embed \
         --seed 2027 --out build/card_corner_art.onnx      # fine-tune the first member (recipe TUNE)
 
-``--card-art SHARE``: that share of every random face (index crops, frames through the localizer, "no card"
+Stop 28 fine-tuned every member so (docs/vision-decisions.md), members a-d on one cached crop set::
+
+    .venv/bin/python -m vision.train --init-onnx vision/models/card_corner_b.onnx --card-art 0.6 --split-index 1500 \
+        --cache build/runs/tune32.npz --seed 2929 --storage int8 --out build/runs/card_corner_b_art.onnx
+
+``--split-index CALLS``: also CALLS x 4 crops of procedural cards whose rank stands alone at the top-right corner
+and the suit alone at the bottom-left one (:func:`vision.corner_data.split_index_samples`), each labelled with a
+random card of what it shows, for the reader's other diagonal. ``--card-art SHARE``: that share of every random face (index crops, frames through the localizer, "no card"
 crops, cards lying over others) is a real design's, from the families of ``vision.card_art.TRAIN_DESIGNS``;
 the held-out families (``HELD_OUT``) are never drawn. ``--init-onnx``: start from an exported float16 model
 (its folded batch norms kept frozen). ``--embed``: the graph also outputs ``embed`` (enrolment's features).
@@ -69,6 +76,7 @@ from vision.corner_data import (
     index_crop_samples,
     none_samples,
     pipeline_samples,
+    split_index_samples,
     to_input,
     use_input_size,
     use_sensor_codec,
@@ -89,6 +97,7 @@ class Recipe:
     upright_calls: int = 10_000  # x2 crops each, small angles (like the localizer's crops)
     pipeline_calls: int = 8_000  # x2 crops each (frames through the real localizer)
     none_calls: int = 12_000
+    split_calls: int = 0  # x4 crops each: cards with rank and suit printed apart (--split-index)
     real_reps: int = 20  # augmented copies of each real `fit` crop
     epochs: int = 9
     batch: int = 256
@@ -113,6 +122,7 @@ def _chunk(args: tuple[str, int, int]) -> tuple[np.ndarray, np.ndarray]:
         "upright": lambda r: index_crop_samples(r, any_angle=0.0),
         "pipeline": pipeline_samples,
         "none": none_samples,
+        "split": split_index_samples,
     }[kind]
     xs, ys = [], []
     for _ in range(calls):
@@ -209,7 +219,8 @@ def build_data(recipe: Recipe, rows: list[dict], seed: int, workers: int, progre
     ss = np.random.SeedSequence(seed)
     jobs: list = []
     for kind, calls in (("index", recipe.index_calls), ("upright", recipe.upright_calls),
-                        ("pipeline", recipe.pipeline_calls), ("none", recipe.none_calls)):
+                        ("pipeline", recipe.pipeline_calls), ("none", recipe.none_calls),
+                        ("split", recipe.split_calls)):
         step = 500
         for start in range(0, calls, step):
             jobs.append((_chunk, (kind, min(step, calls - start), int(ss.spawn(1)[0].generate_state(1)[0]))))
@@ -296,7 +307,7 @@ def make_model(width: int = 24, norm: str = "crop", embed: bool = False):
 
 
 def load_onnx_weights(net, path: Path) -> None:
-    """Start ``net`` from an exported model's weights (``--init-onnx``). The export folded each batch
+    """Start ``net`` from an exported model's weights (``--init-onnx``; float16- or int8-stored). The export folded each batch
     norm into its convolution, so the convolutions take the folded weights and biases and the batch
     norms become the identity; fine-tuning then keeps them frozen (:func:`freeze_norms`)."""
     import onnx
@@ -308,24 +319,42 @@ def load_onnx_weights(net, path: Path) -> None:
     for node in model.graph.node:  # float16-stored weights are widened by a Cast: follow it back
         if node.op_type == "Cast" and node.input[0] in stored:
             stored[node.output[0]] = stored[node.input[0]]
-        if node.op_type == "Mul" and node.input[0].endswith("_i8f"):
-            raise ValueError("an int8-stored model cannot start a training run; use a float16 one")
+        if node.op_type == "Mul" and node.input[0] in stored and node.input[1] in stored:
+            # an int8-stored weight: widened by a Cast, then scaled per output channel
+            stored[node.output[0]] = stored[node.input[0]] * stored[node.input[1]]
     convs = [n for n in model.graph.node if n.op_type == "Conv"]
+    if any(n.name.startswith("/net/") for n in convs):  # an --embed export traces the features twice
+        convs = [n for n in convs if n.name.startswith("/net/")]
     mods = [m for m in net.features.modules() if isinstance(m, torch.nn.Conv2d)]
     norms = [m for m in net.features.modules() if isinstance(m, torch.nn.BatchNorm2d)]
     if len(convs) != len(mods):
         raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(mods)} (another --width?)")
     with torch.no_grad():
         for node, conv, bn in zip(convs, mods, norms, strict=True):
-            conv.weight.copy_(torch.from_numpy(stored[node.input[1]]))
+            weight, bias = _folded(model.graph, node, stored)
+            conv.weight.copy_(torch.from_numpy(weight))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
             bn.weight.fill_(1.0)
-            bn.bias.copy_(torch.from_numpy(stored[node.input[2]]))
+            bn.bias.copy_(torch.from_numpy(bias))
         for head in ("card", "rank", "suit"):
             layer = getattr(net, head)
             layer.weight.copy_(torch.from_numpy(stored[f"net.{head}.weight"]))
             layer.bias.copy_(torch.from_numpy(stored[f"net.{head}.bias"]))
+
+
+def _folded(graph, conv, stored: dict) -> tuple[np.ndarray, np.ndarray]:
+    """A convolution's weight and bias with its batch norm folded in. The exporter folds them itself, except
+    where the weight is shared (an ``--embed`` export's first layer feeds both outputs): then the norm is
+    its own node after the convolution, folded here."""
+    weight = stored[conv.input[1]]
+    if len(conv.input) > 2:
+        return weight, stored[conv.input[2]]
+    bn = next(n for n in graph.node if n.op_type == "BatchNormalization" and n.input[0] == conv.output[0])
+    gamma, beta, mean, var = (stored[name] for name in bn.input[1:5])
+    eps = next((a.f for a in bn.attribute if a.name == "epsilon"), 1e-5)
+    k = gamma / np.sqrt(var + eps)
+    return (weight * k[:, None, None, None]).astype(np.float32), (beta - mean * k).astype(np.float32)
 
 
 def freeze_norms(net) -> None:
@@ -410,6 +439,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="random deck styles also draw rounder spades and thin-stemmed clubs (render.use_more_pip_shapes)")
     ap.add_argument("--card-art", type=float, default=0.0, metavar="SHARE",
                     help="this share of random faces are real SVG designs (vision.card_art), held-out families excluded")
+    ap.add_argument("--split-index", type=int, default=0, metavar="CALLS",
+                    help="also CALLS x 4 crops of cards whose rank and suit are printed apart (issue 28)")
     ap.add_argument("--lite", action="store_true", help="the shorter recipe (LITE: ~25 min on 2 busy cores)")
     ap.add_argument("--embed", action="store_true", help="also export the embedding (enrolment's references)")
     ap.add_argument("--storage", choices=STORAGES, default="float16", help="how the exported weights are stored")
@@ -451,6 +482,8 @@ def main(argv: list[str] | None = None) -> None:
     recipe = QUICK if args.quick else LITE if args.lite else TUNE if args.init_onnx else Recipe()
     if args.epochs:
         recipe.epochs = args.epochs
+    if args.split_index:
+        recipe.split_calls = args.split_index
     if args.width:
         recipe.width = args.width
     if args.lr:

@@ -19,11 +19,13 @@ from vision.corner_data import (
     none_samples,
     poor_camera,
     sensor_codec,
+    split_index_samples,
     to_input,
     use_input_size,
     use_sensor_codec,
 )
-from vision.render import named_style, render_face
+from vision.labels import LABELS, split
+from vision.render import named_style, render_face, render_split_face
 from vision.train import held_out_frames, reps_per_subset
 
 
@@ -178,3 +180,31 @@ def test_the_sensor_codec_is_a_recipe_choice_off_by_default():
     assert all(np.array_equal(a, b) for a, b in zip(plain, first_crops(), strict=True))  # off: as before
     changed = sum(not np.array_equal(a, b) for a, b in zip(plain, coded, strict=True))
     assert 0 < changed < 0.4 * len(plain)  # only the low-resolution share (about a fifth) goes through it
+
+
+@given(st.integers(0, 2**32 - 1))
+@settings(max_examples=15, deadline=None)
+def test_a_split_index_crop_is_labelled_with_the_half_of_the_card_it_shows(seed):
+    """Rank crops keep the card's rank (any suit), suit crops its suit (any rank): what the crop shows."""
+    rng = np.random.default_rng(seed)
+    truth = LABELS[int(np.random.default_rng(seed).integers(52))]  # the card split_index_samples draws first
+    out = split_index_samples(rng)
+    assert len(out) == 4
+    assert all(x.shape == (MODEL_SIZE, MODEL_SIZE, 3) and x.dtype == np.uint8 for x, _ in out)
+    (_, r1), (_, s1), (_, r2), (_, s2) = out
+    assert {split(LABELS[r])[1] for r in (r1, r2)} == {split(truth)[1]}
+    assert {split(LABELS[s])[0] for s in (s1, s2)} == {split(truth)[0]}
+
+
+def test_a_split_face_prints_the_rank_top_right_and_the_suit_bottom_left_and_nothing_at_the_usual_corners():
+    face, rbox, sbox = render_split_face("H7", named_style("poker"), white_on_colour=True)
+    H, W = face.bgr.shape[:2]
+    assert rbox[0] > W / 2 and rbox[3] < H / 4  # the rank: top right
+    assert sbox[2] < W / 2 and sbox[1] > 3 * H / 4  # the suit: bottom left
+    paper = face.bgr[H // 2, 2].astype(int)
+    for x0, y0, x1, y1 in (rbox, sbox):  # white ink on the red card
+        ink = face.bgr[y0:y1, x0:x1].astype(int)
+        assert (np.abs(ink - paper).max(axis=2) > 100).mean() > 0.05
+    assert paper[2] > 120 and paper[0] < 80
+    with pytest.raises(ValueError):
+        render_split_face("RJ", named_style("poker"))
