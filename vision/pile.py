@@ -319,8 +319,13 @@ class PileReader:
         for (ids, axis), crop, origin in zip(cands, *_clean_regions(image, blobs, cands, boxes), strict=True):
             own = [_shifted(blobs[i], origin) for i in ids]
             views += [upright_crop(crop, own, axis), upright_crop(crop, own, -axis)]
-        lp = self.reader.committee_log_probs(views, grey)
-        lp = lp.reshape(lp.shape[0], len(cands), 2, -1)
+        first = self.reader.log_probs(views, grey).reshape(len(cands), 2, -1)
+        # the first model screens: only candidates it thinks may be an index go to the whole committee
+        keep = np.flatnonzero(1.0 - np.exp(first[..., NONE_CLASS]).min(axis=1) >= SCREEN)
+        lp = np.repeat(first[None], len(self.reader.paths), axis=0)  # (members, n, 2, 55)
+        if len(keep):
+            some = self.reader.committee_log_probs([views[2 * i + t] for i in keep for t in (0, 1)], grey)
+            lp[:, keep] = some.reshape(some.shape[0], len(keep), 2, -1)
         if POOL_TURNS:
             return lp.mean(axis=2)
         best = lp[..., :NONE_CLASS].mean(axis=0).max(axis=-1)  # (n, 2)
