@@ -9,14 +9,17 @@ Usage::
 Cards in a pile overlap, fan and turn at any angle; often only a corner index of a card shows. So the
 reader looks for indices, not cards:
 
-1. *Ink on paper*: pixels much darker (or redder) than the bright paper around them, as connected
+1. *Ink on paper*: pixels much darker (or redder) than the bright paper around them, long straight
+   strokes (cards' outlines, which a rank printed near the edge touches) painted out, as connected
    blobs of a glyph's size (:func:`ink_blobs`).
 2. *Candidates*: an index is a rank glyph with its suit pip next to it, so each blob alone, each blob
    with each of its nearest blobs of the same ink, and each tight cluster of blobs is a candidate box
    (:func:`candidates`).
-3. *Classify*: each candidate's box, cut axis-aligned as the corner models learnt to read an index at
-   any angle, is read by the first model; the likely ones then by the whole committee, which must
-   agree (:class:`vision.reader.CardReader`).
+3. *Classify*: each candidate is cut turned upright along its rank-to-pip axis, both ways (which blob
+   is the rank is unknown), other blobs painted out; the first model screens both views, the likely
+   candidates are read by the whole committee, the two views' evidence pooled, and all members but
+   :data:`DISSENT` must agree (:class:`vision.reader.CardReader`). Turned upright, the first model
+   reads 97 % of true index boxes of rendered piles of training designs, against 88 % cut axis-aligned.
 4. *One reading per index*: overlapping candidates are the same index (the surest one stays).
 5. *One card per pair of indices*: a card shows its index at two opposite corners, turned 180°; two
    readings of the same card lying where one card's two corners would lie are one card. Two copies of

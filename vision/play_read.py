@@ -42,7 +42,9 @@ from vision.reader import is_colourless
 MISSED = 0.03  # a card of the play whose index is not read at all
 STRAY = 0.01  # a card seen, read as surely as can be, that is no new card
 STRAY_UNSURE = 0.2  # ... and how much likelier a stray is when its reading is unsure
-FLOOR = 0.02  # a card read as another: the reading's probability of the right card, at least
+FLOOR = 0.0002  # a card read as another: the reading's probability of the right card, at least
+LANDED = 0.01  # the share of the picture that changes when at least one card lands (a card covers ~5 %)
+UNCHANGED = 1e-4  # a pass when that much changed, or a play when it did not
 SECOND = 0.3  # a card's other corner, read apart from the first
 ANSWER = 0.7  # the best option's share of the likelihood, at least, to answer (chosen on training designs)
 CHANGED = 40  # levels of difference (a channel, after a light blur) that mean the table changed there
@@ -111,6 +113,7 @@ class Evidence:
     """What the new cards' indices say: one row per card seen (its corners' readings merged)."""
     probs: np.ndarray  # (cards, 54): how sure each card seen is of each label
     boxes: list  # per card: the index boxes seen, in the picture's pixels
+    changed: float = 1.0  # the share of the picture that changed
 
 
 def new_card_evidence(before, after, reader: PileReader) -> Evidence:
@@ -123,15 +126,18 @@ def new_card_evidence(before, after, reader: PileReader) -> Evidence:
     changed = changed_mask(old, img)
     blobs = [b for b in ink_blobs(img) if _new(b, changed)]
     cands = candidates(blobs)
+    share = float(changed.mean())
     if not cands:
-        return Evidence(np.zeros((0, len(LABELS))), [])
+        return Evidence(np.zeros((0, len(LABELS))), [], share)
     boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
     lp = reader._upright_evidence(img, blobs, cands, boxes, is_colourless(img))
     pooled = lp.mean(axis=0)
     p = np.exp(pooled - pooled.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)
     cards = p[:, :NONE_CLASS]
-    return _merge(cards, boxes, [axis for _, axis in cands], foreground(img), scale)
+    ev = _merge(cards, boxes, [axis for _, axis in cands], foreground(img), scale)
+    ev.changed = share
+    return ev
 
 
 def _new(blob, changed: np.ndarray) -> bool:
@@ -192,7 +198,9 @@ def option_log_likelihoods(evidence: Evidence, options: list[tuple[str, ...]]) -
             for i in np.flatnonzero(free_rows):  # another corner of a card of the play, read apart
                 second = np.log(SECOND * q[i, cols].max() + 1e-12)
                 total += max(0.0, float(second - stray[i]))
-        out[n] = total
+        # a pass leaves the table as it was; a play changes a good part of a card's area
+        landed = evidence.changed >= LANDED
+        out[n] = total + (np.log(UNCHANGED) if landed == (not opt) else 0.0)
     return out
 
 
