@@ -9,17 +9,19 @@ Usage::
 Cards in a pile overlap, fan and turn at any angle; often only a corner index of a card shows. So the
 reader looks for indices, not cards:
 
-1. *Ink on paper*: pixels much darker (or redder) than the bright paper around them, long straight
-   strokes (cards' outlines, which a rank printed near the edge touches) painted out, as connected
-   blobs of a glyph's size (:func:`ink_blobs`).
+1. *Ink on paper*: pixels much darker (or redder) than the bright paper around them, as connected
+   blobs of a glyph's size (:func:`ink_blobs`; ``erase``: long straight strokes, cards' outlines that a
+   rank printed near the edge touches, painted out first, as :mod:`vision.play_read` does).
 2. *Candidates*: an index is a rank glyph with its suit pip next to it, so each blob alone, each blob
    with each of its nearest blobs of the same ink, and each tight cluster of blobs is a candidate box
    (:func:`candidates`).
-3. *Classify*: each candidate is cut turned upright along its rank-to-pip axis, both ways (which blob
-   is the rank is unknown), other blobs painted out; the first model screens both views, the likely
-   candidates are read by the whole committee, the two views' evidence pooled, and all members but
-   :data:`DISSENT` must agree (:class:`vision.reader.CardReader`). Turned upright, the first model
-   reads 97 % of true index boxes of rendered piles of training designs, against 88 % cut axis-aligned.
+3. *Classify*: each candidate's box, cut axis-aligned, is screened by the first model and the likely
+   ones read by the whole committee, all members but :data:`DISSENT` agreeing
+   (:class:`vision.reader.CardReader`). :meth:`PileReader._upright_evidence` (used by
+   :mod:`vision.play_read`) cuts each candidate turned upright along its rank-to-pip axis, both ways:
+   on the true index boxes of rendered piles of training designs the first model reads 97 % upright,
+   88 % axis-aligned. End to end on whole piles it did not yet beat the axis-aligned cut, so the pile
+   reader keeps that (:data:`UPRIGHT`).
 4. *One reading per index*: overlapping candidates are the same index (the surest one stays).
 5. *One card per pair of indices*: a card shows its index at two opposite corners, turned 180°; two
    readings of the same card lying where one card's two corners would lie are one card. Two copies of
@@ -54,12 +56,11 @@ PAD = 1.1  # the crop around a candidate's box (as the models learnt: 1.05..1.6)
 NEIGHBOURS = 3
 SHARED = True  # an unread candidate sharing a blob with a read index is part of that index
 CLEAN = True  # paint other blobs out of each candidate's crop
-UPRIGHT = True  # cut each candidate turned upright along its axis
+UPRIGHT = False  # the pile reader cuts each candidate turned upright (vision.play_read always does)
 POOL_TURNS = True  # its two turns' evidence pooled (else the surer one)
 TURNS = False  # the committee reads each crop at its four quarter turns
 CLEARS = 0.3  # a doubtful candidate sharing this much of its box with a read index is part of it
-SAME_SHAPE = 0.1  # Hu-moment distance below which two blobs are one shape (cv2.matchShapes, I2)
-ERASE_EDGES = True  # paint cards' outlines out of the ink before finding glyphs
+SAME_SHAPE = 0.6  # Hu-moment distance below which two blobs are one shape (cv2.matchShapes, I2)
 EDGE_LENGTH, EDGE_VOTES = 40, 40  # a straight stroke this long (working pixels) is a card's edge
 DISSENT = 1  # committee members that may pick another card (of five)
 
@@ -120,10 +121,10 @@ def erase_edges(ink: np.ndarray) -> np.ndarray:
     return out
 
 
-def ink_blobs(bgr: np.ndarray) -> list[Blob]:
-    """The glyph-sized blobs of ink on paper."""
+def ink_blobs(bgr: np.ndarray, erase: bool = False) -> list[Blob]:
+    """The glyph-sized blobs of ink on paper (``erase``: cards' outlines painted out first)."""
     ink, _ = ink_mask(bgr)
-    if ERASE_EDGES:
+    if erase:
         ink = erase_edges(ink)
     n, lab, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
     b, g, r = (bgr[..., i].astype(np.int16) for i in range(3))
@@ -152,7 +153,7 @@ def _gap(a: Blob, b: Blob) -> float:
     return float(np.hypot(dx, dy))
 
 
-def candidates(blobs: list[Blob]) -> list[tuple[tuple[int, ...], np.ndarray]]:
+def candidates(blobs: list[Blob], same_shape: float | None = None) -> list[tuple[tuple[int, ...], np.ndarray]]:
     """Candidate indices as (the blobs' numbers, the index's axis): each blob with its nearest blobs of
     the same ink and another shape (a rank and its pip, not two pips), and a pair with a third blob close
     to both (a "10" and its pip). A blob alone is no candidate: a pip read alone may look like a card."""
@@ -168,7 +169,7 @@ def candidates(blobs: list[Blob]) -> list[tuple[tuple[int, ...], np.ndarray]]:
         for j in order:
             b = blobs[j]
             if (b.red != a.red or not 0.33 < b.size / a.size < 3 or _gap(a, b) > 0.7 * max(a.size, b.size)
-                    or alike(a, b)):
+                    or alike(a, b, same_shape)):
                 continue
             axis = (b.centre - a.centre) / max(float(d[j]), 1e-6)
             seen.setdefault(tuple(sorted((i, j))), axis)
@@ -182,9 +183,9 @@ def candidates(blobs: list[Blob]) -> list[tuple[tuple[int, ...], np.ndarray]]:
     return list(seen.items())
 
 
-def alike(a: Blob, b: Blob) -> bool:
+def alike(a: Blob, b: Blob, same_shape: float | None = None) -> bool:
     """Two blobs of one shape (at any angle and size): two pips, not a rank and its pip."""
-    return cv2.matchShapes(a.mask, b.mask, cv2.CONTOURS_MATCH_I2, 0) < SAME_SHAPE
+    return cv2.matchShapes(a.mask, b.mask, cv2.CONTOURS_MATCH_I2, 0) < (SAME_SHAPE if same_shape is None else same_shape)
 
 
 def _blob_axis(b: Blob) -> np.ndarray:

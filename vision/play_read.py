@@ -39,6 +39,7 @@ from vision.pile import (
 )
 from vision.reader import is_colourless
 
+SAME_SHAPE = 0.1  # two blobs are two pips only when their shapes match this closely (more indices found)
 MISSED = 0.03  # a card of the play whose index is not read at all
 STRAY = 0.01  # a card seen, read as surely as can be, that is no new card
 STRAY_UNSURE = 0.2  # ... and how much likelier a stray is when its reading is unsure
@@ -124,8 +125,8 @@ def new_card_evidence(before, after, reader: PileReader) -> Evidence:
     if before is not None:
         old = cv2.resize(before, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_AREA)
     changed = changed_mask(old, img)
-    blobs = [b for b in ink_blobs(img) if _new(b, changed)]
-    cands = candidates(blobs)
+    blobs = [b for b in ink_blobs(img, erase=True) if _new(b, changed)]
+    cands = candidates(blobs, SAME_SHAPE)
     share = float(changed.mean())
     if not cands:
         return Evidence(np.zeros((0, len(LABELS))), [], share)
