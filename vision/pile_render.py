@@ -16,7 +16,7 @@ faces show an index is in ``Pile.shown``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -32,6 +32,8 @@ class Pile:
     image: np.ndarray  # BGR uint8
     shown: list[bool]  # per face: at least one corner index in view
     quads: list[np.ndarray]  # per face: its four corners in the picture
+    indices: list[list[np.ndarray]] = field(default_factory=list)  # per face: its two index boxes (4 points each)
+    in_view: list[list[float]] = field(default_factory=list)  # per face: the share of each index box in view
 
 
 def place(face: Face, centre, long_side: float, angle: float) -> tuple[np.ndarray, np.ndarray]:
@@ -103,9 +105,12 @@ def _hand(img: np.ndarray, rng: np.random.Generator, size: float) -> np.ndarray:
 
 
 def render_pile(faces: list[Face], rng: np.random.Generator, *, size: tuple[int, int] = PILE_SIZE,
-                hand: float = 0.25, strength: float = 0.7) -> Pile:
+                hand: float = 0.25, strength: float = 0.7, plays: list[int] | None = None,
+                stages: list | None = None) -> Pile:
     """The faces thrown onto a table in plays, in order (the last on top); ``hand``: how often a hand
-    hovers over part of the pile; ``strength``: how harsh the light and the camera are (0..1)."""
+    hovers over part of the pile; ``strength``: how harsh the light and the camera are (0..1);
+    ``plays``: the plays' sizes (default: random ones). ``stages``, a list: the settled picture after
+    each play (no hand; the same light and camera, fresh sensor noise) is appended to it."""
     W, H = size
     long_side = min(W, H) * rng.uniform(0.36, 0.5)
     laid = 0
@@ -114,7 +119,9 @@ def render_pile(faces: list[Face], rng: np.random.Generator, *, size: tuple[int,
         covered = np.zeros((H, W), np.float32)  # what lies above each card, filled from the top down
         placed = []
         i = 0
-        for k in _plays(len(faces), rng):
+        sizes = plays if plays is not None else _plays(len(faces), rng)
+        ends = np.cumsum(sizes)
+        for k in sizes:
             centre = np.array([W / 2, H / 2]) + rng.normal(0, 0.12, 2) * (W, H)
             aspect = faces[i].bgr.shape[1] / faces[i].bgr.shape[0]
             for centre_j, angle in _poses(k, centre, long_side, aspect, rng):
@@ -126,22 +133,44 @@ def render_pile(faces: list[Face], rng: np.random.Generator, *, size: tuple[int,
                for q in quads):
             long_side *= 0.95
             continue
+        table = img
         for face, M, _ in placed:
             img = _composite(img, face, M, shadow=rng.uniform(0.1, 0.35))
         hand_mask = _hand(img, rng, long_side * rng.uniform(0.7, 1.0)) if rng.random() < hand else None
-        shown = []
+        shown, indices, in_view = [], [], []
         for face, M, quad in reversed(placed):
-            view = [_in_view(p, covered, hand_mask) for p in _index_polys(face, M)]
+            polys = _index_polys(face, M)
+            view = [_in_view(p, covered, hand_mask) for p in polys]
             shown.append(max(view) >= VISIBLE)
+            indices.append(polys)
+            in_view.append(view)
             cv2.fillConvexPoly(covered, quad.astype(np.int32), 1.0)
-        shown.reverse()
+        for x in (shown, indices, in_view):
+            x.reverse()
         laid += 1
         if all(shown) or laid >= 20:
             break
     else:
         raise RuntimeError("the pile could not be laid out in the picture")
-    out = _photometric(img, rng, strength=strength)
-    return Pile(out, shown, quads)
+    seed = int(rng.integers(2**31))
+    if stages is not None:
+        stages += _stages(table, placed, ends, seed, strength, rng)
+    out = _photometric(img, np.random.default_rng(seed), strength=strength)
+    return Pile(out, shown, quads, indices, in_view)
+
+
+def _stages(table: np.ndarray, placed: list, ends, seed: int, strength: float,
+            rng: np.random.Generator) -> list[np.ndarray]:
+    """The picture after each play: the same table, light and camera (``seed``), its own sensor noise."""
+    out = []
+    img = table
+    for i, (face, M, _) in enumerate(placed):
+        img = _composite(img, face, M, shadow=0.2)
+        if i + 1 in ends:
+            shot = _photometric(img.copy(), np.random.default_rng(seed), strength=strength).astype(np.float32)
+            shot += rng.standard_normal(shot.shape[:2] + (1,)).astype(np.float32) * 2.0
+            out.append(np.clip(shot, 0, 255).astype(np.uint8))
+    return out
 
 
 def _in_view(poly: np.ndarray, covered: np.ndarray, hand: np.ndarray | None) -> float:
