@@ -1,4 +1,4 @@
-"""Reading plays against what the seat may play (vision.play_read), on rendered piles of designs the
+"""Reading plays against what the seat may play (vision.play_weigh), on rendered piles of designs the
 models never trained on (issue 29).
 
     .venv/bin/python benchmarks/vision_play.py [--plays 40] [--design paris ...] [--hand 10] [--two-decks 0.3]
@@ -26,7 +26,7 @@ from vision.card_art import HELD_OUT, cached_designs
 from vision.labels import LABELS
 from vision.pile import PileReader
 from vision.pile_render import render_pile
-from vision.play_read import weigh
+from vision.play_weigh import weigh
 from vision.render import face_for
 
 

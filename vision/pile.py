@@ -11,14 +11,14 @@ reader looks for indices, not cards:
 
 1. *Ink on paper*: pixels much darker (or redder) than the bright paper around them, as connected
    blobs of a glyph's size (:func:`ink_blobs`; ``erase``: long straight strokes, cards' outlines that a
-   rank printed near the edge touches, painted out first, as :mod:`vision.play_read` does).
+   rank printed near the edge touches, painted out first, as :mod:`vision.play_weigh` does).
 2. *Candidates*: an index is a rank glyph with its suit pip next to it, so each blob alone, each blob
    with each of its nearest blobs of the same ink, and each tight cluster of blobs is a candidate box
    (:func:`candidates`).
 3. *Classify*: each candidate's box, cut axis-aligned, is screened by the first model and the likely
    ones read by the whole committee, all members but :data:`DISSENT` agreeing
    (:class:`vision.reader.CardReader`). :meth:`PileReader._upright_evidence` (used by
-   :mod:`vision.play_read`) cuts each candidate turned upright along its rank-to-pip axis, both ways:
+   :mod:`vision.play_weigh`) cuts each candidate turned upright along its rank-to-pip axis, both ways:
    on the true index boxes of rendered piles of training designs the first model reads 97 % upright,
    88 % axis-aligned. End to end on whole piles it did not yet beat the axis-aligned cut, so the pile
    reader keeps that (:data:`UPRIGHT`).
@@ -56,7 +56,7 @@ PAD = 1.1  # the crop around a candidate's box (as the models learnt: 1.05..1.6)
 NEIGHBOURS = 3
 SHARED = True  # an unread candidate sharing a blob with a read index is part of that index
 CLEAN = True  # paint other blobs out of each candidate's crop
-UPRIGHT = False  # the pile reader cuts each candidate turned upright (vision.play_read always does)
+UPRIGHT = False  # the pile reader cuts each candidate turned upright (vision.play_weigh always does)
 POOL_TURNS = True  # its two turns' evidence pooled (else the surer one)
 TURNS = False  # the committee reads each crop at its four quarter turns
 CLEARS = 0.3  # a doubtful candidate sharing this much of its box with a read index is part of it

@@ -1,4 +1,4 @@
-"""Reading a play against the seat's options (vision.play_read), issue 29: real ONNX models on
+"""Reading a play against the seat's options (vision.play_weigh), issue 29: real ONNX models on
 rendered pictures of the play area before and after a throw."""
 
 import numpy as np
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from vision.labels import LABELS
 from vision.pile import PileReader
 from vision.pile_render import place
-from vision.play_read import Evidence, PlayRead, option_log_likelihoods, read_play
+from vision.play_weigh import Evidence, PlayRead, option_log_likelihoods, read_play
 from vision.render import _composite, _texture, named_style, render_face
 
 OLD = ("S7", (170, 240), 80.0)
