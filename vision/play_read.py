@@ -1,0 +1,80 @@
+"""One play read from the play area: the cards added between two settled pictures.
+
+A minimal stand-in with the pile reader's interface (the pile reader's own version replaces it):
+the pixels that changed are kept, the rest painted with the table's colour, the picture read with
+:class:`vision.pile.PileReader`, and the option (a legal play: a multiset of cards) that the indices
+read name exactly is picked; ``labels`` None when no option, or more than one, fits.
+
+>>> r = read_play(before, after, [["S3"], ["S3", "H3"]])     # doctest: +SKIP
+>>> r.labels, r.confidence                                   # ("S3", "H3"), 0.93
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+CHANGED = 28  # grey levels a pixel must change by to be part of the play
+
+
+@dataclass
+class PlayRead:
+    labels: tuple[str, ...] | None
+    confidence: float
+    boxes: list[dict[str, Any]] = field(default_factory=list)  # every index read: label, box, confidence
+
+
+_reader = None
+
+
+def _default_reader() -> Any:
+    global _reader
+    if _reader is None:
+        from vision.pile import PileReader
+
+        _reader = PileReader()
+    return _reader
+
+
+def changed_mask(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """Where the picture changed (uint8 0/255), holes filled: the cards thrown lie on top."""
+    d = cv2.absdiff(cv2.GaussianBlur(before, (5, 5), 0), cv2.GaussianBlur(after, (5, 5), 0)).max(axis=2)
+    mask = (d > CHANGED).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (15, 15)))
+    filled = np.zeros_like(mask)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for c in contours:
+        if cv2.contourArea(c) > 200:
+            cv2.drawContours(filled, [c], -1, 255, -1)
+    return filled
+
+
+def only_new(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """``after`` with everything that did not change painted the table's colour."""
+    mask = changed_mask(before, after)
+    out = after.copy()
+    cloth = np.median(after[mask == 0], axis=0) if (mask == 0).any() else np.array([60, 120, 60])
+    out[mask == 0] = cloth.astype(np.uint8)
+    return out
+
+
+def read_play(before: np.ndarray, after: np.ndarray, options: Sequence[Sequence[str]], *,
+              reader: Any = None) -> PlayRead:
+    """The option ``after`` added to ``before``, or ``labels`` None when unsure."""
+    reading = (reader or _default_reader()).read(only_new(before, after))
+    boxes = [{"label": f.label, "box": [round(v, 1) for v in f.box], "confidence": round(f.confidence, 3)}
+             for f in reading.found]
+    seen = {f.label for f in reading.found}
+    if not seen:
+        return PlayRead(None, 0.0, boxes)
+    fits = {tuple(sorted(o)) for o in options if set(o) == seen}
+    if len(fits) > 1 or any(len(set(f)) < len(f) for f in fits):  # a card twice (two decks): count them
+        fits = {f for f in fits if reading.labels is not None and Counter(reading.labels) == Counter(f)}
+    if len(fits) != 1:
+        return PlayRead(None, float(reading.confidence), boxes)
+    return PlayRead(next(iter(fits)), float(reading.confidence), boxes)
