@@ -510,6 +510,9 @@ def serve(
     bot_delay: Annotated[float, typer.Option(min=0.0, help="seconds a bot thinks before acting")] = 0.8,
     club: Annotated[str | None, typer.Option(help="join a card room: mqtts://<table>:<password>@host:port/"
                                                   "<room>/<table>?ca=<ca file> (else [club] broker)")] = None,
+    table_camera: Annotated[bool, typer.Option("--table-camera", help="referee the plays from the table camera "
+                                               "([table_camera] in the config; with --sim the virtual table)")
+                            ] = False,
 ) -> None:
     """The table service: web display, API, voice."""
     from controller.config import ConfigError
@@ -520,7 +523,8 @@ def serve(
             from controller.club.publisher import ClubLink
 
             ClubLink.parse(club)
-        run_service(sim=sim, host=host, port=port, no_rig=no_rig, bot_delay=bot_delay, club=club)
+        run_service(sim=sim, host=host, port=port, no_rig=no_rig, bot_delay=bot_delay, club=club,
+                    table_camera=table_camera)
     except (ConfigError, ValueError) as exc:
         raise fail(str(exc)) from None
 

@@ -50,6 +50,7 @@ ROW_KINDS = (
     "receipt", "contribution",                                         # signed heads; seats' seed shares
     "seat_name", "session",                                            # a player's name; a new session
     "referee_view",                                                    # the operator saw a live hand, openly
+    "table_play",                                                      # a play the table camera saw (frame, crops)
     "order",                                                           # older journals only (a double feed's order)
 )
 

@@ -62,6 +62,8 @@ class VirtualTable:
         self.httpd: ThreadingHTTPServer | None = None
         self.stopped = threading.Event()
         self.frozen = False  # a camera that stops (tests of the service's message)
+        self.rest = 0.6  # a virtual player waits this long after the last move before the next (s)
+        self._still_since = 0.0
         self._worker = threading.Thread(target=self._work, name="virtual-table", daemon=True)
         self._worker.start()
 
@@ -83,6 +85,10 @@ class VirtualTable:
             time.sleep(0.02)
         return False
 
+    def moving(self) -> bool:
+        """Whether a throw or a clear is still to land, or landed too recently for the next one."""
+        return self._todo.unfinished_tasks > 0 or time.monotonic() - self._still_since < self.rest
+
     def _work(self) -> None:
         while not self.stopped.is_set():
             try:
@@ -92,6 +98,7 @@ class VirtualTable:
             try:
                 self._move(kind, seat, cards)
             finally:
+                self._still_since = time.monotonic()
                 self._todo.task_done()
 
     def _move(self, kind: str, seat: int | None, cards: list[str]) -> None:
