@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 CHANGED = 28  # grey levels a pixel must change by to be part of the play
+GROW = 21  # the hull of the change grows by this (px): a fanned card's paper over older paper hardly changes
 
 
 @dataclass
@@ -41,17 +42,21 @@ def _default_reader() -> Any:
     return _reader
 
 
+def _diff(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    d = cv2.absdiff(cv2.GaussianBlur(before, (5, 5), 0), cv2.GaussianBlur(after, (5, 5), 0)).max(axis=2)
+    return (d > CHANGED).astype(np.uint8) * 255
+
+
 def changed_mask(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     """Where the cards thrown lie (uint8 0/255): the hull of what changed. A card thrown lies on top,
     and its paper over older paper hardly changes, so the changed pixels are only its outline's parts."""
-    d = cv2.absdiff(cv2.GaussianBlur(before, (5, 5), 0), cv2.GaussianBlur(after, (5, 5), 0)).max(axis=2)
-    mask = (d > CHANGED).astype(np.uint8) * 255
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    mask = cv2.morphologyEx(_diff(before, after), cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     points = [c for c in contours if cv2.contourArea(c) > 30]
     filled = np.zeros_like(mask)
     if points:
         cv2.fillConvexPoly(filled, cv2.convexHull(np.concatenate(points)), 255)
+        filled = cv2.dilate(filled, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (GROW, GROW)))
     return filled
 
 
@@ -65,18 +70,28 @@ def only_new(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     return out
 
 
+def _new(diff: np.ndarray, box: Sequence[float]) -> bool:
+    """Whether an index's box changed: its ink was not there before."""
+    x0, y0, x1, y1 = (int(round(v)) for v in box)
+    patch = diff[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
+    return patch.size > 0 and float(patch.mean()) / 255 > 0.15
+
+
 def read_play(before: np.ndarray, after: np.ndarray, options: Sequence[Sequence[str]], *,
               reader: Any = None) -> PlayRead:
     """The option ``after`` added to ``before``, or ``labels`` None when unsure."""
     reading = (reader or _default_reader()).read(only_new(before, after))
+    diff = _diff(before, after)
+    found = [f for f in reading.found if _new(diff, f.box)]  # an older card's index inside the hull is not new
     boxes = [{"label": f.label, "box": [round(v, 1) for v in f.box], "confidence": round(f.confidence, 3)}
-             for f in reading.found]
-    seen = {f.label for f in reading.found}
+             for f in found]
+    seen = {f.label for f in found}
     if not seen:
         return PlayRead(None, 0.0, boxes)
     fits = {tuple(sorted(o)) for o in options if set(o) == seen}
     if len(fits) > 1 or any(len(set(f)) < len(f) for f in fits):  # a card twice (two decks): count them
-        fits = {f for f in fits if reading.labels is not None and Counter(reading.labels) == Counter(f)}
+        counted = reading.labels if len(found) == len(reading.found) else None
+        fits = {f for f in fits if counted is not None and Counter(counted) == Counter(f)}
     if len(fits) != 1:
         return PlayRead(None, float(reading.confidence), boxes)
     return PlayRead(next(iter(fits)), float(reading.confidence), boxes)
