@@ -195,6 +195,8 @@ async function currentPause() {
 
 subscribe((ev) => {
   if (ev.type !== "deal" && ev.type !== "voice") health();
+  if (ev.type === "table_camera" && (ev.state === "ask" || ev.state === "problem"))
+    showMsg(`📷 ${esc(ev.message_zh)} <span class="en">${esc(ev.message)}</span>`, "refused");
   if (ev.type === "finished") nextFirstSeat().catch(console.warn);
   if (ev.type === "deal_status" && ev.stage === "paused" && token) pauseDetail(ev.round).catch(console.warn);
 }, () => Promise.all([health(), nextFirstSeat(), currentPause()]));  // and on (re)connect
