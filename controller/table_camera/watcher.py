@@ -54,13 +54,14 @@ class TableWatcher:
     players are the bots; ``corners``: the play area's four corners in the camera's picture."""
 
     def __init__(self, service: Any, camera: Any, *, virtual: Any = None, corners: list | None = None,
-                 settle_frames: int = 4, pass_after: float = 0.0, reader: Any = None):
+                 settle_frames: int = 4, pass_after: float = 0.0, reader: Any = None, stall: float = STALL):
         self.svc, self.camera, self.virtual = service, camera, virtual
         self.warp = _warp(corners)
         self.settler = Settler(settle_frames)
         self.tracker = PlayTracker()
         self.pass_after = pass_after
         self.reader = reader
+        self.stall = stall
         self.lock = threading.RLock()
         self.ask: Ask | None = None
         self.problem: str | None = None  # a message code the table is told (camera stopped, ...)
@@ -109,7 +110,7 @@ class TableWatcher:
     def _run(self) -> None:
         while not self._stop.is_set():
             try:
-                frames = self.camera.grab(1, timeout=STALL)
+                frames = self.camera.grab(1, timeout=self.stall)
             except CameraError:
                 self._tell_problem("stopped")
                 self.settler.reset()

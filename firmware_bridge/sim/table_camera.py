@@ -42,7 +42,8 @@ class VirtualTable:
                  truth_path: str | Path | None = None, size: tuple[int, int] = SIZE, hand_rate: float = LINGER):
         from vision.pile_render import _texture
 
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(seed)  # the layout: the worker's alone, so a seed repeats a table
+        self.noise = np.random.default_rng()  # the sensor's noise, drawn by whichever thread serves a frame
         self.design, self.fps, self.size, self.hand_rate = design, fps, size, hand_rate
         self.truth_path = Path(truth_path) if truth_path else None
         W, H = size
@@ -175,7 +176,7 @@ class VirtualTable:
                 a, layer = self.hand
                 img = img * (1 - a) + layer * a
             img = img * self.light * self.wb
-        noise = self.rng.standard_normal(img.shape[:2] + (1,), dtype=np.float32) * np.float32(1.5)
+        noise = self.noise.standard_normal(img.shape[:2] + (1,), dtype=np.float32) * np.float32(1.5)
         return np.clip(img + noise, 0, 255).astype(np.uint8)
 
     def frame(self) -> tuple[int, bytes, float]:
