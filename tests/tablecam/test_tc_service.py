@@ -120,3 +120,18 @@ def test_cards_from_no_hand_and_a_stopped_camera_are_said_and_nothing_is_applied
     vt.frozen = False
     wait_for(lambda: client.get("/api/health").json()["table_camera"]["problem"] is None, 10, "the camera back")
     assert len(rnd.events) == before
+
+
+def test_a_seat_that_plays_nothing_for_pass_after_seconds_passes(table):
+    svc, vt, watcher, client, _ = table
+    rid = _start(client, "zhuohonga", [])
+    rnd = svc.get_round(rid)
+    wait_for(lambda: rnd.phase == "playing" and not watcher.need_empty, 60, "the empty table")
+    with rnd.lock:
+        seat = rnd.state.current_player()
+        play = next(a for a in rnd.state.legal_actions(seat) if a.get("action") == "play")
+    assert svc.act(rid, play)["applied"]  # tapped: the camera sees no new cards
+    watcher.pass_after = 0.5
+    nxt = wait_for(lambda: [e for e in rnd.events[1:] if e.get("action") == "pass"], 10, "the timed-out pass")
+    assert nxt[0]["seat"] != seat
+    assert all(e.get("action") != "play" for e in rnd.events[1:])  # nothing but passes was made up
