@@ -78,6 +78,12 @@ def test_a_whole_hand_is_refereed_from_the_table_camera_alone(table):
     # what the table hears of the camera names no card
     said = [e for e, _ in svc.hub._history if e.get("type") == "table_camera"]
     assert all("cards" not in e for e in said)
+    # the journal's check covers each play's picture and its crops: a crop changed is found
+    report = svc.journal.verify()
+    assert not report.problems and report.images >= len(rows)
+    crop = next(c for r in rows for c in r.data.get("crops") or [])
+    svc.journal.image_path(crop).write_bytes(b"not the crop")
+    assert any("crop" in p for p in svc.journal.verify().problems)
 
 
 def test_two_plays_at_once_are_not_applied_and_the_seat_is_asked(table):
