@@ -74,6 +74,7 @@ def main() -> None:
     ap.add_argument("--design", action="append", help="a deck design (default: the held-out ones cached)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds a hand may take")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--log", type=Path, help="append each hand's figures as a JSON line")
     args = ap.parse_args()
     games = args.game or list(game_names())
     designs = args.design or [d for d in HELD_OUT if d in cached_designs()] or ["poker"]
@@ -88,6 +89,9 @@ def main() -> None:
                 got = []
                 for i in range(args.hands):
                     got.append(one_hand(game, design, args.seed + i, args.timeout))
+                    if args.log:
+                        with open(args.log, "a") as f:
+                            f.write(json.dumps({"design": design, "game": game, "seed": args.seed + i, **got[-1]}) + "\n")
                     bar.advance(task)
                 n = len(got)
                 alone = sum(g["true"] and not g["asked"] for g in got)
