@@ -17,7 +17,10 @@ def attach_table_camera(svc: Any, cfg: Any, *, sim: bool, virtual_rig: Any = Non
     tc = cfg.table_camera
     virtual = None
     source = tc.source
-    if sim or source in ("", "sim"):
+    if not sim and not source:
+        raise ValueError("--table-camera: no table camera configured: set [table_camera] source in the config "
+                         "(a device, an MJPEG URL, or 'sim'), or run with --sim")
+    if sim or source == "sim":
         from firmware_bridge.sim.table_camera import VirtualTable
 
         camera = getattr(virtual_rig, "camera", None)
