@@ -76,7 +76,7 @@ def serve(*, sim: bool, host: str | None = None, port: int | None = None, no_rig
     if table_camera or cfg.table_camera.source:  # the table camera referees the plays (issue 29)
         from controller.table_camera.attach import attach_table_camera
 
-        watcher, table = attach_table_camera(svc, cfg, sim=sim, virtual_rig=virtual,
+        watcher, table = attach_table_camera(svc, cfg, sim=sim or virtual is not None, virtual_rig=virtual,
                                              say=lambda t: sys.stderr.write(t + "\n"))
     base = table_address(host, port)
     # listening on every interface: the seat links and QR codes name this machine's LAN address, not
