@@ -62,7 +62,9 @@ def one_hand(game: str, design: str, seed: int, timeout: float) -> dict:
             vt.stop()
             svc.close()
     wrong = plays != landed[:len(plays)]
+    first = next((i for i, (a, b) in enumerate(zip(plays, landed, strict=False)) if a != b), None)
     return {"finished": finished, "true": finished and plays == landed, "wrong": wrong,
+            "first_wrong": None if first is None else {"at": first, "applied": plays[first], "landed": landed[first]},
             "asked": watcher.stats["asked"], "read": watcher.stats["read"], "plays": len(plays),
             "ms": list(watcher.stats["verdict_ms"])}
 

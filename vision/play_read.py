@@ -3,7 +3,8 @@
 A minimal stand-in with the pile reader's interface (the pile reader's own version replaces it):
 the pixels that changed are kept, the rest painted with the table's colour, the picture read with
 :class:`vision.pile.PileReader`, and the option (a legal play: a multiset of cards) that the indices
-read name exactly is picked; ``labels`` None when no option, or more than one, fits.
+read name exactly is picked; ``labels`` None when the reader is unsure of anything in view (a card of
+the play may be unread), or when no option, or more than one, fits.
 
 >>> r = read_play(before, after, [["S3"], ["S3", "H3"]])     # doctest: +SKIP
 >>> r.labels, r.confidence                                   # ("S3", "H3"), 0.93
@@ -86,12 +87,12 @@ def read_play(before: np.ndarray, after: np.ndarray, options: Sequence[Sequence[
     boxes = [{"label": f.label, "box": [round(v, 1) for v in f.box], "confidence": round(f.confidence, 3)}
              for f in found]
     seen = {f.label for f in found}
-    if not seen:
-        return PlayRead(None, 0.0, boxes)
-    fits = {tuple(sorted(o)) for o in options if set(o) == seen}
-    if len(fits) > 1 or any(len(set(f)) < len(f) for f in fits):  # a card twice (two decks): count them
-        counted = reading.labels if len(found) == len(reading.found) else None
-        fits = {f for f in fits if counted is not None and Counter(counted) == Counter(f)}
-    if len(fits) != 1:
+    # the reader must account for everything new in view: a fan whose other indices it missed (labels
+    # None) is not the one card it read, however legal that card alone would be
+    if not seen or reading.labels is None:
+        return PlayRead(None, float(reading.confidence), boxes)
+    shown = Counter(reading.labels)  # every card in view, with any older one inside the hull
+    fits = {tuple(sorted(o)) for o in options if set(o) == seen and not Counter(o) - shown}
+    if len(fits) != 1:  # none, or a card once and twice (two decks) both fit
         return PlayRead(None, float(reading.confidence), boxes)
     return PlayRead(next(iter(fits)), float(reading.confidence), boxes)
