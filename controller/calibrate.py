@@ -364,6 +364,11 @@ def calibrate_command(*, serial: str | None, camera: str | None, config: Path | 
         wizard.test_ejects()
         wizard.pulses()
         wizard.exposure()
+        corners = None
+        if cfg.table_camera.source:  # the play area of the table camera (issue 29)
+            from controller.table_camera.setup import play_area_step, save_play_area
+
+            corners = play_area_step(wizard, cfg)
         updates = wizard.updates()
         table = Table(title="changes / 修改")
         for col in ("key", "was", "now"):
@@ -376,6 +381,9 @@ def calibrate_command(*, serial: str | None, camera: str | None, config: Path | 
             console.print("not saved / 未保存")
             return 1
         save_config(path, updates)
+        if corners:
+            save_play_area(path, corners)
+            console.print(f"[table_camera] corners = {corners}", markup=False)
         console.print(f"[green]saved {path} / 已保存[/]; restart the service: sudo systemctl restart hongsi")
         return 0
     except (Aborted, KeyboardInterrupt):

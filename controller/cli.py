@@ -356,8 +356,10 @@ def simulate(
     extra: Annotated[list[str] | None, typer.Option(help="an extra card in the deck")] = None,
     design: Annotated[str | None, typer.Option(help="the deck's look: poker, bridge, guandan, dark or a real "
                                                "SVG design (python -m vision.card_art lists them)")] = None,
+    table_truth: Annotated[Path | None, typer.Option(help="write every play that landed on the table camera's "
+                                                     "play area (JSON lines)")] = None,
 ) -> None:
-    """Start the virtual rig; print {"serial", "camera"} and run until stopped."""
+    """Start the virtual rig; print {"serial", "camera", "table_camera"} and run until stopped."""
     import signal
     import threading
 
@@ -369,7 +371,8 @@ def simulate(
         vr = VirtualRig(seed=seed, speed=speed, decks=decks, jokers=jokers, jam_rate=jam_rate,
                         double_feed_rate=double_feed_rate, camera_dropout=camera_dropout,
                         mcu_reset_at=mcu_reset_at, missing=missing or (), extra=extra or (), truth_path=truth,
-                        angles=cfg.servo_angles, bottom_angle=cfg.bottom_angle, design=design)
+                        angles=cfg.servo_angles, bottom_angle=cfg.bottom_angle, design=design,
+                        table_camera=True, table_truth_path=table_truth)
     except (ConfigError, ValueError) as exc:
         raise fail(str(exc)) from None
     stop = threading.Event()
@@ -510,6 +513,9 @@ def serve(
     bot_delay: Annotated[float, typer.Option(min=0.0, help="seconds a bot thinks before acting")] = 0.8,
     club: Annotated[str | None, typer.Option(help="join a card room: mqtts://<table>:<password>@host:port/"
                                                   "<room>/<table>?ca=<ca file> (else [club] broker)")] = None,
+    table_camera: Annotated[bool, typer.Option("--table-camera", help="referee the plays from the table camera "
+                                               "([table_camera] in the config; with --sim the virtual table)")
+                            ] = False,
 ) -> None:
     """The table service: web display, API, voice."""
     from controller.config import ConfigError
@@ -520,7 +526,8 @@ def serve(
             from controller.club.publisher import ClubLink
 
             ClubLink.parse(club)
-        run_service(sim=sim, host=host, port=port, no_rig=no_rig, bot_delay=bot_delay, club=club)
+        run_service(sim=sim, host=host, port=port, no_rig=no_rig, bot_delay=bot_delay, club=club,
+                    table_camera=table_camera)
     except (ConfigError, ValueError) as exc:
         raise fail(str(exc)) from None
 

@@ -44,6 +44,26 @@ class ClubConfig(BaseModel):
     page_port: int = Field(8100, ge=1, le=65535, description="the club's room page")
 
 
+class TableCameraConfig(BaseModel):
+    """``[table_camera]``: the camera over the play area (issue 29); empty ``source`` = none."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field("", description="'' none; 'sim' the virtual table; an MJPEG/RTSP URL, a device, a folder")
+    exposure_us: float = Field(0.0, ge=0, description="exposure time in µs; 0 = automatic")
+    corners: list[list[float]] = Field(default_factory=list, description="the play area's four corners in the "
+                                       "picture, [x, y] each, clockwise from top left (hongsi calibrate)")
+    settle_frames: int = Field(4, ge=2, le=60, description="still frames before a picture counts as settled")
+    pass_after_s: float = Field(0.0, ge=0, description="a seat that may pass and plays nothing this long "
+                                                        "passes (0: only a tap passes)")
+
+    @model_validator(mode="after")
+    def _check(self) -> TableCameraConfig:
+        if self.corners and (len(self.corners) != 4 or any(len(p) != 2 for p in self.corners)):
+            raise ValueError(f"corners = {self.corners}: four [x, y] points, or none")
+        return self
+
+
 class RigConfig(BaseSettings):
     """Everything that differs between one table's rig and another's."""
 
@@ -69,6 +89,7 @@ class RigConfig(BaseSettings):
     camera_exposure_us: float = Field(0.0, ge=0, description="camera exposure time in µs; 0 = automatic")
     deck: str = Field("", description="the table's own deck, enrolled by hongsi deck learn ('': the models alone)")
     club: ClubConfig = Field(default_factory=ClubConfig)
+    table_camera: TableCameraConfig = Field(default_factory=TableCameraConfig)
 
     @model_validator(mode="after")
     def _check(self) -> RigConfig:
@@ -132,6 +153,7 @@ def load_config(path: Path | None = None, env: dict[str, str] | None = None) -> 
         raise ConfigError(f"cannot read config {file}: {exc}") from None
     out = RigConfig.model_construct(**cfg.model_dump())
     out.club = ClubConfig(**cfg.club.model_dump())  # a section stays typed
+    out.table_camera = TableCameraConfig(**cfg.table_camera.model_dump())
     return out
 
 
@@ -186,7 +208,9 @@ def to_toml(cfg: RigConfig, *, hide_secrets: bool = False) -> str:
         if hide_secrets:
             values = {k: ("<set>" if v and k in SECRET_KEYS else v) for k, v in values.items()}
         lines.append(f"\n[{name}]")
-        lines += [f"{k} = {v!r}" if isinstance(v, int) else f"{k} = {_quote(str(v))}" for k, v in values.items()]
+        lines += [f"{k} = {v!r}" if isinstance(v, (int, float, list)) and not isinstance(v, bool)
+                  else f"{k} = {'true' if v else 'false'}" if isinstance(v, bool)
+                  else f"{k} = {_quote(str(v))}" for k, v in values.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -50,6 +50,7 @@ ROW_KINDS = (
     "receipt", "contribution",                                         # signed heads; seats' seed shares
     "seat_name", "session",                                            # a player's name; a new session
     "referee_view",                                                    # the operator saw a live hand, openly
+    "table_play",                                                      # a play the table camera saw (frame, crops)
     "order",                                                           # older journals only (a double feed's order)
 )
 
@@ -519,13 +520,19 @@ class Journal:
             if row_hash(seq, rnd, kind, t, data, image, link) != h:
                 report.problems.append(f"row {seq} ({kind}, round {rnd}): hash mismatch (the row was changed)")
             prev = h
-            if image:
+            for digest in [image] if image else []:
                 report.images += 1
-                path = self.image_path(image)
+                path = self.image_path(digest)
                 if not path.exists():
-                    report.problems.append(f"row {seq}: image {image[:12]}… is missing")
-                elif hashlib.sha256(path.read_bytes()).hexdigest() != image:
-                    report.problems.append(f"row {seq}: image {image[:12]}… was changed")
+                    report.problems.append(f"row {seq}: image {digest[:12]}… is missing")
+                elif hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+                    report.problems.append(f"row {seq}: image {digest[:12]}… was changed")
+            if kind == "table_play":  # a play's crops are named in its (hashed) data
+                for digest in json.loads(data).get("crops") or []:
+                    report.images += 1
+                    path = self.image_path(str(digest))
+                    if not path.exists() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+                        report.problems.append(f"row {seq}: crop {str(digest)[:12]}… is missing or changed")
         return report
 
     # ------------------------------------------------------------------ export
@@ -549,6 +556,12 @@ class Journal:
                 name = f"{int(r.data.get('index', 0)):03d}-{r.data.get('label') or 'unread'}-{r.image[:12]}.jpg"
                 if src.exists():
                     (out / "images" / name).write_bytes(src.read_bytes())
+            if r.kind == "table_play":  # the table camera's picture of a play, and its crops
+                for digest in [r.image, *(r.data.get("crops") or [])]:
+                    src = self.image_path(digest) if digest else None
+                    if src is not None and src.exists():
+                        (out / "images" / f"table-{r.seq:05d}-seat{r.data.get('seat')}-{digest[:12]}.jpg").write_bytes(
+                            src.read_bytes())
         if record is not None:
             (out / "record.json").write_text(json.dumps(record, ensure_ascii=False, indent=2) + "\n",
                                              encoding="utf-8")

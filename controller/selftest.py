@@ -403,6 +403,10 @@ def run_selftest(cfg: RigConfig, *, serial: str | None = None, camera: str | Non
         check_seats(run)
         check_eject(run, eject)
         check_camera(run, camera, reader)
+        if cfg.table_camera.source:  # the camera over the play area (issue 29)
+            from controller.table_camera.setup import check_table_camera
+
+            check_table_camera(run, cfg.table_camera.source, cfg)
         check_panel(run, pin_factory, blink)
         check_voice(run, espeak, aloud)
     finally:

@@ -215,6 +215,31 @@ def void_words(round_id: int) -> tuple[str, str]:
     return f"Hand {round_id} is void: the operator voided it.", f"第{round_id}局作废（操作员作废）"
 
 
+# What the table camera tells the table (issue 29): a play it did not apply, or a picture it cannot use.
+# Never a card: the seat itself sees the reading on its own page.
+TABLE_CAMERA_TEXT = {
+    "unread": ("{zh}的出牌没看清：请{zh}在手机上确认或点选所出的牌。",
+               "The camera could not read {en}'s play: {en}, confirm it or tap the cards you played."),
+    "illegal": ("{zh}的出牌不合规则：请{zh}在手机上确认或点选所出的牌。",
+                "{en}'s play as the camera read it is not legal: {en}, confirm or tap the cards you played."),
+    "no_hand": ("桌上有不属于任何人手牌的牌：未记录，请{zh}点选所出的牌。",
+                "The table shows cards from no seat's hand: nothing applied; {en}, tap the cards you played."),
+    "two_plays": ("桌上同时出现两家的牌：未记录，请逐家出牌。",
+                  "Two plays landed at once: nothing applied; {en}, tap the cards you played, then the next seat."),
+    "stopped": ("桌面相机没有画面：请检查相机，出牌可在手机上点选。",
+                "The table camera shows nothing: check it; meanwhile tap plays on the phones."),
+    "no_turn": ("桌上有新牌，但现在没有人该出牌：未记录。",
+                "New cards on the table, but it is no seat's turn: nothing applied."),
+}
+
+
+def table_camera_words(code: str, seat: int | None) -> tuple[str, str]:
+    """(Chinese, English) of a table camera message about ``seat`` (None: about the table)."""
+    zh, en = TABLE_CAMERA_TEXT.get(code, TABLE_CAMERA_TEXT["unread"])
+    return (zh.format(zh=seat_zh(seat) + "位" if seat is not None else "出牌者"),
+            en.format(en=seat_en(seat) if seat is not None else "the seat to play"))
+
+
 def count_words(seat: int, count: int) -> tuple[str, str]:
     """A seat's few cards left, announced (Chinese, English)."""
     return (f"{seat_zh(seat)}位剩{count_zh(count)}张",

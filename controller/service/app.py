@@ -350,6 +350,25 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         _check(svc, creds, seat=seat, what=f"say seat {seat} is ready")
         return svc.ready(rid, seat)
 
+    @app.get("/api/rounds/{rid}/seats/{seat}/table_camera",
+             summary="what the table camera asks this seat about its play: the reading to confirm (that seat or operator)")
+    def table_ask(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, seat=seat, what=f"read what seat {seat} is asked")
+        watcher = svc.table_camera
+        return {"ask": watcher.pending(rid, seat) if watcher is not None else None}
+
+    @app.post("/api/rounds/{rid}/seats/{seat}/table_camera/confirm",
+              summary="confirm the table camera's reading of this seat's play, refereed as if tapped (that seat or operator)")
+    def table_confirm(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, seat=seat, what=f"confirm seat {seat}'s play")
+        watcher = svc.table_camera
+        try:
+            if watcher is None:
+                raise LookupError("this table has no table camera")
+            return watcher.confirm(rid, seat)
+        except LookupError as exc:
+            raise ServiceError(409, str(exc), "没有待确认的出牌：请点选所出的牌") from None
+
     @app.get("/api/session", summary="the current session: a ledger per game, with each seat's running totals")
     def session() -> dict[str, Any]:
         return svc.session()

@@ -126,8 +126,20 @@ def replay(record: dict[str, Any], journal: Journal | None = None, rid: int | No
         steps.append({"index": index, "event": dict(event), "applied": applied, "violations": violations,
                       "verdict": verdict, "hands": [list(h) for h in remaining],
                       "crops": {c: crops.get(c) for c in (event.get("cards") or [event.get("card")]) if c}})
+    if journal is not None and rid is not None:
+        table_frames(steps, journal, rid)
     return {"round": rid, "game": rec.game, "hands": [[str(c) for c in h] for h in rec.hands],
             "cards": reads, "steps": steps}
+
+
+def table_frames(steps: list[dict[str, Any]], journal: Journal, rid: int) -> None:
+    """Each play the table camera saw: its picture and its indices' crops, on the step it became."""
+    by_index = {r.data.get("index"): r for r in journal.rows(rid) if r.kind == "table_play" and r.data.get("index") is not None}
+    for step in steps:
+        row = by_index.get(step["index"])
+        if row is not None:
+            step["table_camera"] = {"frame": row.image, "crops": row.data.get("crops") or [],
+                                    "verdict": row.data.get("verdict"), "confidence": row.data.get("confidence")}
 
 
 # ---------------------------------------------------------------------------------------- rounds the journal holds

@@ -49,7 +49,8 @@ def build_deal_source(cfg: Any, journal: Any, *, sim: bool, no_rig: bool = False
 
 
 def serve(*, sim: bool, host: str | None = None, port: int | None = None, no_rig: bool = False,
-          config: Path | None = None, bot_delay: float = 0.8, club: str | None = None) -> None:
+          config: Path | None = None, bot_delay: float = 0.8, club: str | None = None,
+          table_camera: bool = False) -> None:
     """Run the table service on ``host``:``port`` (default: the config's) until SIGINT or SIGTERM.
     Raise ``PortInUse`` (a ValueError) before anything starts when that address cannot be listened on."""
     import uvicorn
@@ -71,6 +72,12 @@ def serve(*, sim: bool, host: str | None = None, port: int | None = None, no_rig
                                         say=lambda t: sys.stderr.write(t + "\n"))
     svc = TableService(data_dir, source, voice=Announcer(speak=cfg.voice), bot_delay=bot_delay,
                        seats=cfg.seats, journal=journal)
+    watcher = table = None
+    if table_camera or cfg.table_camera.source:  # the table camera referees the plays (issue 29)
+        from controller.table_camera.attach import attach_table_camera
+
+        watcher, table = attach_table_camera(svc, cfg, sim=sim or virtual is not None, virtual_rig=virtual,
+                                             say=lambda t: sys.stderr.write(t + "\n"))
     base = table_address(host, port)
     # listening on every interface: the seat links and QR codes name this machine's LAN address, not
     # the address the operator's own browser happened to use (often 127.0.0.1)
@@ -102,6 +109,10 @@ def serve(*, sim: bool, host: str | None = None, port: int | None = None, no_rig
             publisher.close()
         if panel is not None:
             panel.close()
+        if watcher is not None:
+            watcher.close()
+        if table is not None:
+            table.stop()
         svc.close()
         if virtual is not None:
             virtual.stop()

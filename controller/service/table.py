@@ -105,6 +105,7 @@ class TableService:
         self.ledger = self._load_ledger()
         self.next_deal = NextDeal()          # the next fair deal's seed, committed before seats add to it
         self._seeds: dict[int, tuple[bytes | None, dict[int, str]]] = {}
+        self.table_camera: Any = None  # controller.table_camera.watcher.TableWatcher, when plays are seen
         self._adopt_interrupted()
         bot_thread = threading.Thread(target=self._bot_loop, name="hongsi-bots", daemon=True)
         bot_thread.start()
@@ -129,9 +130,12 @@ class TableService:
         except Exception as exc:  # a rig that cannot answer is itself a status
             rig = {"state": "error", "error": str(exc)}
         cur = self.current
-        return {"status": "ok", "rig": rig, "estop": self.estopped, "fault": self.fault,
-                "round": cur.id if cur else None, "phase": cur.phase if cur else None,
-                "voice": self.voice.status(), "clients": self.hub.client_count}
+        out = {"status": "ok", "rig": rig, "estop": self.estopped, "fault": self.fault,
+               "round": cur.id if cur else None, "phase": cur.phase if cur else None,
+               "voice": self.voice.status(), "clients": self.hub.client_count}
+        if self.table_camera is not None:
+            out["table_camera"] = self.table_camera.status()
+        return out
 
     # ------------------------------------------------------------------ rounds
     def get_round(self, rid: int) -> Round:
@@ -604,6 +608,8 @@ class TableService:
         cur = self.current
         if cur is None or cur.phase != "playing" or cur.paused or self.estopped or not cur.bots:
             return None
+        if self.table_camera is not None and self.table_camera.busy():
+            return None  # a play is landing on the table: the next bot waits for it
         with cur.lock:
             state = cur.state
             if state is None or state.is_terminal():
@@ -654,6 +660,8 @@ class TableService:
                 with rnd.lock:
                     if len(rnd.events) != version or rnd.paused or rnd.phase != "playing":
                         continue  # the table changed while the bot thought: choose again
+                if self.table_camera is not None and self.table_camera.throw(rnd, action):
+                    continue  # a virtual player threw its cards: the table camera referees them
                 self.act(rnd.id, action, by_bot=True)
             except ServiceError:
                 continue

@@ -2,6 +2,7 @@
 
 >>> vr = VirtualRig(seed=3, speed=20)                                   # doctest: +SKIP
 >>> ends = vr.start()     # {"serial": "/dev/pts/5", "camera": "http://127.0.0.1:40123/SECRET/stream.mjpg"}
+>>> # VirtualRig(table_camera=True) also serves the table camera: ends["table_camera"] (sim.table_camera)
 >>> # ... drive firmware_bridge.Rig(ends["serial"]) and read the camera ...
 >>> vr.truth()            # {"hands": [[...], [...], [...], [...]], "bottom": [...]}
 >>> vr.stop()
@@ -51,7 +52,8 @@ class VirtualRig:
                  bottom_angle: float | None = None, noise: tuple[float, float] = (0.0, 0.0),
                  camera: bool = True, mechanics: Mechanics | None = None,
                  fw_overrides: dict[str, Any] | None = None, design: str | None = None,
-                 max_step_ms: float | None = DEFAULT_STEP_MS):
+                 max_step_ms: float | None = DEFAULT_STEP_MS, table_camera: bool = False,
+                 table_truth_path: str | Path | None = None):
         if decks not in (1, 2):
             raise ValueError(f"decks = {decks}: 1 or 2")
         for name, p in (("jam_rate", jam_rate), ("double_feed_rate", double_feed_rate),
@@ -75,6 +77,11 @@ class VirtualRig:
 
             check_design(design)
         self.camera = CameraServer(self.board, dropout=camera_dropout, seed=seed, design=design) if camera else None
+        self.table = None  # the table camera over the play area (firmware_bridge.sim.table_camera), if asked for
+        if table_camera:
+            from firmware_bridge.sim.table_camera import VirtualTable
+
+            self.table = VirtualTable(seed=seed, design=design, truth_path=table_truth_path)
         self.port: Any = None
         self.usb: UsbPort | None = None
         self.mcu: Mcu | None = None
@@ -91,6 +98,8 @@ class VirtualRig:
         self.mcu.start()
         url = self.camera.start() if self.camera is not None else ""
         self.ends = {"serial": pty.name, "camera": url}
+        if self.table is not None:
+            self.ends["table_camera"] = self.table.start()
         return self.ends
 
     def stop(self) -> None:
@@ -99,6 +108,8 @@ class VirtualRig:
             self.mcu.stop()
         if self.camera is not None:
             self.camera.stop()
+        if self.table is not None:
+            self.table.stop()
         if self.port is not None:
             self.port.close()
             self.port = None

@@ -29,7 +29,7 @@ def test_hongsi_simulate_prints_its_ends_deals_writes_truth_and_stops_on_sigterm
                              "--truth", str(truth)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         ends = json.loads(proc.stdout.readline())
-        assert set(ends) == {"serial", "camera"} and ends["serial"].startswith("/dev/pts/")
+        assert set(ends) == {"serial", "camera", "table_camera"} and ends["serial"].startswith("/dev/pts/")
         assert ends["camera"].startswith("http://127.0.0.1:")
         rig = Rig(ends["serial"], timeout=3.0)
         rig.connect()

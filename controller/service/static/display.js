@@ -230,8 +230,16 @@ function showReceipt(r) {
 
 function showCaption(ev) { $("caption").innerHTML = `${esc(ev.text_zh)}<br><span class="en">${esc(ev.text)}</span>`; }
 
+// The table camera: a play it did not apply (the seat is asked), or a picture it cannot use. Never a card.
+function showTableCamera(ev) {
+  const on = ev.state === "ask" || ev.state === "problem";
+  $("tablecam").classList.toggle("hidden", !on);
+  if (on) $("tablecam").innerHTML = `📷 ${esc(ev.message_zh)}<br><span class="en">${esc(ev.message)}</span>`;
+}
+
 function onEvent(ev) {
   if (ev.type === "voice") { showCaption(ev); return; }
+  if (ev.type === "table_camera") { showTableCamera(ev); return; }
   if (ev.type === "names") { setNames(ev.names); renderLedger(lastLedger); render(); renderCalls(); return; }
   if (ev.type === "receipt") { if (ev.round === roundId) showReceipt(ev); return; }
   if (ev.type === "estop") { $("estop").classList.remove("hidden"); soon(); return; }

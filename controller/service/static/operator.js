@@ -146,7 +146,17 @@ function showStep(i) {
   $("replay").innerHTML = `<div>${actionText(st.event)} ${st.applied ? "✓" : "<b class='neg'>✗ refused</b>"}</div>` +
     st.violations.map((x) => `<div class="call">${esc(x.rule)} (${esc(x.severity)}): ${esc(x.message_zh)} <span class="en">${esc(x.message)}</span></div>`).join("") +
     `<div>${verdictLine(v)}</div>` +
-    st.hands.map((h, s) => `<div>${seatName(s)} ${sortHand(h, GAMES.find((g) => g.name === replayData.game)).map((c) => cardHtml(c, "small")).join("")}</div>`).join("");
+    st.hands.map((h, s) => `<div>${seatName(s)} ${sortHand(h, GAMES.find((g) => g.name === replayData.game)).map((c) => cardHtml(c, "small")).join("")}</div>`).join("") +
+    (st.table_camera ? `<div id="table-shot">桌面相机 <span class="en">table camera (${esc(st.table_camera.verdict)})</span><br></div>` : "");
+  if (st.table_camera) tableShots(st.table_camera).catch(console.warn);
+}
+
+// The table camera's picture of a play and the crops of the indices it read (the journal's images).
+async function tableShots(tc) {
+  for (const [digest, h] of [[tc.frame, 180], ...tc.crops.map((c) => [c, 48])]) {
+    const url = digest && await cropUrl(digest);
+    if (url && $("table-shot")) $("table-shot").insertAdjacentHTML("beforeend", `<img src="${url}" height="${h}" alt="">`);
+  }
 }
 
 // A step's verdict with people's seat numbers (一号位 Seat 1): the sides, the partner, the scores.
@@ -195,6 +205,8 @@ async function currentPause() {
 
 subscribe((ev) => {
   if (ev.type !== "deal" && ev.type !== "voice") health();
+  if (ev.type === "table_camera" && (ev.state === "ask" || ev.state === "problem"))
+    showMsg(`📷 ${esc(ev.message_zh)} <span class="en">${esc(ev.message)}</span>`, "refused");
   if (ev.type === "finished") nextFirstSeat().catch(console.warn);
   if (ev.type === "deal_status" && ev.stage === "paused" && token) pauseDetail(ev.round).catch(console.warn);
 }, () => Promise.all([health(), nextFirstSeat(), currentPause()]));  // and on (re)connect

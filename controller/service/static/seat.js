@@ -161,6 +161,20 @@ function renderNotice(t, kinds, pub, lying) {
   $("notice").classList.toggle("hidden", !lines.length);
 }
 
+// The table camera could not apply this seat's play: confirm its reading, or tap the cards played.
+async function tableAsk() {
+  const got = await api(`/api/rounds/${roundId}/seats/${seat}/table_camera`, { token });
+  const ask = got.ask;
+  if (!ask) { $("msg").className = "msg hidden"; return; }
+  const cards = ask.cards ? ask.cards.map(cardHtml).join(" ") : "";
+  showMsg(`📷 ${esc(ask.message_zh)}<br><span class="en">${esc(ask.message)}</span>` +
+          (cards ? `<br>${cards} <button id="btn-table-confirm">确认 Confirm</button>` : ""), "refused");
+  if (cards) $("btn-table-confirm").onclick = async () => {
+    try { await api(`/api/rounds/${roundId}/seats/${seat}/table_camera/confirm`, { token, method: "POST" }); $("msg").className = "msg hidden"; }
+    catch (e) { showError(e); }
+  };
+}
+
 function showReceipt(r) {
   $("receipt").classList.toggle("hidden", !r);
   $("receipt").innerHTML = r ? receiptHtml(r) : "";
@@ -266,6 +280,7 @@ if (!token) {
       showReceipt(null);
     }
     if (ev.type === "receipt" && ev.round === roundId) showReceipt(ev);
+    if (ev.type === "table_camera" && ev.seat === seat && ev.round === roundId) tableAsk().catch(console.warn);
     if (ev.type === "names") setNames(ev.names);
     if (ev.type === "round") { roundId = ev.round; selected.clear(); contribute(); }
     if (ev.type !== "voice" && ev.type !== "deal") soon();

@@ -1,0 +1,82 @@
+"""The table camera's small parts on real pictures: settling, tracking, and reading one play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.table_camera.settle import Settler
+from controller.table_camera.tracker import PlayTracker
+from firmware_bridge.sim.table_camera import VirtualTable
+from vision.play_read import read_play
+
+
+def _base() -> np.ndarray:
+    rng = np.random.default_rng(0)
+    img = np.full((240, 320, 3), (40, 120, 60), np.uint8)
+    img[60:180, 100:190] = 235  # a card lying there
+    return np.clip(img + rng.normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=30), st.integers(2, 6))
+def test_a_picture_settles_once_per_run_of_still_frames(moves, n):
+    """A hand moving (a new patch each frame) is never settled; the n-th frame equal to the one before
+    it, and only that one, is; sensor noise does not count as motion."""
+    base, rng = _base(), np.random.default_rng(1)
+    settler, run, fired, expected = Settler(n), 0, [], []
+    for i, move in enumerate(moves):
+        img = base.copy()
+        if move:  # a hand somewhere over the area
+            x, y = int(rng.integers(0, 250)), int(rng.integers(0, 170))
+            img[y:y + 60, x:x + 60] = (90, 140, 200)
+        img = np.clip(img.astype(np.int16) + rng.integers(-2, 3, img.shape), 0, 255).astype(np.uint8)
+        run = run + 1 if i > 0 and not move and not moves[i - 1] else 1
+        expected.append(run == n)
+        fired.append(settler.feed(img))
+    assert fired == expected
+
+
+@pytest.fixture
+def table():
+    vt = VirtualTable(seed=4, design="poker", fps=50, hand_rate=0.0)
+    vt.rest = 0.0
+    yield vt
+    vt.stop()
+
+
+def test_the_tracker_sees_a_play_then_nothing_then_a_cleared_trick(table):
+    tracker = PlayTracker()
+    tracker.start(table.picture())
+    assert tracker.settled(table.picture()) is None  # the same empty table: nothing happened
+    table.throw(0, ["S3"])
+    assert table.idle()
+    change = tracker.settled(table.picture())
+    assert change is not None and change.kind == "play"
+    assert tracker.settled(table.picture()) is None  # the same play waits for its answer: not seen twice
+    tracker.taken(change)
+    assert tracker.settled(table.picture()) is None
+    table.clear()
+    assert table.idle()
+    cleared = tracker.settled(table.picture())
+    assert cleared is not None and cleared.kind == "cleared"
+    assert [e.get("cards") for e in table.landed] == [["S3"], None]
+
+
+def test_a_play_is_read_among_the_seats_options_and_never_as_another(table):
+    """Cards thrown over older ones are read as the option they are; options that do not hold them give
+    no reading (a guess would be a wrong play applied)."""
+    plays = [["SK"], ["H5", "D5"], ["C9"]]
+    read = 0
+    for cards in plays:
+        before = table.picture()
+        table.throw(1, cards)
+        assert table.idle()
+        after = table.picture()
+        got = read_play(before, after, [cards, ["C2"], ["D3", "S3"]])
+        assert got.labels is None or sorted(got.labels) == sorted(cards)
+        read += got.labels is not None
+        assert read_play(before, after, [["C2"], ["D3", "S3"]]).labels is None
+    assert read >= 2  # the reader does read most plays on this deck
