@@ -29,7 +29,7 @@ BOTS = ("greedy", *STYLES)
 
 @dataclass
 class BotSettings:
-    bot: str = "greedy"  # greedy | careful | bold (the search bot: see README; off until issue 34 is done)
+    bot: str = "careful"  # careful | bold (the search bot) | greedy (the quick one)
     budget_ms: float = 200.0  # the search's time per move (a Pi 4 wants about 1 s; 200 ms here)
 
 
