@@ -22,7 +22,7 @@ from typing import Any
 from controller.announce import result_words, table_news
 from controller.fair_deal import commitment
 from controller.journal import Journal, private_dir
-from controller.service.bots import plan_action
+from controller.service.bots import plan_action, plan_hint
 from controller.service.contribute import NextDeal
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
 from controller.service.hub import EventHub
@@ -104,6 +104,8 @@ class TableService:
         self._wake = threading.Condition(self._lock)
         self._kicks = 0  # bumped by every kick: a bot finding nothing to do sleeps only if none came since
         self._bot_refused: set[tuple[int, int]] = set()  # (round, seat) whose bot had a move refused
+        self.hints: set[int] = set()  # seats that turned their beginner's hint on
+        self._hint_cache: dict[tuple[int, int, int], dict[str, Any]] = {}  # (round, seat, events) -> hint
         self.bot_times: collections.deque[float] = collections.deque(maxlen=1000)  # seconds, due to acted
         self._closing = False
         self._threads: list[threading.Thread] = []
@@ -596,6 +598,31 @@ class TableService:
             self.hub.publish({"type": "ready", "round": rid, "seat": seat, "undecided": undecided})
         self._kick()
         return {"seat": seat, "undecided": undecided}
+
+    # ------------------------------------------------------------------ hints for beginners
+    def set_hint(self, seat: int, on: bool) -> dict[str, Any]:
+        """Turn ``seat``'s hint on or off (off until the seat turns it on)."""
+        with self._lock:
+            (self.hints.add if on else self.hints.discard)(seat)
+        return {"seat": seat, "hint": on}
+
+    def hint(self, rid: int, seat: int) -> dict[str, Any]:
+        """What the careful bot would do in ``seat`` now and why, from that seat's information set only."""
+        if seat not in self.hints:
+            raise ServiceError(409, f"seat {seat}'s hint is off: the seat turns it on first", "本座位未开启提示")
+        rnd = self.get_round(rid)
+        with rnd.lock:
+            if rnd.phase != "playing" or rnd.state is None or seat >= rnd.plan.seats:
+                raise ServiceError(409, f"round {rid} is not being played", "本局不在进行中")
+            key = (rid, seat, len(rnd.events))
+            if key in self._hint_cache:
+                return self._hint_cache[key]
+            think = plan_hint(rnd.game, rnd.state, seat, random.Random(hash(key)))
+        out = {"round": rid, "seat": seat, "version": key[2], **think()}
+        with self._lock:
+            self._hint_cache = {k: v for k, v in self._hint_cache.items() if k[0] == rid and k[2] == key[2]}
+            self._hint_cache[key] = out
+        return out
 
     # ------------------------------------------------------------------ bots
     def _declare_time_left(self, rnd: Round) -> float:

@@ -45,8 +45,10 @@ MAX_STEPS = 3000
 @dataclass
 class Choice:
     action: Action
-    why: str  # one short line: how the choice was made (a hint for beginners, the logs)
+    why: str  # one short line: how the choice was made (the logs; people read controller.text.hint_words)
     samples: int = 0
+    value: float | None = None  # the seat's mean score over the samples (None: not searched)
+    how: str = "search"  # search | only (the only legal action) | greedy (the search failed)
 
 
 def choose(game: Game, info: InfoSet, rng: random.Random, *, style: str = "careful", budget_ms: float = 200.0,
@@ -57,7 +59,7 @@ def choose(game: Game, info: InfoSet, rng: random.Random, *, style: str = "caref
         return _search(game, info, rng, STYLES[style], budget_ms, samples)
     except Exception as exc:  # noqa: BLE001 — any failure falls back to the greedy move
         log.warning("search bot (%s seat %s) fell back to greedy: %r", info.game, info.seat, exc)
-        return Choice(fallback(game, info, rng), f"greedy (search failed: {exc!r})")
+        return Choice(fallback(game, info, rng), f"greedy (search failed: {exc!r})", how="greedy")
 
 
 def fallback(game: Game, info: InfoSet, rng: random.Random) -> Action:
@@ -96,7 +98,7 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
     start = time.perf_counter()
     deadline = start + 0.8 * budget_ms / 1000.0  # a reserve for the last rollout and the fallback
     if len(info.legal) == 1:
-        return Choice(dict(info.legal[0]), "the only legal action")
+        return Choice(dict(info.legal[0]), "the only legal action", how="only")
     first = determinize(game, info, rng, tries=50, deadline=deadline)
     if first is None:
         raise RuntimeError("no deal consistent with the public record was found")
@@ -127,7 +129,7 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
         if value > best_value + 1e-9:
             best, best_value = i, value
     why = f"{cands[best].get('action')}: mean {best_value:+.2f} over {done} samples of {len(cands)} choices"
-    return Choice(cands[best], why, done)
+    return Choice(cands[best], why, done, best_value if best_value > float("-inf") else None)
 
 
 def _rollout(state: State, seat: int, action: Action, rng: random.Random) -> float | None:
