@@ -107,22 +107,23 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     console = Console()
-    results = {}
-    with Progress(console=console, transient=True) as progress:
-        for name in args.game or game_names():
-            results[name] = bench_game(name, args.deals, args.style, args.bot_ms, args.seed, progress)
     console.print(f"search bot ({args.style}, {args.bot_ms:g} ms a move) vs greedy; N = {args.deals} deals per game")
-    for name, r in results.items():
-        console.print(f"[bold]{name}[/bold]")
-        for who, w in sorted(r["wins"].items()):
-            console.print(f"  wins ({who}): {rate(sum(w), len(w))}")
-        console.print(f"  beats greedy in its seat on the same deal: {rate(r['better'], r['better'] + r['worse'])}"
-                      f" ({len(r['gains']) - r['better'] - r['worse']} ties)")
-        console.print(f"  score gain per hand: {mean_ci(r['gains'])}")
-        if r["moves"]:
-            ms = sorted(1000 * t for t in r["moves"])
-            console.print(f"  move time: median {ms[len(ms) // 2]:.0f} ms, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.0f} ms"
-                          f" over {len(ms)} moves")
+    with Progress(console=console, transient=True) as progress:
+        for name in args.game or game_names():  # each game's figures as soon as it is done
+            report(console, name, bench_game(name, args.deals, args.style, args.bot_ms, args.seed, progress))
+
+
+def report(console: Console, name: str, r: dict[str, Any]) -> None:
+    console.print(f"[bold]{name}[/bold]")
+    for who, w in sorted(r["wins"].items()):
+        console.print(f"  wins ({who}): {rate(sum(w), len(w))}")
+    console.print(f"  beats greedy in its seat on the same deal: {rate(r['better'], r['better'] + r['worse'])}"
+                  f" ({len(r['gains']) - r['better'] - r['worse']} ties)")
+    console.print(f"  score gain per hand: {mean_ci(r['gains'])}")
+    if r["moves"]:
+        ms = sorted(1000 * t for t in r["moves"])
+        console.print(f"  move time: median {ms[len(ms) // 2]:.0f} ms, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.0f} ms"
+                      f" over {len(ms)} moves")
 
 
 if __name__ == "__main__":
