@@ -70,6 +70,7 @@ def bench_game(name: str, deals: int, style: str, budget_ms: float, seed: int, p
     rng = random.Random(seed)
     seats = game.deal_plan(settings).seats
     wins: dict[str, list[int]] = {}
+    base_wins: dict[str, list[int]] = {}  # greedy's own wins in the same seats on the same deals
     better = worse = 0
     gains: list[float] = []
     moves_t: list[float] = []
@@ -91,11 +92,12 @@ def bench_game(name: str, deals: int, style: str, budget_ms: float, seed: int, p
         final, _ = run_hand(game, settings, hands, bottom, policies, random.Random(d))
         mine, theirs = final.returns()[seat], base.returns()[seat]
         wins.setdefault(role(name, final, seat), []).append(int(mine > 0))
+        base_wins.setdefault(role(name, base, seat), []).append(int(theirs > 0))
         gains.append(mine - theirs)
         better += mine > theirs
         worse += mine < theirs
         progress.advance(task)
-    return {"wins": wins, "better": better, "worse": worse, "gains": gains, "moves": moves_t}
+    return {"wins": wins, "base_wins": base_wins, "better": better, "worse": worse, "gains": gains, "moves": moves_t}
 
 
 def main() -> None:
@@ -116,7 +118,8 @@ def main() -> None:
 def report(console: Console, name: str, r: dict[str, Any]) -> None:
     console.print(f"[bold]{name}[/bold]")
     for who, w in sorted(r["wins"].items()):
-        console.print(f"  wins ({who}): {rate(sum(w), len(w))}")
+        b = r["base_wins"].get(who, [])
+        console.print(f"  wins ({who}): {rate(sum(w), len(w))}; greedy in those seats: {rate(sum(b), len(b))}")
     console.print(f"  beats greedy in its seat on the same deal: {rate(r['better'], r['better'] + r['worse'])}"
                   f" ({len(r['gains']) - r['better'] - r['worse']} ties)")
     console.print(f"  score gain per hand: {mean_ci(r['gains'])}")

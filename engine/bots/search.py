@@ -55,17 +55,20 @@ def choose(game: Game, info: InfoSet, rng: random.Random, *, style: str = "caref
            samples: int | None = None) -> Choice:
     """The search bot's action for ``info``: ``samples`` fixes the number of samples (tests), else the
     budget bounds the time."""
+    end = time.perf_counter() + budget_ms / 1000.0
     try:
         return _search(game, info, rng, STYLES[style], budget_ms, samples)
     except Exception as exc:  # noqa: BLE001 — any failure falls back to the greedy move
         log.warning("search bot (%s seat %s) fell back to greedy: %r", info.game, info.seat, exc)
-        return Choice(fallback(game, info, rng), f"greedy (search failed: {exc!r})", how="greedy")
+        return Choice(fallback(game, info, rng, None if samples else end), f"greedy (search failed: {exc!r})",
+                      how="greedy")
 
 
-def fallback(game: Game, info: InfoSet, rng: random.Random) -> Action:
-    """The greedy move from the information set alone."""
+def fallback(game: Game, info: InfoSet, rng: random.Random, deadline: float | None = None) -> Action:
+    """The greedy move from the information set alone (``deadline``: a ``time.perf_counter()`` after which
+    it plays the plain policy on what is offered rather than sample again)."""
     try:
-        state = determinize(game, info, rng, tries=3)
+        state = determinize(game, info, rng, tries=3, deadline=deadline)
         if state is not None:
             action = greedy_action(state, info.seat, rng)
             if any(_same(action, a) for a in info.legal):
@@ -107,11 +110,14 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
     scores: list[list[float]] = [[] for _ in cands]
     done, state = 0, first
     timed = n_samples is None
+    spent, runs = 0.0, 0  # the rollouts' time so far: one that would end past the deadline is not begun
     while True:
         for i, action in enumerate(cands):
-            if timed and (done or i) and time.perf_counter() >= deadline:
+            now = time.perf_counter()
+            if timed and (done or i) and now + (spent / runs if runs else 0.0) >= deadline:
                 break  # the greedy move is always tried once; the rest as the budget allows
             value = _rollout(state, info.seat, action, rng)
+            spent, runs = spent + time.perf_counter() - now, runs + 1
             scores[i].append(float("nan") if value is None else value)
         done += 1
         if (n_samples is not None and done >= n_samples) or (timed and time.perf_counter() >= deadline):
