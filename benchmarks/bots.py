@@ -70,6 +70,7 @@ def bench_game(name: str, deals: int, style: str, budget_ms: float, seed: int, p
     rng = random.Random(seed)
     seats = game.deal_plan(settings).seats
     wins: dict[str, list[int]] = {}
+    base_wins: dict[str, list[int]] = {}  # greedy's own wins in the same seats on the same deals
     better = worse = 0
     gains: list[float] = []
     moves_t: list[float] = []
@@ -91,11 +92,12 @@ def bench_game(name: str, deals: int, style: str, budget_ms: float, seed: int, p
         final, _ = run_hand(game, settings, hands, bottom, policies, random.Random(d))
         mine, theirs = final.returns()[seat], base.returns()[seat]
         wins.setdefault(role(name, final, seat), []).append(int(mine > 0))
+        base_wins.setdefault(role(name, base, seat), []).append(int(theirs > 0))
         gains.append(mine - theirs)
         better += mine > theirs
         worse += mine < theirs
         progress.advance(task)
-    return {"wins": wins, "better": better, "worse": worse, "gains": gains, "moves": moves_t}
+    return {"wins": wins, "base_wins": base_wins, "better": better, "worse": worse, "gains": gains, "moves": moves_t}
 
 
 def main() -> None:
@@ -107,22 +109,24 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     console = Console()
-    results = {}
-    with Progress(console=console, transient=True) as progress:
-        for name in args.game or game_names():
-            results[name] = bench_game(name, args.deals, args.style, args.bot_ms, args.seed, progress)
     console.print(f"search bot ({args.style}, {args.bot_ms:g} ms a move) vs greedy; N = {args.deals} deals per game")
-    for name, r in results.items():
-        console.print(f"[bold]{name}[/bold]")
-        for who, w in sorted(r["wins"].items()):
-            console.print(f"  wins ({who}): {rate(sum(w), len(w))}")
-        console.print(f"  beats greedy in its seat on the same deal: {rate(r['better'], r['better'] + r['worse'])}"
-                      f" ({len(r['gains']) - r['better'] - r['worse']} ties)")
-        console.print(f"  score gain per hand: {mean_ci(r['gains'])}")
-        if r["moves"]:
-            ms = sorted(1000 * t for t in r["moves"])
-            console.print(f"  move time: median {ms[len(ms) // 2]:.0f} ms, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.0f} ms"
-                          f" over {len(ms)} moves")
+    with Progress(console=console, transient=True) as progress:
+        for name in args.game or game_names():  # each game's figures as soon as it is done
+            report(console, name, bench_game(name, args.deals, args.style, args.bot_ms, args.seed, progress))
+
+
+def report(console: Console, name: str, r: dict[str, Any]) -> None:
+    console.print(f"[bold]{name}[/bold]")
+    for who, w in sorted(r["wins"].items()):
+        b = r["base_wins"].get(who, [])
+        console.print(f"  wins ({who}): {rate(sum(w), len(w))}; greedy in those seats: {rate(sum(b), len(b))}")
+    console.print(f"  beats greedy in its seat on the same deal: {rate(r['better'], r['better'] + r['worse'])}"
+                  f" ({len(r['gains']) - r['better'] - r['worse']} ties)")
+    console.print(f"  score gain per hand: {mean_ci(r['gains'])}")
+    if r["moves"]:
+        ms = sorted(1000 * t for t in r["moves"])
+        console.print(f"  move time: median {ms[len(ms) // 2]:.0f} ms, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.0f} ms"
+                      f" over {len(ms)} moves")
 
 
 if __name__ == "__main__":

@@ -511,6 +511,9 @@ def serve(
                     ] = None,
     no_rig: Annotated[bool, typer.Option("--no-rig", help="deal in software, without a rig")] = False,
     bot_delay: Annotated[float, typer.Option(min=0.0, help="seconds a bot thinks before acting")] = 0.8,
+    bot: Annotated[str, typer.Option(help="the empty seats' bot: careful (searches, declares when it clearly "
+                                          "pays) | bold (declares on hopes) | greedy (quick)")] = "careful",
+    bot_ms: Annotated[float, typer.Option(help="the search bots' time per move, ms (a Pi 4: about 1000)")] = 200.0,
     club: Annotated[str | None, typer.Option(help="join a card room: mqtts://<table>:<password>@host:port/"
                                                   "<room>/<table>?ca=<ca file> (else [club] broker)")] = None,
     table_camera: Annotated[bool, typer.Option("--table-camera", help="referee the plays from the table camera "
@@ -522,6 +525,9 @@ def serve(
     from controller.service.server import serve as run_service
 
     try:
+        from controller.service.bots import configure
+
+        configure(bot, bot_ms)  # a wrong style or time is refused before the rig starts
         if club:  # a wrong card-room address is refused before the rig starts
             from controller.club.publisher import ClubLink
 

@@ -377,3 +377,38 @@ def game_help(name: str) -> dict[str, Any]:
     ranks = [str(r) for r in getattr(order, "ranks", order or ())]
     return {"ranks": [{"BJ": "小王", "RJ": "大王"}.get(r, r) for r in ranks],
             "terms": [{"term": t, "zh": zh, "en": en} for t, zh, en in GAME_TERMS.get(name, [])]}
+
+
+# ---------------------------------------------------------------------------------- the bots
+# The empty seats' bot styles, as the operator page offers them (one line each).
+BOT_STYLES: dict[str, tuple[str, str]] = {
+    "careful": ("Careful: works out the hands it cannot see; declares only when that clearly pays.",
+                "稳健：推算看不到的牌，只在明显有利时才叫牌。"),
+    "bold": ("Bold: the same search; declares on good hopes.", "大胆：同样推算，有希望就叫牌。"),
+    "greedy": ("Quick: plays its smallest play at once and never declares.", "快速：立即出最小的牌，从不叫牌。"),
+}
+_ACTION_WORDS: dict[str, tuple[str, str]] = {
+    "play": ("Play", "出"), "pass": ("Pass", "不要"), "call": ("Call", "叫"), "tiao": ("Declare 挑", "挑"),
+    "baomen": ("Declare 爆闷", "爆闷"), "pa": ("Ask for 趴:", "喊趴："), "pa_accept": ("Accept the 趴", "同意趴"),
+    "pa_refuse": ("Refuse the 趴", "不趴"), "announce": ("Announce your count", "报牌数"),
+    "take_bottom": ("Take the bottom", "拿底牌"), "bury": ("Bury", "扣底"), "expose": ("Show", "亮"),
+    "declare": ("Declare", "亮主"), "bid": ("Bid", "叫分"), "xuan": ("Declare 宣", "宣"),
+}
+
+
+def hint_words(action: dict[str, Any], how: str, value: float | None, samples: int) -> tuple[str, str]:
+    """A beginner's hint in one short line: what the bot would do in this seat, and why."""
+    en, zh = _ACTION_WORDS.get(str(action.get("action")), (str(action.get("action")), str(action.get("action"))))
+    cards = action.get("cards") or ([action["card"]] if action.get("card") else [])
+    if cards:
+        en, zh = f"{en} {cards_sign(cards)}", f"{zh} {cards_sign(cards)}"
+    if isinstance(action.get("target"), int):
+        en, zh = f"{en} {seat_en(action['target'])}", f"{zh}{seat_zh(action['target'])}"
+    if isinstance(action.get("value"), int) and not isinstance(action.get("value"), bool):
+        en, zh = f"{en} {action['value']}", f"{zh} {action['value']}"
+    if how == "only":
+        return f"{en}: the only move you have.", f"{zh}：只能这样走。"
+    if how != "search" or value is None or not samples:
+        return f"{en}: the quick bot's move.", f"{zh}：快速机器人的走法。"
+    return (f"{en}: it scored {value:+.1f} on average in {samples} deals you cannot tell from this one.",
+            f"{zh}：在 {samples} 种与眼前无法区分的牌局中平均得 {value:+.1f} 分。")

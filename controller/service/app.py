@@ -28,13 +28,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from controller.plan import catalogue
 from controller.redact import redact_rows
-from controller.service import referee
+from controller.service import bots, referee
 from controller.service.contribute import ContributionRefused
 from controller.service.dispute import journal_replay, journal_rounds, replay
 from controller.service.hub import public_receipts
 from controller.service.limits import MAX_BODY, BodyLimit
 from controller.service.table import ServiceError, TableService
 from controller.service.tokens import Identity
+from controller.text import BOT_STYLES
 from engine.cards import CardError, parse_card
 from engine.registry import DEFAULT_GAME, game_names
 
@@ -161,6 +162,19 @@ class Contribution(BaseModel):
     commitment: str = Field(pattern=r"^[0-9a-f]{64}$", description="the commitment of GET /api/deal/next")
 
 
+class BotChoice(BaseModel):
+    """``PUT /api/bots``: the empty seats' bot style and its time per move (operator)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    bot: str = Field(max_length=16, description="careful | bold | greedy")
+    budget_ms: float | None = Field(None, gt=0, le=10000, description="the search's time per move, ms")
+
+
+class HintSwitch(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    on: bool
+
+
 class NewToken(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     seat: int = Field(ge=0, le=7)
@@ -195,6 +209,18 @@ def _check(svc: TableService, creds: HTTPAuthorizationCredentials | None, *, sea
     if ident is not None and (ident.is_operator or (seat is not None and ident.seat == seat)):
         return ident
     raise HTTPException(403, detail=f"this token may not {what}")
+
+
+def _seat_only(svc: TableService, creds: HTTPAuthorizationCredentials | None, seat: int, what: str) -> None:
+    """That seat's token only: a hint is worked out from the seat's hand, which the operator does not see."""
+    ident = _check(svc, creds, seat=seat, what=what)
+    if ident.seat != seat:
+        raise HTTPException(403, detail=f"only seat {seat}'s own token may {what}")
+
+
+def _bots_json() -> dict[str, Any]:
+    styles = [{"name": k, "text": en, "text_zh": zh} for k, (en, zh) in BOT_STYLES.items()]
+    return {"bot": bots.SETTINGS.bot, "budget_ms": bots.SETTINGS.budget_ms, "styles": styles}
 
 
 # ---------------------------------------------------------------------------------- the app
@@ -343,6 +369,30 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     def post_event(rid: RoundId, event: Event, creds: Creds) -> dict[str, Any]:
         _check(svc, creds, seat=event.seat, what=f"act for seat {event.seat}")
         return svc.act(rid, event.to_action())
+
+    @app.get("/api/bots", summary="the empty seats' bot style and time per move, with each style's description")
+    def get_bots() -> dict[str, Any]:
+        return _bots_json()
+
+    @app.put("/api/bots", summary="choose the empty seats' bot style and time per move (operator)")
+    def put_bots(body: BotChoice, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="choose the bots")
+        try:
+            bots.configure(body.bot, body.budget_ms)
+        except ValueError as exc:
+            raise ServiceError(422, str(exc), "机器人风格有误（careful、bold、greedy）") from None
+        return _bots_json()
+
+    @app.put("/api/seats/{seat}/hint", summary="turn this seat's beginner's hint on or off (that seat only)")
+    def put_hint(seat: Seat, body: HintSwitch, creds: Creds) -> dict[str, Any]:
+        _seat_only(svc, creds, seat, "switch this seat's hint")
+        return svc.set_hint(seat, body.on)
+
+    @app.get("/api/rounds/{rid}/seats/{seat}/hint",
+             summary="what the bot would do in this seat now, and why, from the seat's own view (that seat only)")
+    def get_hint(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
+        _seat_only(svc, creds, seat, "read this seat's hint")
+        return svc.hint(rid, seat)
 
     @app.post("/api/rounds/{rid}/seats/{seat}/ready",
               summary="this seat will not declare (more) before the first play (that seat or the operator)")

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from controller.text import hint_words
 from engine.bots.greedy import DECLARATIONS, plain_policy  # noqa: F401 — re-exported for old callers
 from engine.bots.infoset import info_set
 from engine.bots.search import STYLES, choose, fallback
@@ -29,7 +30,7 @@ BOTS = ("greedy", *STYLES)
 
 @dataclass
 class BotSettings:
-    bot: str = "greedy"  # greedy | careful | bold (the search bot: see README; off until issue 34 is done)
+    bot: str = "careful"  # careful | bold (the search bot) | greedy (the quick one)
     budget_ms: float = 200.0  # the search's time per move (a Pi 4 wants about 1 s; 200 ms here)
 
 
@@ -65,6 +66,21 @@ def plan_action(game: Game, state: State, seat: int, legal: list[dict[str, Any]]
         return lambda: fallback(game, info, rng)
     budget = budget_ms or SETTINGS.budget_ms
     return lambda: choose(game, info, rng, style=style, budget_ms=budget).action
+
+
+def plan_hint(game: Game, state: State, seat: int, rng: random.Random, *, budget_ms: float | None = None,
+              samples: int | None = None) -> Callable[[], dict[str, Any]]:
+    """A beginner's hint for ``seat`` (what the careful bot would do, and why, in one short line, English
+    and Chinese), from the seat's information set read now; the thinking runs without the caller's lock."""
+    info = copy.deepcopy(info_set(game, state, seat))
+
+    def think() -> dict[str, Any]:
+        if not info.legal:
+            return {"action": None, "text": "Nothing to do now.", "text_zh": "现在无事可做。"}
+        c = choose(game, info, rng, style="careful", budget_ms=budget_ms or SETTINGS.budget_ms, samples=samples)
+        en, zh = hint_words(c.action, c.how, c.value, c.samples)
+        return {"action": c.action, "text": en, "text_zh": zh}
+    return think
 
 
 def choose_action(game: Game, state: State, seat: int, legal: list[dict[str, Any]],

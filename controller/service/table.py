@@ -10,6 +10,7 @@ server's. Everything it publishes to the :class:`~controller.service.hub.EventHu
 
 from __future__ import annotations
 
+import collections
 import logging
 import random
 import threading
@@ -21,7 +22,7 @@ from typing import Any
 from controller.announce import result_words, table_news
 from controller.fair_deal import commitment
 from controller.journal import Journal, private_dir
-from controller.service.bots import plan_action
+from controller.service.bots import plan_action, plan_hint
 from controller.service.contribute import NextDeal
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
 from controller.service.hub import EventHub
@@ -31,6 +32,7 @@ from controller.service.session import session_of
 from controller.service.tokens import TokenStore
 from controller.service.voice import Announcer
 from controller.text import count_words, seat_en, seat_zh, violation_for_people, void_words
+from engine.bots.greedy import plain_policy
 from engine.game import Violation
 from engine.registry import DEFAULT_GAME, UnknownGame, get_game
 
@@ -100,6 +102,11 @@ class TableService:
         self._names: dict[str, str] | None = None  # players' names by seat, from the journal's seat_name rows
         self.fault: str | None = None
         self._wake = threading.Condition(self._lock)
+        self._kicks = 0  # bumped by every kick: a bot finding nothing to do sleeps only if none came since
+        self._bot_refused: set[tuple[int, int]] = set()  # (round, seat) whose bot had a move refused
+        self.hints: set[int] = set()  # seats that turned their beginner's hint on
+        self._hint_cache: dict[tuple[int, int, int], dict[str, Any]] = {}  # (round, seat, events) -> hint
+        self.bot_times: collections.deque[float] = collections.deque(maxlen=1000)  # seconds, due to acted
         self._closing = False
         self._threads: list[threading.Thread] = []
         self.ledger = self._load_ledger()
@@ -300,13 +307,17 @@ class TableService:
         self.voice.say(message_zh, message)
 
     # ------------------------------------------------------------------ actions
-    def act(self, rid: int, action: dict[str, Any], *, by_bot: bool = False) -> dict[str, Any]:
+    def act(self, rid: int, action: dict[str, Any], *, by_bot: bool = False, expect: int | None = None) -> dict[str, Any]:
         """Referee one action now; apply it if legal. Return ``{"index", "applied", "violations"}``.
+        ``expect``: the number of events the actor saw (a bot's plan); another count is refused (409) before the
+        referee sees it, checked under the same lock as the judging (a person's action may land in between).
 
         After a play that leaves a seat with few cards, the table is told the count; where the rules
         make the announcement a record event (红桃四's rule 8), the service makes it for the player."""
         rnd = self.get_round(rid)
         with rnd.lock:
+            if expect is not None and len(rnd.events) != expect:
+                raise ServiceError(409, "the table moved on since this move was planned", "牌局已变化")
             self._check_may_act(rnd, action)
             turn = rnd.turn()  # whose turn it was, for the refusal's words
             before = rnd.counts() or []
@@ -592,6 +603,31 @@ class TableService:
         self._kick()
         return {"seat": seat, "undecided": undecided}
 
+    # ------------------------------------------------------------------ hints for beginners
+    def set_hint(self, seat: int, on: bool) -> dict[str, Any]:
+        """Turn ``seat``'s hint on or off (off until the seat turns it on)."""
+        with self._lock:
+            (self.hints.add if on else self.hints.discard)(seat)
+        return {"seat": seat, "hint": on}
+
+    def hint(self, rid: int, seat: int) -> dict[str, Any]:
+        """What the careful bot would do in ``seat`` now and why, from that seat's information set only."""
+        if seat not in self.hints:
+            raise ServiceError(409, f"seat {seat}'s hint is off: the seat turns it on first", "本座位未开启提示")
+        rnd = self.get_round(rid)
+        with rnd.lock:
+            if rnd.phase != "playing" or rnd.state is None or seat >= rnd.plan.seats:
+                raise ServiceError(409, f"round {rid} is not being played", "本局不在进行中")
+            key = (rid, seat, len(rnd.events))
+            if key in self._hint_cache:
+                return self._hint_cache[key]
+            think = plan_hint(rnd.game, rnd.state, seat, random.Random(hash(key)))
+        out = {"round": rid, "seat": seat, "version": key[2], **think()}
+        with self._lock:
+            self._hint_cache = {k: v for k, v in self._hint_cache.items() if k[0] == rid and k[2] == key[2]}
+            self._hint_cache[key] = out
+        return out
+
     # ------------------------------------------------------------------ bots
     def _declare_time_left(self, rnd: Round) -> float:
         """Seconds the bots still give people to declare before the first play (0: act now)."""
@@ -600,81 +636,121 @@ class TableService:
 
     def _kick(self) -> None:
         with self._lock:
+            self._kicks += 1
             self._wake.notify_all()
 
-    def _bot_move(self) -> tuple[Round, Callable[[], dict[str, Any]], int] | None:
-        """The next bot move due, if any, as its thinking to run once the locks are let go (called
-        with the lock held)."""
+    def _bot_round(self) -> Round | None:
+        """The round a bot may act in now (called with the service's lock; takes no round's lock)."""
         cur = self.current
         if cur is None or cur.phase != "playing" or cur.paused or self.estopped or not cur.bots:
             return None
         if self.table_camera is not None and self.table_camera.busy():
             return None  # a play is landing on the table: the next bot waits for it
+        return cur
+
+    def _bot_move(self, cur: Round) -> BotMove | None:
+        """The next bot move due in ``cur``, if any: the seat's information set read now, under the
+        round's lock only (never the service's too: a person's act takes them the other way round), its
+        thinking to run once the lock is let go."""
+        since = time.monotonic()  # the move is due from now: its budget counts from here
         with cur.lock:
             state = cur.state
-            if state is None or state.is_terminal():
+            if cur.phase != "playing" or state is None or state.is_terminal():
                 return None
+            version = len(cur.events)
             for seat in sorted(cur.bots):  # answers first: a 趴 request to a bot seat
                 legal = state.legal_actions(seat)
                 if any(a.get("action") in ANSWERS for a in legal):
-                    return cur, _thought(plan_action(cur.game, state, seat, legal, self._rng)), len(cur.events)
+                    return BotMove(cur, seat, legal, version, self._plan(cur, state, seat, legal), since)
             seat = state.current_player()
             if seat is None or seat not in cur.bots:
                 return None
             legal = state.legal_actions(seat)
             if not legal:
                 return None
-            return cur, _thought(plan_action(cur.game, state, seat, legal, self._rng)), len(cur.events)
+            return BotMove(cur, seat, legal, version, self._plan(cur, state, seat, legal), since)
+
+    def _plan(self, cur: Round, state: Any, seat: int, legal: list[dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+        """A seat that had a move refused this hand plays the plain greedy bot from then on: a search
+        that keeps choosing a refused move would stall the hand."""
+        bot = "greedy" if (cur.id, seat) in self._bot_refused else None
+        return plan_action(cur.game, state, seat, legal, self._rng, bot=bot)
 
     def _bot_loop(self) -> None:
         while True:
             with self._lock:
-                move = None
-                while not self._closing:
-                    try:
-                        move = self._bot_move()
-                    except Exception:
-                        log.exception("bot failed to choose")
-                        move = None
-                    if move is not None:
-                        break
+                while not self._closing and (cur := self._bot_round()) is None:
                     self._wake.wait(timeout=1.0)
                 if self._closing:
                     return
-            rnd, think, version = move
+                kicks = self._kicks
             try:
-                action = think()  # without the locks: the table answers while the bot thinks
+                move = self._bot_move(cur)
             except Exception:
                 log.exception("bot failed to choose")
-                time.sleep(0.5)
+                move = None
+            if move is None:
+                with self._lock:  # nothing due: sleep until the table changes (a kick since is not lost)
+                    if self._kicks == kicks and not self._closing:
+                        self._wake.wait(timeout=1.0)
                 continue
-            answer = action.get("action") in ANSWERS  # a request to a bot is answered at once
-            left = 0.0 if answer else self._declare_time_left(rnd)
-            if left > 0:  # people may still declare: wait for them (a "ready" or a declaration wakes us)
-                with self._lock:
-                    self._wake.wait(timeout=min(left, 1.0))
-                continue
-            if self.bot_delay:
-                time.sleep(self.bot_delay)
-            try:
-                with rnd.lock:
-                    if len(rnd.events) != version or rnd.paused or rnd.phase != "playing":
-                        continue  # the table changed while the bot thought: choose again
-                if self.table_camera is not None and self.table_camera.throw(rnd, action):
-                    continue  # a virtual player threw its cards: the table camera referees them
-                self.act(rnd.id, action, by_bot=True)
-            except ServiceError:
-                continue
-            except Exception:
-                log.exception("bot action failed")
-                time.sleep(0.5)
+            self._bot_play(move)
+
+    def _bot_play(self, move: BotMove) -> None:
+        """Think (without the locks: the table answers meanwhile), wait for people still declaring, then
+        act, unless the table changed since the move was planned (then the bot plans again)."""
+        rnd = move.round
+        action = move.think()
+        answer = action.get("action") in ANSWERS  # a request to a bot is answered at once
+        left = 0.0 if answer else self._declare_time_left(rnd)
+        if left > 0:  # people may still declare: wait for them (a "ready" or a declaration wakes us)
+            with self._lock:
+                self._wake.wait(timeout=min(left, 1.0))
+            return
+        if self.bot_delay:
+            time.sleep(self.bot_delay)
+        try:
+            with rnd.lock:
+                if len(rnd.events) != move.version or rnd.paused or rnd.phase != "playing":
+                    return  # the table changed while the bot thought: plan again
+            if self.table_camera is not None and self.table_camera.throw(rnd, action):
+                return  # a virtual player threw its cards: the table camera referees them
+            out = self.act(rnd.id, action, by_bot=True, expect=move.version)
+        except ServiceError as exc:  # stale (the table moved on while the bot thought) or paused: plan again
+            with rnd.lock:
+                kept = len(rnd.events) == move.version and not rnd.paused and rnd.phase == "playing"
+            if kept and not self.estopped:  # refused before the referee (a second 趴 ask): not again
+                self._bot_refused.add((rnd.id, move.seat))
+                log.warning("round %s: bot seat %s's %s was refused: %s", rnd.id, move.seat, action.get("action"),
+                            exc.message)
+            return
+        except Exception:
+            log.exception("bot action failed")
+            time.sleep(0.5)
+            return
+        self.bot_times.append(time.monotonic() - move.since)
+        if not out["applied"]:
+            self._bot_refused.add((rnd.id, move.seat))
+            rules = [v.get("rule") for v in out["violations"] if v.get("severity") == "error"]
+            log.warning("round %s: bot seat %s's %s was refused (%s); it plays the plain greedy bot from now on",
+                        rnd.id, move.seat, action.get("action"), ", ".join(map(str, rules)))
 
 
-def _thought(think: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
-    """The bot's move worked out now, under the table's locks (as before the search bot): a move thought
-    outside them was once refused at the table, not yet explained."""
-    action = think()
-    return lambda: action
+class BotMove:
+    """A bot's move planned at event ``version`` of ``round``: its thinking, and the plain policy's move
+    if that thinking fails (a hand never stalls on a bot)."""
+
+    def __init__(self, rnd: Round, seat: int, legal: list[dict[str, Any]], version: int,
+                 think: Callable[[], dict[str, Any]], since: float):
+        self.round, self.seat, self.legal, self.version, self._think = rnd, seat, legal, version, think
+        self.since = since
+
+    def think(self) -> dict[str, Any]:
+        try:
+            return self._think()
+        except Exception:
+            log.exception("bot seat %s failed to think: it plays the plain policy's move", self.seat)
+            return plain_policy(self.seat, self.legal, random.Random())
 
 
 def _plain(value: Any) -> bool:

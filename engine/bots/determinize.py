@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 
 from engine.bots.infoset import FROM_HAND, SHOWN, InfoSet
 from engine.cards import parse_cards
@@ -48,9 +49,12 @@ def constraints(game: Game, info: InfoSet) -> tuple[list[Counter[str]], Counter[
         elif kind in SHOWN:
             shown[s] |= open_cards
     bottom = Counter(info.bottom or ())
+    # a card from a bottom another seat took was never dealt to it; a bottom this seat took (升级's dealer)
+    # went to no other seat, so another seat's card of the same name (two decks) is its own
+    took = any(ev.get("seat") == info.seat and ev.get("action") == "take_bottom" for ev in info.events)
     for s in range(seats):
         if s != info.seat:
-            known[s] = (spent[s] | shown[s]) - bottom  # a card from the bottom was never dealt to s
+            known[s] = (spent[s] | shown[s]) - (Counter() if took else bottom)
     pool -= bottom
     for s in range(seats):
         if known[s] - pool:
@@ -61,13 +65,14 @@ def constraints(game: Game, info: InfoSet) -> tuple[list[Counter[str]], Counter[
 
 def voids(game: Game, info: InfoSet) -> list[set[str]]:
     """The suits each seat has shown it no longer holds, by not following the led suit in a trick.
-    (Not for a seat that put cards down face down: those may be of any suit.)"""
+    (Not for a seat that played cards face down in a trick: those may be of any suit. A seat that buried
+    face down, 升级's dealer, has its voids: what it holds in play is what it did not bury.)"""
     seats = game.deal_plan(info.settings).seats
     out: list[set[str]] = [set() for _ in range(seats)]
     if not game.info.trick_taking or game.suit_of("SA", info.view) is None:
         return out
     plays = [ev for ev in info.events if ev.get("action") == "play"]
-    hidden = {ev.get("seat") for ev in info.events if HIDDEN in _cards(ev)}
+    hidden = {ev.get("seat") for ev in info.events if HIDDEN in _cards(ev) and ev.get("action") != "bury"}
     for at in range(0, len(plays), seats):
         trick = plays[at:at + seats]
         led = game.suit_of(_cards(trick[0])[0], info.view)
@@ -125,14 +130,18 @@ def sample_deal(game: Game, info: InfoSet, rng: random.Random, known: list[Count
     return hands, bottom + rest
 
 
-def _fill(state: State, ev: Action, later: Counter[str], rng: random.Random) -> Action:
+def _fill(state: State, ev: Action, later: Counter[str], rng: random.Random,
+          first: Callable[[str], bool] | None = None) -> Action:
     """``ev`` with its face-down cards replaced by cards from the player's sampled hand that would be
-    face down too, keeping the cards it plays openly later."""
+    face down too, keeping the cards it plays openly later; ``first``: cards to put down first (of a suit
+    the player shows void in later: it buried them)."""
     seat = ev["seat"]
     hand = Counter(state.public_view(seat).get("hand") or []) - later
     cards = _cards(ev)
     free = list((hand - Counter(c for c in cards if c != HIDDEN)).elements())
     rng.shuffle(free)
+    if first is not None:
+        free.sort(key=lambda c: not first(c))
     out = []
     for c in cards:
         if c != HIDDEN:
@@ -151,7 +160,7 @@ def _masked(state: State, ev: Action, card: str) -> bool:
 
 
 def replay(game: Game, info: InfoSet, hands: list[list[str]], bottom: list[str],
-           rng: random.Random) -> State | None:
+           rng: random.Random, void: list[set[str]] | None = None) -> State | None:
     """The sampled deal played through the public record; ``None`` if the referee refuses any event."""
     try:
         state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), info.settings, **info.deal_args)
@@ -162,7 +171,8 @@ def replay(game: Game, info: InfoSet, hands: list[list[str]], bottom: list[str],
         if ev.get("seat") != info.seat and HIDDEN in _cards(ev):
             later = Counter(c for e in events[i + 1:] if e.get("seat") == ev["seat"] and e.get("action") in FROM_HAND
                             for c in _cards(e) if c != HIDDEN)
-            ev = _fill(state, ev, later, rng)
+            gone = void[ev["seat"]] if void and ev.get("action") == "bury" else None
+            ev = _fill(state, ev, later, rng, (lambda c, g=gone: game.suit_of(c, info.view) in g) if gone else None)
         if any(v.severity == "error" for v in state.judge(dict(ev))):
             return None
     return state
@@ -181,7 +191,7 @@ def determinize(game: Game, info: InfoSet, rng: random.Random, tries: int = 20,
             hands, bottom = sample_deal(game, info, rng, known, pool, void)
         except Unsampleable:
             continue
-        state = replay(game, info, hands, bottom, rng)
+        state = replay(game, info, hands, bottom, rng, void)
         if state is not None:
             return state
     return None

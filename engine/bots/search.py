@@ -45,25 +45,30 @@ MAX_STEPS = 3000
 @dataclass
 class Choice:
     action: Action
-    why: str  # one short line: how the choice was made (a hint for beginners, the logs)
+    why: str  # one short line: how the choice was made (the logs; people read controller.text.hint_words)
     samples: int = 0
+    value: float | None = None  # the seat's mean score over the samples (None: not searched)
+    how: str = "search"  # search | only (the only legal action) | greedy (the search failed)
 
 
 def choose(game: Game, info: InfoSet, rng: random.Random, *, style: str = "careful", budget_ms: float = 200.0,
            samples: int | None = None) -> Choice:
     """The search bot's action for ``info``: ``samples`` fixes the number of samples (tests), else the
     budget bounds the time."""
+    end = time.perf_counter() + budget_ms / 1000.0
     try:
         return _search(game, info, rng, STYLES[style], budget_ms, samples)
     except Exception as exc:  # noqa: BLE001 — any failure falls back to the greedy move
         log.warning("search bot (%s seat %s) fell back to greedy: %r", info.game, info.seat, exc)
-        return Choice(fallback(game, info, rng), f"greedy (search failed: {exc!r})")
+        return Choice(fallback(game, info, rng, None if samples else end), f"greedy (search failed: {exc!r})",
+                      how="greedy")
 
 
-def fallback(game: Game, info: InfoSet, rng: random.Random) -> Action:
-    """The greedy move from the information set alone."""
+def fallback(game: Game, info: InfoSet, rng: random.Random, deadline: float | None = None) -> Action:
+    """The greedy move from the information set alone (``deadline``: a ``time.perf_counter()`` after which
+    it plays the plain policy on what is offered rather than sample again)."""
     try:
-        state = determinize(game, info, rng, tries=3)
+        state = determinize(game, info, rng, tries=3, deadline=deadline)
         if state is not None:
             action = greedy_action(state, info.seat, rng)
             if any(_same(action, a) for a in info.legal):
@@ -96,7 +101,7 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
     start = time.perf_counter()
     deadline = start + 0.8 * budget_ms / 1000.0  # a reserve for the last rollout and the fallback
     if len(info.legal) == 1:
-        return Choice(dict(info.legal[0]), "the only legal action")
+        return Choice(dict(info.legal[0]), "the only legal action", how="only")
     first = determinize(game, info, rng, tries=50, deadline=deadline)
     if first is None:
         raise RuntimeError("no deal consistent with the public record was found")
@@ -105,11 +110,14 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
     scores: list[list[float]] = [[] for _ in cands]
     done, state = 0, first
     timed = n_samples is None
+    spent, runs = 0.0, 0  # the rollouts' time so far: one that would end past the deadline is not begun
     while True:
         for i, action in enumerate(cands):
-            if timed and (done or i) and time.perf_counter() >= deadline:
+            now = time.perf_counter()
+            if timed and (done or i) and now + (spent / runs if runs else 0.0) >= deadline:
                 break  # the greedy move is always tried once; the rest as the budget allows
             value = _rollout(state, info.seat, action, rng)
+            spent, runs = spent + time.perf_counter() - now, runs + 1
             scores[i].append(float("nan") if value is None else value)
         done += 1
         if (n_samples is not None and done >= n_samples) or (timed and time.perf_counter() >= deadline):
@@ -127,7 +135,7 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
         if value > best_value + 1e-9:
             best, best_value = i, value
     why = f"{cands[best].get('action')}: mean {best_value:+.2f} over {done} samples of {len(cands)} choices"
-    return Choice(cands[best], why, done)
+    return Choice(cands[best], why, done, best_value if best_value > float("-inf") else None)
 
 
 def _rollout(state: State, seat: int, action: Action, rng: random.Random) -> float | None:

@@ -57,6 +57,28 @@ $("btn-save").onclick = async () => {
   localStorage.setItem("hongsi-operator-token", token);
   try { const me = await api("/api/whoami", { token }); $("who").textContent = `✓ ${me.role}`; } catch (e) { fail(e); }
 };
+// the empty seats' bot style (careful | bold | greedy), one line each, and its time per move
+let BOTS = null;
+function showBotStyle() {
+  const st = BOTS && BOTS.styles.find((x) => x.name === $("bot-style").value);
+  $("bot-style-text").innerHTML = st ? `${esc(st.text_zh)} <span class="en">${esc(st.text)}</span>` : "";
+}
+async function loadBots() {
+  BOTS = await api("/api/bots");
+  $("bot-style").innerHTML = BOTS.styles.map((x) => `<option value="${esc(x.name)}">${esc(x.name)}</option>`).join("");
+  $("bot-style").value = BOTS.bot;
+  $("bot-ms").value = BOTS.budget_ms;
+  showBotStyle();
+}
+async function saveBots() {
+  try {
+    BOTS = await call("/api/bots", { method: "PUT", body: { bot: $("bot-style").value, budget_ms: Number($("bot-ms").value) } });
+    showBotStyle();
+  } catch (e) { loadBots().catch(fail); }
+}
+$("bot-style").onchange = saveBots;
+$("bot-ms").onchange = saveBots;
+loadBots().catch(fail);
 // each game's presets (house rules: 拱双猪 is gongzhu's shuangzhu), the default first
 let GAMES = [];
 function fillPresets() {

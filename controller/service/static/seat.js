@@ -211,9 +211,38 @@ async function refresh() {
     view = await api(`/api/rounds/${roundId}/seats/${seat}`, { token });
     const pub = await api(`/api/rounds/${roundId}`);
     render(pub);
+    showHint();
   } catch (e) {
     showError(e);
   }
+}
+
+// the beginner's hint (off until this seat turns it on): worked out by the service from this seat's view only
+let hintOn = sessionStorage.getItem("hongsi-hint") === "1";
+$("hint-on").checked = hintOn;
+$("hint-on").onchange = async () => {
+  hintOn = $("hint-on").checked;
+  sessionStorage.setItem("hongsi-hint", hintOn ? "1" : "0");
+  try { await api(`/api/seats/${seat}/hint`, { method: "PUT", token, body: { on: hintOn } }); } catch (e) { showError(e); }
+  showHint();
+};
+let hintKey = null;
+async function showHint() {
+  const el = $("bot-hint");
+  if (!hintOn || roundId === null || !view || !(view.legal || []).length) { el.classList.add("hidden"); hintKey = null; return; }
+  const key = `${roundId}:${JSON.stringify(view.legal)}`;
+  if (key === hintKey) return;
+  hintKey = key;
+  try {
+    let h;
+    try { h = await api(`/api/rounds/${roundId}/seats/${seat}/hint`, { token }); } catch (e) {
+      if (e.status !== 409) throw e;  // the service forgot (a restart): turn it on again
+      await api(`/api/seats/${seat}/hint`, { method: "PUT", token, body: { on: true } });
+      h = await api(`/api/rounds/${roundId}/seats/${seat}/hint`, { token });
+    }
+    el.innerHTML = `💡 ${esc(h.text_zh)} <span class="en">${esc(h.text)}</span>`;
+    el.classList.remove("hidden");
+  } catch (e) { hintKey = null; el.classList.add("hidden"); }
 }
 
 function soon() { if (!timer) timer = setTimeout(refresh, 80); }
