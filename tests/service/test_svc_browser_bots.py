@@ -55,6 +55,9 @@ def test_the_operator_picks_the_bot_style_and_a_seat_its_hint(browser, srv):
     assert page.input_value("#bot-style") == "greedy"
     page.select_option("#bot-style", "bold")
     wait_for(lambda: bots.SETTINGS.bot == "bold")
+    # the line is redrawn once the PUT's answer reaches the page, a moment after the service changed
+    page.wait_for_function("t => document.getElementById('bot-style-text').innerText.includes(t)",
+                           arg=BOT_STYLES["bold"][0])
     line = page.inner_text("#bot-style-text")
     assert BOT_STYLES["bold"][0] in line and BOT_STYLES["bold"][1] in line
     page.fill("#bot-ms", "30")
