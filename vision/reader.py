@@ -59,7 +59,7 @@ class Policy:
 
 # Chosen by measured risk on held-out calibration designs (docs/vision-decisions.md, stop 27;
 # benchmarks/vision_policy.py). ``corner`` had no held-out designs to calibrate on: unanimity stays.
-DECLINE_POLICY = {"window": Policy(5, 0.8), "frame": Policy(5, 0.9), "corner": Policy(5, 0.40)}
+DECLINE_POLICY = {"window": Policy(3, 0.7), "frame": Policy(5, 0.8), "corner": Policy(5, 0.40)}
 # A dealer-window read less sure than this is read again by the whole committee, their evidence pooled.
 CONSULT_BELOW = 0.99
 # Decline below these confidences (a wrong answer is worse than a declined one).
