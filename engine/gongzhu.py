@@ -838,7 +838,8 @@ def play_bot_hand(game: GongzhuGame, rng: random.Random, bot: str, settings: Gon
     events: list[Action] = []
     for seat in range(SEATS):
         for c in state.expose_options(seat):
-            if rng.random() < 0.25:
+            # 强制亮 may expose a card by itself after another's expose: ask again, not from the list
+            if rng.random() < 0.25 and c in state.expose_options(seat):
                 hidden = settings.anmai and rng.random() < 0.5
                 ev: Action = {"seat": seat, "action": "expose", "cards": [NAMES[c]]}
                 if hidden:

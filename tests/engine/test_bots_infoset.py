@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import zlib
 from typing import Any
 
 import pytest
@@ -63,7 +64,9 @@ def twin(game: Game, rules: Any, record: dict[str, Any], cut: int, rng: random.R
         pb = new_bottom if b == -1 else new_hands[b]
         pa[pa.index(x)], pb[pb.index(y)] = y, x
         other = replay(game, rules, new_hands, new_bottom, events, args)
-        if other is not None and other.current_player() == seat:
+        # a swap that changes what everyone sees (天宣 declared by the deal itself) is not a hidden difference
+        if other is not None and other.current_player() == seat and \
+                other.public_view(None) == real.public_view(None):
             return real, other, seat
     return None
 
@@ -72,7 +75,7 @@ def twin(game: Game, rules: Any, record: dict[str, Any], cut: int, rng: random.R
 def test_bot_acts_the_same_on_deals_it_cannot_tell_apart(name: str, preset: str) -> None:
     game = get_game(name)
     rules = game.settings(preset)
-    rng = random.Random(hash((name, preset)) & 0xFFFF)
+    rng = random.Random(zlib.crc32(f"{name}:{preset}".encode()))  # hash() of a str changes per process
     tested = searched = 0
     for hand in range(6):
         record = game.bot_hand(random.Random(100 + hand), bot="greedy", settings=rules)
