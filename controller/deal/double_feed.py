@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from controller import fair_deal
-from controller.deal.operators import Operator
+from controller.deal.decode import WRONG_DECK_AT
+from controller.deal.operators import DealVoided, Operator
 from controller.deal.problems import Problem
-from controller.deal.state import DealState, unseen_read
+from controller.deal.state import DealState, planned_seat, unseen_read
 from controller.journal import Journal
 from controller.plan import BOTTOM, rebalance_after_double_feed
 from vision.labels import LABELS
@@ -125,6 +126,39 @@ class DoubleFeeds:
             state.dealt[j] = to
             state.misplaced.pop(j, None)
             state.flags.append(flag)
+
+    def _find_unseen(self, state: DealState, labels: list[str | None], problems: list[Problem]) -> bool:
+        """The hopper ran out ``k`` cards early and just ``k`` cards are missing: the deck lacks them, or
+        doubles stacked flush took them past the camera (two flush cards block the beam as one: no pulse
+        tells them). Ask the table: each such card lies at a place with a card too many (counting names
+        no card); a person gives each to a seat of the last ``k`` slots, which it then fills, and the
+        deal finishes exact (unseen cards that could swap are checked after, as for any double feed).
+        Nobody finds them, or nobody is there to look: False, and the deal stops naming them."""
+        plan, first = state.plan, state.next_index
+        k = plan.total - first
+        if not 0 < k == len(problems) or any(p.code != "missing" for p in problems) or k >= WRONG_DECK_AT:
+            return False
+        unseen = [str(labels[j]) for j in sorted(state.dealt) if state.is_unseen(j) and labels[j] is not None]
+        cards = sorted({*(p.params["card"] for p in problems), *unseen}, key=LABELS.index)
+        to = [planned_seat(state, j) for j in range(first, plan.total)]
+        held = Counter(state.dealt.values())
+        want = sorted(held.items(), key=lambda kv: (kv[0] == BOTTOM, kv[0]))
+        ask = Problem("find_unseen", {"cards": cards, "count": k, "counts": want, "belongs": to})
+        try:
+            self._pause(state, ask, "double_feed", find={"cards": cards, "want": {_place(s): n for s, n in want},
+                                                         "to": [_place(s) for s in to]})
+        except DealVoided:
+            return False
+        for j, seat in zip(range(first, plan.total), to, strict=True):
+            flag = Problem("found_unseen", {"n": j + 1, "belongs": seat}).en
+            self.journal.append(state.round, "handed_over", {"index": j, "card": cards[0] if len(cards) == 1 else None,
+                                                             "from": None, "to": seat, "by": "operator", "flag": flag})
+            state.dealt[j] = seat
+            state.flags.append(flag)
+            read = unseen_read(j, seat)
+            self.journal.append(state.round, "card_read", read)
+            state.reads[j] = read
+        return True
 
 
 def _place(seat: int) -> str:

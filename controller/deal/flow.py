@@ -240,6 +240,8 @@ class Dealer(WindowReads, DoubleFeeds, Recovery):
         """Deck-consistency decoding, the checks, the first player, the record."""
         plan = state.plan
         labels, problems, row = decoding.decode(state)
+        if self._find_unseen(state, labels, problems):   # stacked doubles: the table found the unseen cards
+            labels, problems, row = decoding.decode(state)
         self.journal.append(state.round, "decoded", row)
         if abs(len(labels) - plan.total) >= decoding.WRONG_DECK_AT:  # one line, not a list of every card short
             return self._stop(state, [decoding.wrong_deck(len(labels), plan)])

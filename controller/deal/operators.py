@@ -35,8 +35,9 @@ class AutoOperator:
 
     A problem that needs someone to look at dealt cards (``problem["place"]``: which cards each place
     must hold, after double feeds carried cards past the camera unseen) cannot be cleared by waiting:
-    without ``place`` it is declined (``void``) rather than guessed. ``place(problem)`` is the simulated
-    person's hands (the virtual rig, which knows where every card is, puts them as asked)."""
+    without ``place`` it is declined (``void``) rather than guessed; so is ``find`` (cards that went by
+    unseen, to look for at the places). ``place(problem)`` is the simulated person's hands (the virtual
+    rig, which knows where every card is, puts them as asked); it returns ``"void"`` when it cannot."""
 
     def __init__(self, delay: float = 0.0, limit: int = 50,
                  place: Callable[[dict[str, Any]], None] | None = None,
@@ -52,19 +53,20 @@ class AutoOperator:
         pass
 
     def attend(self, problem: dict[str, Any]) -> str:
-        """A problem that asks for hands (``place``: check seats; ``hand_over``: move a named card) is
-        told to ``tell`` (the terminal of an unattended ``hongsi deal``). A check is declined without
-        hands; a hand-over is not a guess, so it resumes (the deal says nobody confirmed it)."""
+        """A problem that asks for hands (``place``: check seats; ``hand_over``: move a named card;
+        ``find``: look for cards that went by unseen) is told to ``tell`` (the terminal of an unattended
+        ``hongsi deal``). A check or a find is declined without hands; a hand-over is not a guess, so it
+        resumes (the deal says nobody confirmed it)."""
         self.seen += 1
         time.sleep(self.delay)
         if self.seen > self.limit:
             return "void"
-        needs_hands = problem.get("place") is not None or problem.get("hand_over") is not None
+        needs_hands = any(problem.get(k) is not None for k in ("place", "hand_over", "find"))
         if needs_hands and self.tell is not None:
             self.tell(problem)
         if needs_hands and self.place is not None:
-            self.place(problem)
-        elif problem.get("place") is not None:
+            return "void" if self.place(problem) == "void" else "resume"   # the hands found nothing to do it with
+        if problem.get("place") is not None or problem.get("find") is not None:
             return "void"
         return "resume"
 

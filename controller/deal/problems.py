@@ -68,6 +68,14 @@ TEXT: dict[str, tuple[str, ...]] = {
                   "双张：{card}（第{n}张）随前一张牌被发到{at}，应属{belongs}。请从{at}的牌中取出{card}交给{belongs}，然后继续。",
                   "Double feed: a card went to the wrong seat. The operator hands it to its seat, then resumes.",
                   "双张：有一张牌发错了位置，操作员把它交给应得的一家后继续。"),
+    "find_unseen": ("The hopper ran out {count} card(s) early: {cards} never reached the camera. Two cards stacked "
+                    "flush leave as one, so such a card lies at a place with a card too many (each should hold "
+                    "{counts}). Take it out and give it to {belongs} (one card each), then resume. If no place has "
+                    "a card too many, the deck lacks it: void the hand.",
+                    "牌仓提前{count}张空了：{cards}没有经过摄像头。两张叠齐的牌会一起发出，这样的牌在多了一张牌的地方"
+                    "（应有：{counts}）。请取出交给{belongs}（每处一张），然后继续；如果没有哪处多牌，说明缺牌：请作废本局。",
+                    "Cards went by stacked, unseen. The operator counts the places and moves them, then resumes.",
+                    "有牌叠在一起发出、未被看到。操作员清点各处的牌并移交后继续。"),
     # faults handled without a person
     "mcu_rebooted": ("The controller board restarted while {during}; reconnecting, re-homing and resuming from the "
                      "journal.", "控制板重启，正在重连、归位并按记录继续。"),
@@ -84,6 +92,9 @@ TEXT: dict[str, tuple[str, ...]] = {
                       "双张：操作员已核对{places}的牌与记录相符"),
     "handed_over": ("double feed: card {n} went to {at}; the operator handed it over to {belongs}",
                     "双张：第{n}张牌被发到{at}，操作员已把它交给{belongs}"),
+    "found_unseen": ("double feed: card {n} went by stacked on another, unseen; the operator found it at a place "
+                     "with a card too many and gave it to {belongs}",
+                     "双张：第{n}张牌叠在另一张上发出、未被看到，操作员在多牌的一处找到并交给{belongs}"),
     "hand_over_asked": ("double feed: card {n} went to {at}; the table was asked to hand it over to {belongs} "
                         "(unattended: nobody confirmed it)",
                         "双张：第{n}张牌被发到{at}，已请牌桌把它交给{belongs}（无人值守，未经确认）"),
@@ -155,6 +166,9 @@ def _words(params: dict[str, Any], lang: str) -> dict[str, Any]:
         elif key in CARDS:
             out[key] = _join([card_name(c, lang) for c in value], lang) if isinstance(value, list) else \
                 card_name(value, lang)
+        elif key == "counts":
+            out[key] = _join([f"{where(s, lang)} {n}" if lang == "en" else f"{where(s, lang)}{n}张" for s, n in value],
+                             lang)
         elif key == "hold":
             out[key] = _holdings(value, lang, "must hold")
         elif key == "deck":

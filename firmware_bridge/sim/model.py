@@ -166,6 +166,8 @@ class Board:
         self.ejects = 0  # eject starts with a card in the hopper, this deal
         self.forced_jams = 0
         self.forced_doubles = 0
+        self.forced_stacked = 0  # the next doubles are stacked flush (a test's knob, like forced_doubles)
+        self.stacked = 0  # stacked doubles thrown (they pass the beam as one card)
         self.endstop_connected = True
         self.estop_pressed = False
         self.out: dict[int, int] = {}
@@ -541,14 +543,19 @@ class Board:
                 return
             m = self.mech
             n = 1
-            if len(self.hopper) >= 2 and (self.forced_doubles > 0 or self.rng.random() < self.double_feed_rate):
-                self.forced_doubles = max(0, self.forced_doubles - 1)
+            stacked = len(self.hopper) >= 2 and self.forced_stacked > 0
+            if stacked or len(self.hopper) >= 2 and (self.forced_doubles > 0
+                                                     or self.rng.random() < self.double_feed_rate):
+                self.forced_doubles = max(0, self.forced_doubles - (not stacked))
                 n = 2
             # the fault draws come from ``rng`` in the order they always did (a seed deals the same faults);
             # new physics draws from ``phys``
-            share = self.rng.uniform(*m.double_overlap) if n == 2 else 0.0
-            if n == 2 and m.stacked_share and self.phys.random() < m.stacked_share:
+            share = self.rng.uniform(*m.double_overlap) if n == 2 and not stacked else 0.0
+            if stacked or n == 2 and m.stacked_share and self.phys.random() < m.stacked_share:
+                self.forced_stacked = max(0, self.forced_stacked - 1)
+                self.stacked += 1
                 share = self.phys.uniform(0.0, 0.03)  # flush: the pulse of one card
+                self.log.append((self.clock.now_ms(), "stacked double"))
             self.group, self.group_mm = n, m.card_mm * (1 + share)
             self.card_f = self.build_f / self.rng.uniform(1 - m.speed_jitter, 1 + m.speed_jitter)
             self.spin_f = self.rng.uniform(0.97, 1.05)
@@ -597,6 +604,24 @@ class Board:
             if self.fed and self.motor != 1 and self.take != 1:
                 self.log.append((self.clock.now_ms(), "operator puts a stopped card back"))
                 self._reverse()
+
+    def find_unseen(self, find: dict[str, Any]) -> bool:
+        """A person answers the dealer's ``find`` (cards that went by stacked, unseen): counts each place
+        against ``want``; from each with a card too many takes out one of ``cards`` and gives it to the
+        next seat of ``to``. False when no place has enough too many (the deck lacks them)."""
+        def spot(where: Any) -> int | str:
+            return where if where == "bottom" else int(where)
+
+        with self.lock:
+            held = collections.Counter(where for _, where in self.places)
+            over = [w for w in held for _ in range(held[w] - find["want"].get(str(w), 0))]
+            if len(over) < len(find["to"]):
+                return False
+            for w, to in zip(over, find["to"], strict=False):
+                n = next(n for n, (c, at) in enumerate(self.places) if at == w and c in find["cards"])
+                self.places[n] = (self.places[n][0], spot(to))
+                self.log.append((self.clock.now_ms(), f"operator gives a card found at {w} to {to}"))
+            return True
 
     def pull_card(self) -> None:
         """The operator pulls a card stuck in the path out by hand, forwards."""
