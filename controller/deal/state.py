@@ -148,8 +148,13 @@ def _placed(state: DealState, d: dict[str, Any], image: Any, done: set[int]) -> 
 
 
 def _handed_over(state: DealState, d: dict[str, Any], image: Any, done: set[int]) -> None:
-    """A person moved a double-fed card to the seat it belongs to."""
-    state.dealt[int(d["index"])] = d["to"]
+    """A person moved a double-fed card to the seat it belongs to (``from`` None: a stacked card found at
+    the table, never read: the row alone is its read too, so a crash before its card_read row loses nothing)."""
+    j = int(d["index"])
+    if d.get("from") is None and j not in state.reads:
+        state.reads[j] = unseen_read(j, d["to"])
+        state.unseen_rows[j] = {"card_read"}      # written on resume if the crash came first
+    state.dealt[j] = d["to"]
     state.misplaced.pop(int(d["index"]), None)
     state.flags.append(d["flag"])
 

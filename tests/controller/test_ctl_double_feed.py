@@ -357,6 +357,38 @@ def test_a_crash_while_the_operator_hands_the_last_card_over_resumes_to_the_same
         _seats_agree(rows, result.record, vr.truth())
 
 
+@pytest.mark.parametrize("after", ["pause", "handed_over", "card_read"])
+def test_a_crash_while_a_stacked_card_is_found_resumes_to_the_true_hands(tmp_path, reader, after):
+    """kill -9 after each row of the find (the ask, the card handed over, its unseen read): the table is
+    asked once in all, and the record equals the table."""
+    from firmware_bridge import Rig
+
+    with rig_table(tmp_path, reader, seed=23) as (vr, table):
+        asked: list[dict[str, Any]] = []
+        table.journal.crash_at = lambda row: row.kind == after and (after != "pause" or bool(row.data.get("find"))) \
+            and (after != "card_read" or bool(row.data.get("unseen")))
+        dealer = table.dealer(operator=operator(vr, asked))
+        with pytest.raises(Crash):
+            dealer.run("hongsi", first_seat=0, fair=False, on_event=force_stacked(vr, {30}))
+        dealer.close()
+        round_ = table.journal.last_open_round()
+        table.rig.close()
+        time.sleep(0.3)
+        table.rig = Rig(vr.ends["serial"], angles=table.cfg.servo_angles, bottom_angle=table.cfg.bottom_angle)
+        table.rig.connect()
+        dealer = table.dealer(operator=operator(vr, asked))
+        try:
+            result = dealer.resume(round_)
+        finally:
+            dealer.close()
+        rows = table.journal.rows(round_)
+        assert result.status == "done", result.message
+        assert sum(bool(p.get("find")) for p in asked) == 1   # a crash at the pause came before the ask
+        assert sum(r.kind == "handed_over" for r in rows) == 1
+        assert_equals_truth("hongsi", result.record, vr.truth())
+        _seats_agree(rows, result.record, vr.truth())
+
+
 # the rows of a double feed, in the order the dealer writes them (the rig reports it: DoubleFeed)
 DOUBLE_FEED_ROWS = [
     ("fault", lambda d: d.get("kind") == "DoubleFeed"),
