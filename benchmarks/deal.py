@@ -55,7 +55,20 @@ def rotation_ms(frm: float | None, to: float) -> float:
     return abs(to - frm) * 1000 / fw.SERVO_DEG_PER_S + fw.SERVO_SETTLE_MS
 
 
-def deal_once(ends: dict, journal: Journal, fair: bool, frames: int, speed: float) -> dict:
+class DropsAFrame(Dealer):
+    """The peer: the dealer as it was, dropping a frame per read even from a camera that stamps its frames
+    with the sensor's exposure start (the virtual rig's, a Pi camera's)."""
+
+    @property
+    def _stamped(self) -> bool:
+        return False
+
+    @_stamped.setter
+    def _stamped(self, value: bool) -> None:
+        pass
+
+
+def deal_once(ends: dict, journal: Journal, fair: bool, frames: int, speed: float, peer: bool = False) -> dict:
     from firmware_bridge import Rig
     from vision.reader import CardReader
 
@@ -75,8 +88,20 @@ def deal_once(ends: dict, journal: Journal, fair: bool, frames: int, speed: floa
         return ev
 
     rig.eject = eject
-    dealer = Dealer(rig, cam, reader, journal, config=cfg, operator=AutoOperator(), frames_per_read=frames)
-    cam.grab(1, timeout=5)               # the stream is up
+    grabs = {"frames": 0, "s": 0.0}
+    grab = cam.grab
+
+    def counted(n: int = 1, **kw):
+        t = time.perf_counter()
+        out = grab(n, **kw)
+        grabs["frames"] += n + kw.get("skip", 0)
+        grabs["s"] += time.perf_counter() - t
+        return out
+
+    cam.grab = counted
+    dealer = (DropsAFrame if peer else Dealer)(rig, cam, reader, journal, config=cfg, operator=AutoOperator(),
+                                               frames_per_read=frames)
+    grab(1, timeout=5)                   # the stream is up
     cpu0 = time.process_time()
     result = dealer.run("hongsi", first_seat=0, fair=fair)
     cpu = time.process_time() - cpu0
@@ -94,8 +119,10 @@ def deal_once(ends: dict, journal: Journal, fair: bool, frames: int, speed: floa
         bound_ms += rotation_ms(prev, angle)
         prev = angle
     bound = (bound_ms + sum(ejects)) / 1000 / speed
+    reads = max(1, sum(r.kind == "card_read" for r in rows))
     return {"status": result.status, "cards": len(order), "wall": end - start, "bound": bound,
-            "cpu_per_card_ms": cpu / max(1, len(order)) * 1000}
+            "cpu_per_card_ms": cpu / max(1, len(order)) * 1000, "frames_per_read": grabs["frames"] / reads,
+            "grab_ms": grabs["s"] / reads * 1000 * speed}
 
 
 def journal_latency(tmp: Path, n: int = 500) -> None:
@@ -166,9 +193,14 @@ def main() -> None:
                 figures[name] = f
                 print(f"{name:12s}: {f['cards']} cards in {f['wall']:.2f} s; lower bound {f['bound']:.2f} s "
                       f"→ {f['wall'] / f['bound']:.3f}× the bound; controller CPU {f['cpu_per_card_ms']:.1f} ms/card"
-                      f" ({f['status']}); {f['cards'] / f['wall'] * args.speed:.2f} cards/s at real speed "
+                      f" ({f['status']}); {f['cards'] / (f['wall'] * args.speed):.2f} cards/s at real speed "
                       f"({COMMERCIAL})")
             rr, fd = figures["round robin"], figures["fair deal"]
+            old = deal_once(ends, journal, False, args.frames, args.speed, peer=True)
+            print(f"window reads: {rr['frames_per_read']:.2f} frames taken per read, {rr['grab_ms']:.0f} ms a read "
+                  f"(real speed); peer dropping a frame per read: {old['frames_per_read']:.2f} frames, "
+                  f"{old['grab_ms']:.0f} ms → {rr['grab_ms'] / old['grab_ms']:.2f}× the peer's read time; deal "
+                  f"{rr['wall']:.2f} s vs {old['wall']:.2f} s ({rr['wall'] / old['wall']:.3f}×)")
             print(f"fair deal takes {fd['wall'] / rr['wall']:.2f}× the round-robin deal time; its mechanical bound "
                   f"is {fd['bound'] / rr['bound']:.2f}× round robin's (random seats: some repeats need no turn, "
                   "while round robin swings back 270° from the last seat to the first every round)")

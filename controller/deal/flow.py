@@ -71,6 +71,7 @@ class Dealer(WindowReads, DoubleFeeds, Recovery):
         self._round = 0
         self._at: int | str | None = None     # where the turntable points (None: unknown)
         self._tagged = False
+        self._stamped = False
         self._last_tag: int | None = None
         self._eject_tag: int | None = None
 

@@ -30,6 +30,7 @@ class WindowReads:
     camera_timeout: float
     skip: int                             # frames dropped after a motion (they may show the last card)
     _tagged: bool                         # the camera tags frames by scene change
+    _stamped: bool                        # the camera stamps frames with the sensor's exposure start
     _last_tag: int | None                 # the tag of the frames of the last read
     _eject_tag: int | None                # the tag of the card just ejected
 
@@ -61,7 +62,9 @@ class WindowReads:
 
     def _fresh_frames(self, state: DealState, check: bool) -> list[Any]:
         """Right after an eject, a camera that tags its frames by scene change (the virtual rig's
-        X-Frame-Seq) is asked for frames tagged after the ejected card's; other cameras drop ``skip``
+        X-Frame-Seq) is asked for frames tagged after the ejected card's; a camera that stamps frames
+        with the sensor's exposure start needs nothing dropped (a grab takes only frames exposed after
+        it began, and the card left the window before its eject's DONE); other cameras drop ``skip``
         frames that may have been in flight. A ``check`` (after a fault) drops a few more."""
         newer, self._eject_tag = self._eject_tag, None
         if check:
@@ -69,8 +72,10 @@ class WindowReads:
         elif newer is not None:
             frames = self._frames(state, self.frames_per_read, skip=0, newer_than=newer)
         else:
-            frames = self._frames(state, self.frames_per_read, skip=0 if self._tagged else self.skip)
+            fresh = self._tagged or self._stamped
+            frames = self._frames(state, self.frames_per_read, skip=0 if fresh else self.skip)
         tags = [f.tag for f in frames if f.tag is not None]
+        self._stamped = bool(frames) and all(getattr(f, "exposed", None) is not None for f in frames)
         self._tagged = bool(tags)
         self._last_tag = max(tags) if tags else None
         return frames
