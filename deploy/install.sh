@@ -29,7 +29,8 @@ run mkdir -p "$PREFIX" /etc/hongsi /var/lib/hongsi
 run sh -c "tar -C '$SRC' --exclude=.venv --exclude=.git --exclude=artifacts -cf - . | tar -C '$PREFIX' -xf -"
 # --system-site-packages lets gpiozero find Debian's lgpio and picamera2.
 run python3 -m venv --system-site-packages "$PREFIX/.venv"
-run "$PREFIX/.venv/bin/pip" install --quiet "$PREFIX"
+# numpy<2: picamera2 imports Debian's simplejpeg, built against Debian's numpy 1.x ("dtype size changed").
+run "$PREFIX/.venv/bin/pip" install --quiet "$PREFIX" "numpy<2"
 [ -e /etc/hongsi/config.toml ] || run install -m 0644 "$SRC/deploy/config.toml" /etc/hongsi/config.toml
 run chown -R hongsi:hongsi /var/lib/hongsi
 run chmod 0700 /var/lib/hongsi

@@ -166,7 +166,7 @@ class Dealer(WindowReads, DoubleFeeds, Recovery):
             self._clear_fault()
 
     def _shuffle(self, state: DealState) -> None:
-        passes = int(getattr(self.config, "shuffle_passes", 7))
+        passes = int(getattr(self.config, "shuffle_passes", 1))   # one riffle: no stack return to the bins
         self._emit("shuffling", passes=passes)
         self._move(state, "shuffle", {"passes": passes}, lambda: self.rig.shuffle(passes))
         state.shuffled = True

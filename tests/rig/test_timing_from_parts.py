@@ -59,3 +59,15 @@ def test_the_mechanical_bound_and_commercial_dealers():
     ms = parts.mechanical_card_ms()
     assert abs(ms - Mechanics().mechanical_card_ms()) < 0.1 * ms
     assert 1.5 < 1000 / ms < 4.0  # cards per second: in the range of commercial dealers (2-4 cards/s)
+
+
+def test_the_shipped_config_holds_the_parts_figures_and_one_pass():
+    """/etc/hongsi/config.toml as installed: the pulses the parts give (not the old N20 wheel's 73 ms),
+    and one shuffler pass (no stack-return mechanism: a second pass would run with empty bins)."""
+    import tomllib
+
+    shipped = tomllib.loads((Path(FIRMWARE_DIR).parents[1] / "deploy" / "config.toml").read_text())
+    c = load_config()
+    assert shipped["exit_pulse_ms"] == round(c.SINGLE_PULSE_US / 1000, 1)
+    assert shipped["double_pulse_ms"] == round(c.DOUBLE_PULSE_US / 1000, 1)
+    assert shipped["shuffle_passes"] == 1
