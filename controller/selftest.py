@@ -170,8 +170,9 @@ def check_homing(run: _Run) -> None:
         return
     except Fault as exc:
         if exc.code == "home":
-            remedy = ("the home switch never closed: check the end-stop micro-switch at 0° (Pico GPIO 20, "
-                      "LOW when pressed), its wiring, and that the servo has 6 V power")
+            remedy = ("the turntable never left or never reached the home switch: check that the servo turns "
+                      "(its 6 V power, its signal on Pico GPIO 15) and the end-stop micro-switch at 0° (Pico "
+                      "GPIO 20, LOW when pressed) and its wiring")
         else:
             remedy = _fault_remedy(exc)
         run.add("homing", "fail", str(exc), remedy)

@@ -169,6 +169,7 @@ class Board:
         self.forced_stacked = 0  # the next doubles are stacked flush (a test's knob, like forced_doubles)
         self.stacked = 0  # stacked doubles thrown (they pass the beam as one card)
         self.endstop_connected = True
+        self.servo_dead = False  # a servo that takes its signal and does not move (no power, stripped gears)
         self.estop_pressed = False
         self.out: dict[int, int] = {}
         self.pwms: dict[int, tuple[int, int]] = {}
@@ -358,6 +359,8 @@ class Board:
         if not duty or not freq:
             self.servo_powered = False
             self.angle_from = self.angle_to = now_angle  # a limp servo stays where it is
+            return
+        if self.servo_dead:
             return
         us = duty / 65535 * 1e6 / freq
         m = self.mech

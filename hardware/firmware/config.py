@@ -19,6 +19,7 @@ PIN_LED = 25            # the Pico's own LED (a plain Pico; on a Pico W it is "L
 
 # ---- turntable servo (MG996R, 180°, geared 1.5:1 up: 270° at the turntable; figures below)
 HOME_ANGLE = 0.0
+HOME_AWAY_DEG = 10.0    # homing on the switch leaves it first: a dead servo (it never opens) fails homing
 HOME_TIMEOUT_MS = 1500
 
 # ---- ejector: pick roller, separator gate, leading-edge sensor, take-away rollers, counting beam

@@ -282,8 +282,10 @@ class Firmware:
             return P.BUSY, None
         if name == "home":
             self.homed = False
-            self.servo.move(config.HOME_ANGLE)
+            leave = self.endstop.active()  # parked on the switch: it must open, or the servo never moved
+            self.servo.move(config.HOME_AWAY_DEG if leave else config.HOME_ANGLE)
             self._start(msg, seq, config.HOME_TIMEOUT_MS)
+            self.motion[2] = 1 if leave else 0
         elif name == "rotate":
             deg = values[0] / 10
             if deg > config.SERVO_RANGE_DEG:
@@ -341,7 +343,10 @@ class Firmware:
         name = P.COMMANDS[m[0]][0]
         age = time.ticks_diff(now, m[3])
         if name == "home":
-            if self.endstop.active():
+            if m[2] == 1 and not self.endstop.active():  # off the switch: now back onto it
+                m[2] = 0
+                self.servo.move(config.HOME_ANGLE)
+            elif m[2] == 0 and self.endstop.active():
                 self.homed = True
                 self._done(P.DONE_OK, 0, age)
             elif age > m[4]:

@@ -80,12 +80,21 @@ FAULTS = {
     "camera dropout": (dict(camera_dropout=1.0), None, "camera", "camera_url", ()),
     "homing sensor": (dict(), lambda vr: setattr(vr.board, "endstop_connected", False), "homing",
                       "end-stop micro-switch", ("seat angles", "eject")),
+    "dead servo": (dict(), lambda vr: _dead_at_home(vr), "homing", "servo turns", ("seat angles", "eject")),
     "e-stop pressed": (dict(), lambda vr: vr.press_estop(True), "homing", "release the e-stop",
                        ("seat angles", "eject")),
     "empty hopper": (dict(), lambda vr: vr.load([]), "eject", "load a few test cards", ()),
     "stale firmware": (dict(), lambda vr: _old_firmware(vr), "link", "hongsi firmware flash",
                        ("homing", "seat angles", "eject")),
 }
+
+
+def _dead_at_home(vr: VirtualRig) -> None:
+    """The turntable was left on its home switch and the servo no longer moves: the switch reads
+    "home" already, so only seeing it open as the servo leaves proves the servo turns."""
+    with vr.board.lock:
+        vr.board.angle_from = vr.board.angle_to = 0.0
+        vr.board.servo_dead = True
 
 
 def _old_firmware(vr: VirtualRig) -> None:

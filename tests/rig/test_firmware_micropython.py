@@ -73,6 +73,9 @@ def test_every_motion_and_safety_path_on_micropython():
     r = json.loads(proc.stdout.strip().splitlines()[-1])
     assert r["rotate_unhomed"] == P.NOT_HOMED
     assert r["home_accept"] == P.ACCEPTED and r["home_done"] == P.DONE_OK
+    away = int((500 + 2000 * (10 / 1.5) / 180) * 65535 // 20000)   # HOME_AWAY_DEG at the turntable
+    assert r["home_parked"] == [0, away] and r["home_back"] == int(500 * 65535 // 20000)
+    assert r["home_parked_done"] == P.DONE_OK  # done only once the switch opened and closed again
     assert r["rotate"] == P.ACCEPTED and r["rotate_done"] == [P.DONE_OK, 900]
     # 90° at the turntable is 60° at the MG996R (180° over 500-2500 µs, geared 1.5:1): 1167 µs
     assert r["servo_duty"] == int((500 + 2000 * (90 / 1.5) / 180) * 65535 // 20000)

@@ -73,6 +73,17 @@ out["home_accept"] = cmd("home")[0]
 L[config.PIN_ENDSTOP] = 0  # the turntable reaches the switch
 pump(10)
 out["home_done"] = dones()[-1][3]
+# homing again while parked on the switch: it must open first (a dead servo never opens it)
+n_done = len(dones())
+cmd("home")
+pump(10)
+out["home_parked"] = [len(dones()) - n_done, fakemachine.DUTY[config.PIN_SERVO]]  # not done; servo sent away
+L[config.PIN_ENDSTOP] = 1  # the turntable leaves the switch...
+pump(5)
+out["home_back"] = fakemachine.DUTY[config.PIN_SERVO]
+L[config.PIN_ENDSTOP] = 0  # ...and comes back onto it
+pump(10)
+out["home_parked_done"] = dones()[-1][3]
 L[config.PIN_ENDSTOP] = 1
 out["rotate"] = cmd("rotate", 900)[0]
 pump(20)
