@@ -35,7 +35,23 @@ run "$PREFIX/.venv/bin/pip" install --quiet "$PREFIX" "numpy<2"
 run chown -R hongsi:hongsi /var/lib/hongsi
 run chmod 0700 /var/lib/hongsi
 
-run install -m 0644 "$SRC/deploy/99-hongsi.rules" /etc/udev/rules.d/99-hongsi.rules
+# The rule names this board by its serial, so a second Pico on the Pi never takes the name. No Pico
+# plugged in: the rule keeps "*" (any Pico); run the installer again with it plugged in to pin it.
+SERIAL=""
+for dev in ${HONGSI_TTYS:-/dev/ttyACM*}; do
+  [ -e "$dev" ] || continue
+  props="$(udevadm info -q property -n "$dev" 2>/dev/null || true)"
+  if grep -qx 'ID_VENDOR_ID=2e8a' <<<"$props"; then
+    SERIAL="$(sed -n 's/^ID_SERIAL_SHORT=\([0-9A-Za-z]*\)$/\1/p' <<<"$props")"
+    [ -n "$SERIAL" ] && break
+  fi
+done
+if [ -n "$SERIAL" ]; then
+  run sh -c "sed 's/ATTRS{serial}==\"[*]\"/ATTRS{serial}==\"$SERIAL\"/' '$SRC/deploy/99-hongsi.rules' > /etc/udev/rules.d/99-hongsi.rules"
+else
+  echo "no Pico on USB: the udev rule matches any Pico; plug it in and run the installer again to pin its serial" >&2
+  run install -m 0644 "$SRC/deploy/99-hongsi.rules" /etc/udev/rules.d/99-hongsi.rules
+fi
 run udevadm control --reload-rules
 run udevadm trigger --subsystem-match=tty
 run install -m 0644 "$SRC/deploy/hongsi.service" /etc/systemd/system/hongsi.service
