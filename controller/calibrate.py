@@ -8,9 +8,13 @@ Steps (each asks before it moves anything; Ctrl-D or Ctrl-C stops with nothing s
 2. **test ejects** — one card into each seat; you say whether it landed there (if not, jog again).
 3. **card-exit pulses** — the exit beam's pulse for one card (from the test ejects) and for two cards
    stuck together; the firmware's double-feed threshold must lie between them.
-4. **camera exposure** — with a test card in the hopper window, each exposure the camera offers is tried
+4. **camera focus** — a Pi camera with a focus motor (Camera Module 3): with a test card in the window,
+   the lens is set to each distance from 10 to 15 cm and the sharpest is kept (``camera_url`` gets
+   ``@CM``): the mount holds the window ~12 cm away, but each module's lens lands a little differently.
+   Other cameras are skipped without a question.
+5. **camera exposure** — with a test card in the hopper window, each exposure the camera offers is tried
    until the card reader is confident; the best is kept (a stream or a folder has no exposure control).
-5. **save** — the changed keys are written into the config TOML (comments and other keys kept).
+6. **save** — the changed keys are written into the config TOML (comments and other keys kept).
 
 >>> update_toml('seats = 4\\nservo_angles = [0.0, 90.0]  # degrees\\n', {"servo_angles": [1.5, 91.0]})
 'seats = 4\\nservo_angles = [1.5, 91.0]  # degrees\\n'
@@ -93,6 +97,11 @@ def save_config(path: Path, updates: dict[str, Any]) -> RigConfig:
     return cfg
 
 
+# ---------------------------------------------------------------------------------------- camera focus
+FOCUS_CM = tuple(cm / 2 for cm in range(20, 31))   # 10 to 15 cm every 5 mm: the window is ~12 cm from the lens
+FOCUS_SETTLE_S = 0.1                                 # the focus motor moves in tens of ms
+
+
 # ---------------------------------------------------------------------------------------- camera exposure
 # ---------------------------------------------------------------------------------------- the wizard
 def pulse_threshold(singles: list[float], double: float | None) -> float:
@@ -114,6 +123,7 @@ class Results:
     double_pulse: float | None = None
     threshold: float | None = None  # the double-feed threshold sent to the Pico
     exposure_us: float | None = None
+    focus_cm: float | None = None
 
 
 class Wizard:
@@ -256,10 +266,47 @@ class Wizard:
         except RigError as exc:
             self.say(f"[red]{exc}[/]: the Pico keeps its thresholds")
 
+    def focus(self) -> None:
+        """The sharpest lens distance for the test card in the window (a camera with ``set_focus`` and a
+        focus motor); the wizard's later steps use it."""
+        from controller.camera import CameraError, open_camera
+        from controller.camera_picamera import sharpness, with_focus
+
+        try:
+            cam = open_camera(self.camera)
+        except (CameraError, FileNotFoundError):
+            return                                   # the exposure step says what is wrong with it
+        try:
+            if not getattr(cam, "focus_cm", 0):      # no focus motor, a stream, a folder: nothing to tune
+                return
+            self.say("[bold]4. camera focus / 相机对焦[/]")
+            if not self.yes(f"a test card in the hopper window, camera {self.camera!r} — go? / 放一张测试牌"):
+                return
+            scores: list[tuple[float, float]] = []
+            for cm in FOCUS_CM:
+                cam.set_focus(cm)
+                time.sleep(FOCUS_SETTLE_S)
+                try:
+                    frames = cam.grab(2, timeout=5.0, skip=1)   # the first may have been exposed mid-move
+                except CameraError as exc:
+                    self.say(f"  {cm:g} cm: [red]{exc}[/]")
+                    continue
+                scores.append((statistics.median(sharpness(f.image) for f in frames), cm))
+                self.say(f"  {cm:g} cm: sharpness {scores[-1][0]:.0f}")
+        finally:
+            cam.close()
+        if not scores:
+            self.say("[yellow]no frame at any focus: focus unchanged[/]")
+            return
+        best, cm = max(scores)
+        self.res.focus_cm = cm
+        self.camera = with_focus(self.camera, cm)
+        self.say(f"focus {cm:g} cm (sharpness {best:.0f})")
+
     def exposure(self) -> None:
         from controller.camera import CameraError, open_camera
 
-        self.say("[bold]4. camera exposure / 相机曝光[/]")
+        self.say("[bold]5. camera exposure / 相机曝光[/]")
         if not self.yes(f"a test card in the hopper window, camera {self.camera!r} — go? / 放一张测试牌"):
             return
         try:
@@ -311,6 +358,8 @@ class Wizard:
             out["exit_pulse_ms"] = round(statistics.median(self.res.single_pulses), 1)
         if self.res.double_pulse is not None:
             out["double_pulse_ms"] = round(self.res.double_pulse, 1)
+        if self.res.focus_cm is not None:
+            out["camera_url"] = self.camera
         if self.res.exposure_us is not None:
             out["camera_exposure_us"] = float(self.res.exposure_us)
         return out
@@ -321,8 +370,10 @@ STEPS = (
     "1. seat angles: turn to each seat's angle {angles} and the tray {bottom}°; jog until you press Enter",
     "2. test ejects: one card into each seat (you confirm where it landed)",
     "3. card-exit pulses: one card, then two stuck together; compare with the firmware's threshold",
-    "4. camera exposure: read a test card from {camera!r} at each exposure the source offers",
-    "5. save: servo_angles, bottom_angle, exit_pulse_ms, double_pulse_ms, camera_exposure_us to {path}",
+    "4. camera focus (a Pi camera with a focus motor): the sharpest lens distance from 10 to 15 cm",
+    "5. camera exposure: read a test card from {camera!r} at each exposure the source offers",
+    "6. save: servo_angles, bottom_angle, exit_pulse_ms, double_pulse_ms, camera_url (@focus), camera_exposure_us "
+    "to {path}",
 )
 
 
@@ -363,6 +414,7 @@ def calibrate_command(*, serial: str | None, camera: str | None, config: Path | 
         wizard.seat_angles()
         wizard.test_ejects()
         wizard.pulses()
+        wizard.focus()
         wizard.exposure()
         corners = None
         if cfg.table_camera.source:  # the play area of the table camera (issue 29)

@@ -362,18 +362,23 @@ def set_exposure(camera: Camera, us: float) -> bool:
 
 def _open_source(source: str) -> Camera:
     """The camera for a source string: an http(s) URL, a folder, a device index or path, a video file,
-    an ``rtsp://`` URL (through OpenCV), or ``picamera[:N]`` (the Pi camera; picamera2 imported only then)."""
+    an ``rtsp://`` URL (through OpenCV), or ``picamera[:N][@CM]`` (the Pi camera focused at CM; picamera2
+    imported only then)."""
     if source.startswith(("http://", "https://")):
         return MJPEGCamera(source)
     if source.startswith(("rtsp://", "rtsps://")):
         return VideoCamera(source)
-    if source.split(":")[0] == "picamera":
-        from controller.camera_picamera import PiCamera, parse_source
+    if source.split(":")[0].split("@")[0] == "picamera":
+        from controller.camera_picamera import WINDOW_CM, PiCamera, parse_focus, parse_source
 
         index = parse_source(source)
         if index is None:
-            raise CameraError(f"camera: {source!r}: write picamera or picamera:N")
-        return PiCamera(index)
+            raise CameraError(f"camera: {source!r}: write picamera or picamera:N (@CM: the focus)")
+        try:
+            focus = parse_focus(source)
+        except ValueError as exc:
+            raise CameraError(str(exc)) from None
+        return PiCamera(index, focus_cm=WINDOW_CM if focus is None else focus)
     path = Path(source)
     if path.is_dir():
         return FolderCamera(path)

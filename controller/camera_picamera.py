@@ -2,7 +2,8 @@
 
 picamera2 comes from Raspberry Pi OS (``sudo apt install python3-picamera2``; the venv must be made with
 ``--system-site-packages``) and is imported only when this source is opened, so the rest of hongsi runs
-anywhere. ``camera_url = "picamera"`` selects camera 0; ``"picamera:1"`` the second camera.
+anywhere. ``camera_url = "picamera"`` selects camera 0; ``"picamera:1"`` the second camera; ``@CM`` after
+either fixes the focus at CM centimetres (``picamera@12.4``: what ``hongsi calibrate`` found sharpest).
 
 >>> cam = open_camera("picamera")                     # doctest: +SKIP
 >>> cam.set_exposure(8000)                            # doctest: +SKIP
@@ -24,13 +25,42 @@ AF_MANUAL = 0  # libcamera controls.AfModeEnum.Manual
 
 
 def parse_source(source: str) -> int | None:
-    """The camera index of a ``picamera[:N]`` source string, or None when it is not one."""
+    """The camera index of a ``picamera[:N][@CM]`` source string, or None when it is not one."""
+    source = source.partition("@")[0]
     if source == SCHEME:
         return 0
     head, sep, tail = source.partition(":")
     if head == SCHEME and sep and tail.isdigit():
         return int(tail)
     return None
+
+
+def parse_focus(source: str) -> float | None:
+    """The focus distance (cm) of a ``picamera...@CM`` source; None: the window's (``WINDOW_CM``).
+    ValueError for a distance that is no number or nearer than the lens can focus."""
+    _, sep, cm = source.partition("@")
+    if not sep:
+        return None
+    try:
+        value = float(cm)
+    except ValueError:
+        raise ValueError(f"camera: {source!r}: the focus after @ is centimetres, like picamera@12.4") from None
+    if not MIN_FOCUS_CM <= value <= 100:
+        raise ValueError(f"camera: {source!r}: focus {value:g} cm (Camera Module 3 focuses from {MIN_FOCUS_CM:g} cm)")
+    return value
+
+
+def with_focus(source: str, cm: float) -> str:
+    """``source`` with its focus set to ``cm`` (``picamera:1@12.5``)."""
+    return f"{source.partition('@')[0]}@{cm:g}"
+
+
+def sharpness(image: Any) -> float:
+    """How sharp a frame is: the variance of its Laplacian (edges blur away out of focus)."""
+    import cv2
+
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    return float(cv2.Laplacian(grey, cv2.CV_64F).var())
 
 
 class PiCamera(ThreadedCamera):

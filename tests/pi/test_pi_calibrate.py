@@ -10,6 +10,7 @@ import select
 import subprocess
 import time
 import tomllib
+from pathlib import Path
 
 import pytest
 from pi_helpers import HONGSI, ROOT, SPEED, env, have_model
@@ -297,3 +298,63 @@ def test_the_threshold_keeps_clear_of_the_measured_singles():
     assert pulse_threshold(singles, 118.0) == round((86.0 + 118.0) / 2, 1)  # midway to the double
     assert pulse_threshold(singles, 90.0) >= 87.3 * 1.06  # a double that is barely longer: not midway
     assert pulse_threshold(singles, None) == round(86.0 * 1.12, 1)
+
+
+class _FocusPiCamera(_DimPiCamera):
+    """A Camera Module 3: a focus motor (``AfMode``, ``LensPosition`` in dioptres) over the window
+    renderer, the card sharp when the lens is set 12.5 cm away and blurred in proportion the farther off."""
+
+    camera_controls = {"AfMode": (0, 2, 0), "LensPosition": (0.0, 15.0, 1.0)}
+    SHARP_AT_CM = 12.5
+
+    def __init__(self, index: int = 0):
+        super().__init__(index)
+        self.lens = 0.0
+
+    def set_controls(self, controls: dict) -> None:
+        self.controls.append(dict(controls))
+        self.lens = controls.get("LensPosition", self.lens)
+
+    def capture_array(self, name: str = "main"):
+        import cv2
+
+        from vision.render import render_window_frame
+
+        time.sleep(0.005)
+        img = render_window_frame("H4", self.rng)
+        sigma = 6.0 * abs(self.lens - 100.0 / self.SHARP_AT_CM)
+        return cv2.GaussianBlur(img, (0, 0), sigma) if sigma > 0.05 else img
+
+
+def test_the_focus_step_keeps_the_sharpest_lens_distance_and_the_camera_opens_at_it(monkeypatch):
+    """The mount puts the window 12 cm away, this module's lens is sharpest at 12.5: calibration finds
+    it, saves it in camera_url, and the camera opens focused there. Other cameras skip the step unasked."""
+    import io
+    import sys
+    import types
+
+    from rich.console import Console
+
+    from controller.calibrate import FOCUS_CM, Wizard
+    from controller.camera import CameraError, open_camera
+
+    cams: list[_FocusPiCamera] = []
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(
+        Picamera2=lambda index=0: cams.append(_FocusPiCamera(index)) or cams[-1]))
+    monkeypatch.setattr("builtins.input", lambda *a: "y")
+    out = io.StringIO()
+    wizard = Wizard(load_config(None, env={}), None, "picamera", Console(file=out, width=200))
+    wizard.focus()
+    assert wizard.res.focus_cm == 12.5, out.getvalue()
+    assert wizard.updates()["camera_url"] == "picamera@12.5"
+    tried = [round(100 / c["LensPosition"], 2) for c in cams[0].controls if "LensPosition" in c]
+    assert tried[0] == 12.0 and tried[1:] == list(FOCUS_CM)     # opened at the window, then the sweep
+    with open_camera("picamera@12.5") as cam:
+        assert cam.focus_cm == 12.5 and cams[-1].lens == 100 / 12.5
+    with pytest.raises(CameraError, match="focuses from 10 cm"):
+        open_camera("picamera@6")
+
+    monkeypatch.setattr("builtins.input", lambda *a: pytest.fail("a camera without a focus motor is not asked"))
+    plain = Wizard(load_config(None, env={}), None, str(Path(__file__).parent), Console(file=io.StringIO()))
+    plain.focus()
+    assert plain.res.focus_cm is None and "camera_url" not in plain.updates()
