@@ -84,6 +84,7 @@ def test_every_motion_and_safety_path_on_micropython():
     assert r["clear"] == [P.OK, P.F_JAM]
     assert r["shuffle"] == P.ACCEPTED and r["relay_on"] == 1
     assert r["shuffle_done"] == [P.DONE_OK, 1] and r["relay_after"] == 0
+    assert r["shuffle_blip"] == 0 and r["shuffle_blip_done"] == [P.DONE_OK, 1]  # unloaded must hold to end it
     assert r["relay_at_estop"] == 0 and r["estop_fault"] == P.F_ESTOP  # off once the level held
     assert r["estop_glitch_fault"] == P.F_NONE and r["estop_glitch_relay"] == 1  # a glitch latches nothing
     assert r["estop_events_held"] == 1  # held with another fault latched: one event, not a flood

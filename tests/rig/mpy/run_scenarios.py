@@ -104,6 +104,20 @@ L[config.PIN_CURRENT] = 0  # ...and unloads: the pass is over
 pump(10)
 out["shuffle_done"] = dones()[-1][3:5]
 out["relay_after"] = fakemachine.LEVELS[config.PIN_RELAY]
+config.UNLOADED_MS = 50  # a pass ends only after the motor stayed unloaded this long...
+n_done = len(dones())
+L[config.PIN_CURRENT] = 1
+cmd("shuffle", 1)
+pump(20)
+L[config.PIN_CURRENT] = 0  # ...so a moment between clumps of cards does not end it
+pump(2)
+L[config.PIN_CURRENT] = 1
+pump(20)
+out["shuffle_blip"] = len(dones()) - n_done
+L[config.PIN_CURRENT] = 0
+pump(80)
+out["shuffle_blip_done"] = dones()[-1][3:5]
+config.UNLOADED_MS = 5
 L[config.PIN_CURRENT] = 0  # a shuffle with empty bins: the motor never loads
 cmd("shuffle", 1)
 pump(30)
