@@ -15,7 +15,7 @@ PIN_ENDSTOP = 20        # turntable home switch at angle 0: LOW when pressed
 PIN_ESTOP = 21          # e-stop, normally-closed to GND: HIGH = pressed (or the wire is cut)
 PIN_RELAY = 22          # shuffler relay (opto-isolated module): HIGH = shuffler powered
 PIN_CURRENT = 26        # shuffler current comparator: HIGH while the motor is loaded (cards riffling)
-PIN_LED = 25            # the Pico's own LED (a plain Pico; on a Pico W it is "LED", behind the radio)
+PIN_LED = "LED"         # the board LED by name (MicroPython 1.20+): GP25 on a Pico, the radio's WL_GPIO0 on a Pico W (GP25 is its radio's SPI select there)
 
 # ---- turntable servo (MG996R, 180°, geared 1.5:1 up: 270° at the turntable; figures below)
 HOME_ANGLE = 0.0

@@ -96,6 +96,7 @@ def test_every_motion_and_safety_path_on_micropython():
     assert r["status"][0] == P.OK and r["status"][2] == P.F_HOST_SILENCE
     assert r["repl_asked_before"] is False and r["repl"] == P.OK and r["repl_resets"] >= 1
     assert r["repl_asked"] == [True, False]
+    assert r["led_pins"] == ["LED"] and not r["gp25_used"]  # Pin("LED"): a Pico's GP25, a Pico W's radio GPIO
 
 
 def test_the_precompiled_mpy_firmware_runs_on_micropython(tmp_path):

@@ -180,4 +180,6 @@ out["repl"] = cmd("repl")[0]
 pump(20)
 out["repl_resets"] = fakemachine.RESETS[0]
 out["repl_asked"] = [firmware.repl_requested(), firmware.repl_requested()]  # once, then the firmware again
+out["led_pins"] = sorted(k for k in L if not isinstance(k, int))  # the LED by name, not GP25 (a Pico W's radio)
+out["gp25_used"] = 25 in L
 print(json.dumps(out))
