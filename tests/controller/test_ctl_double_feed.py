@@ -190,6 +190,20 @@ def _seats_agree(rows, record, truth) -> None:
     assert [counts[s] for s in range(4)] == [len(h) for h in record["hands"]] == [13] * 4
 
 
+def deal_watched(vr, table, attended: bool, on_event) -> tuple[Any, list[dict[str, Any]], list[dict[str, Any]]]:
+    """One hand, round robin from seat 1: the result, what the person was asked (attended: the simulated
+    hands do it; unattended: it is only told), and every event."""
+    asked: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    op = operator(vr, asked) if attended else AutoOperator(tell=asked.append)
+    dealer = table.dealer(operator=op)
+    try:
+        result = dealer.run("hongsi", first_seat=0, fair=False, on_event=lambda ev: (events.append(ev), on_event(ev)))
+    finally:
+        dealer.close()
+    return result, asked, events
+
+
 def force_stacked(vr, at: set[int]):
     """An ``on_event`` that makes the eject after each card index in ``at`` throw two cards stacked flush:
     one card's pulse, so neither the firmware nor the dealer can tell from the beam."""
@@ -207,15 +221,7 @@ def test_a_stacked_double_is_found_at_the_table_or_the_deal_stops_naming_the_car
     asked to count its places (no card shown): the place with one too many holds it, and it goes to the
     last card's seat; the record is exact. Unattended, nobody can look: the deal stops naming the card."""
     with rig_table(tmp_path, reader, seed=21) as (vr, table):
-        asked: list[dict[str, Any]] = []
-        events: list[dict[str, Any]] = []
-        op = operator(vr, asked) if attended else AutoOperator(tell=asked.append)
-        dealer = table.dealer(operator=op)
-        stack = force_stacked(vr, {9})
-        try:
-            result = dealer.run("hongsi", first_seat=0, fair=False, on_event=lambda ev: (events.append(ev), stack(ev)))
-        finally:
-            dealer.close()
+        result, asked, events = deal_watched(vr, table, attended, force_stacked(vr, {9}))
         rows = table.journal.rows(result.round)
         assert vr.board.stacked == 1 and not any(r.kind == "double_feed" for r in rows)   # the beam saw one card
         ask = next(p for p in asked if p.get("find"))
@@ -250,16 +256,7 @@ def test_a_double_feed_on_the_last_card_is_handed_over_and_the_deal_finishes_exa
     record holds every card where it must end up. Unattended, the instruction is printed all the same
     (``tell``) and the deal finishes, flagged as unconfirmed; the table then does as it was told."""
     with rig_table(tmp_path, reader, seed=12) as (vr, table):
-        asked: list[dict[str, Any]] = []
-        events: list[dict[str, Any]] = []
-        op = operator(vr, asked) if attended else AutoOperator(tell=asked.append)
-        dealer = table.dealer(operator=op)
-        double_last = force_doubles(vr, {50})
-        try:
-            result = dealer.run("hongsi", first_seat=0, fair=False,
-                                on_event=lambda ev: (events.append(ev), double_last(ev)))
-        finally:
-            dealer.close()
+        result, asked, events = deal_watched(vr, table, attended, force_doubles(vr, {50}))
         rows = table.journal.rows(result.round)
         assert result.status == "done", result.message
         moved = next(r.data for r in rows if r.kind == "handed_over")
@@ -326,29 +323,35 @@ def test_unattended_hongsi_deal_prints_the_hand_over_and_finishes(tmp_path):
     assert moved["card"] in record["hands"][3] and any("nobody confirmed" in f for f in record["deal"]["flags"])
 
 
+def crash_then_resume(vr, table, asked: list[dict[str, Any]], on_event) -> tuple[Any, list[Any]]:
+    """Deal until the journal's ``crash_at`` row kills the process, then resume the round as a new
+    process would (a new link to the rig); the result and the round's rows."""
+    from firmware_bridge import Rig
+
+    dealer = table.dealer(operator=operator(vr, asked))
+    with pytest.raises(Crash):
+        dealer.run("hongsi", first_seat=0, fair=False, on_event=on_event)
+    dealer.close()
+    round_ = table.journal.last_open_round()
+    table.rig.close()                                  # the process is gone: so is its link
+    time.sleep(0.3)
+    table.rig = Rig(vr.ends["serial"], angles=table.cfg.servo_angles, bottom_angle=table.cfg.bottom_angle)
+    table.rig.connect()
+    dealer = table.dealer(operator=operator(vr, asked))
+    try:
+        result = dealer.resume(round_)
+    finally:
+        dealer.close()
+    return result, table.journal.rows(round_)
+
+
 def test_a_crash_while_the_operator_hands_the_last_card_over_resumes_to_the_same_hand_over(tmp_path, reader):
     """kill -9 while the deal waits for the hand-over (its pause journaled, the card not yet moved):
     resume asks for the same hand-over once, and the record equals the table."""
-    from firmware_bridge import Rig
-
     with rig_table(tmp_path, reader, seed=13) as (vr, table):
         asked: list[dict[str, Any]] = []
         table.journal.crash_at = lambda row: row.kind == "pause" and bool(row.data.get("hand_over"))
-        dealer = table.dealer(operator=operator(vr, asked))
-        with pytest.raises(Crash):
-            dealer.run("hongsi", first_seat=0, fair=False, on_event=force_doubles(vr, {50}))
-        dealer.close()
-        round_ = table.journal.last_open_round()
-        table.rig.close()                                  # the process is gone: so is its link
-        time.sleep(0.3)
-        table.rig = Rig(vr.ends["serial"], angles=table.cfg.servo_angles, bottom_angle=table.cfg.bottom_angle)
-        table.rig.connect()
-        dealer = table.dealer(operator=operator(vr, asked))
-        try:
-            result = dealer.resume(round_)
-        finally:
-            dealer.close()
-        rows = table.journal.rows(round_)
+        result, rows = crash_then_resume(vr, table, asked, force_doubles(vr, {50}))
         assert result.status == "done", result.message
         # the crash came before the person was asked; resume asks once (a loaded machine may add a rig pause)
         assert sum(bool(p.get("hand_over")) for p in asked) == 1, [(p["reason"], p["message"]) for p in asked]
@@ -361,27 +364,11 @@ def test_a_crash_while_the_operator_hands_the_last_card_over_resumes_to_the_same
 def test_a_crash_while_a_stacked_card_is_found_resumes_to_the_true_hands(tmp_path, reader, after):
     """kill -9 after each row of the find (the ask, the card handed over, its unseen read): the table is
     asked once in all, and the record equals the table."""
-    from firmware_bridge import Rig
-
     with rig_table(tmp_path, reader, seed=23) as (vr, table):
         asked: list[dict[str, Any]] = []
         table.journal.crash_at = lambda row: row.kind == after and (after != "pause" or bool(row.data.get("find"))) \
             and (after != "card_read" or bool(row.data.get("unseen")))
-        dealer = table.dealer(operator=operator(vr, asked))
-        with pytest.raises(Crash):
-            dealer.run("hongsi", first_seat=0, fair=False, on_event=force_stacked(vr, {30}))
-        dealer.close()
-        round_ = table.journal.last_open_round()
-        table.rig.close()
-        time.sleep(0.3)
-        table.rig = Rig(vr.ends["serial"], angles=table.cfg.servo_angles, bottom_angle=table.cfg.bottom_angle)
-        table.rig.connect()
-        dealer = table.dealer(operator=operator(vr, asked))
-        try:
-            result = dealer.resume(round_)
-        finally:
-            dealer.close()
-        rows = table.journal.rows(round_)
+        result, rows = crash_then_resume(vr, table, asked, force_stacked(vr, {30}))
         assert result.status == "done", result.message
         assert sum(bool(p.get("find")) for p in asked) == 1   # a crash at the pause came before the ask
         assert sum(r.kind == "handed_over" for r in rows) == 1
