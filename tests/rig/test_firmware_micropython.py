@@ -63,7 +63,8 @@ def test_firmware_main_loop_on_micropython(run):
 def test_done_waits_for_the_card_to_leave_the_chute(run):
     from firmware_bridge.sim.fakes import load_config
 
-    assert load_config().CHUTE_MS <= run["done_after_trailing_ms"] <= load_config().CHUTE_MS + 50
+    # the script's own clock: exact, however loaded the machine (the beam stays clear BOUNCE_US first)
+    assert load_config().CHUTE_MS <= run["done_after_trailing_ms"] <= load_config().CHUTE_MS + 6
 
 
 def test_every_motion_and_safety_path_on_micropython():

@@ -1,12 +1,17 @@
 # Runs the firmware's own files under the real MicroPython unix port and prints JSON lines:
 #   micropython run_firmware.py FIRMWARE_DIR VECTORS_JSON
+# The firmware runs on this script's clock (tests/rig/mpy/simtime.py), so a loaded machine cannot stretch a
+# card's pulse into a stuck card: the times below are exact.
 import json
 import sys
-import time
 
+import simtime
 from harness import Port, fakemachine  # first: installs the machine stand-in
 
+sys.modules["time"] = simtime
+time = simtime
 sys.path.insert(0, sys.argv[1])
+
 
 import config  # noqa: E402 - after the machine stand-in is installed
 import protocol as P  # noqa: E402
@@ -35,14 +40,14 @@ fw.step()
 exit_pin = fakemachine.Pin(config.PIN_EXIT)
 L[config.PIN_EXIT] = 0
 fakemachine.IRQS[config.PIN_EXIT](exit_pin)   # a 0.2 ms glitch first: not a card
-time.sleep_us(200)
+time.advance_us(200)
 L[config.PIN_EXIT] = 1
 fakemachine.IRQS[config.PIN_EXIT](exit_pin)
-time.sleep_ms(5)
+time.advance_us(5000)
 fw.step()
 L[config.PIN_EXIT] = 0
 fakemachine.IRQS[config.PIN_EXIT](exit_pin)   # the card's leading edge
-time.sleep_ms(86)
+time.advance_us(86000)
 L[config.PIN_EXIT] = 1
 fakemachine.IRQS[config.PIN_EXIT](exit_pin)   # the trailing edge
 trailing = time.ticks_ms()
@@ -57,7 +62,7 @@ while time.ticks_diff(time.ticks_ms(), trailing) < config.CHUTE_MS + 60:  # host
             if P.EVENTS[item[2]][0] == "done" and done_at is None:
                 done_at = time.ticks_diff(time.ticks_ms(), trailing)
     seen = len(port.sent)
-    time.sleep_ms(2)
+    time.advance_us(2000)
 out["sent"] = bytes(port.sent).hex()
 out["count"] = fw.count
 out["ejects"] = fw.ejects

@@ -34,3 +34,9 @@ def sleep_ms(ms):
 
 sleep_us = sleep_ms
 sleep = sleep_ms
+
+
+def advance_us(us):
+    """Move the clock on (a script that owns it, not the co-simulation, whose host sets it)."""
+    T[1] += us
+    T[0] = T[1] // 1000
