@@ -2,7 +2,8 @@
 the ONNX reader, SQLite) on the virtual rig with every harsh effect of the model on (coast, chute flight,
 servo overshoot and settling, soft-IRQ latency, per-build and per-card motor speed, the beam's bounce,
 IR leakage and glitches, USB re-enumeration and boot on a reset) and every default from the parts
-table, sped up for CI.
+table, sped up for CI. The doubles deal throws stacked doubles too (one card's pulse: found by the
+count at the end and asked of the table).
 
 Each deal ends with the record's hands equal to where the cards really went (the sim's truth), and the
 rig's busy time for the deal's cards within 1.15x the mechanical bound the model computes from the parts.
