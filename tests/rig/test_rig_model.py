@@ -113,3 +113,28 @@ def test_beam_glitches_come_and_go_without_a_card():
         b.advance(clock.now_ms())
         blocked += b.beam_blocked
     assert 50 <= b.glitches <= 160 and blocked < b.glitches and len(b.hopper) == 52
+
+
+def test_a_soft_irq_runs_late_and_reads_the_pin_as_it_is_then():
+    """A soft (scheduled) pin IRQ runs ``soft_irq_us`` after its edge: a level back before then is read
+    back; a hard one runs at the edge."""
+    from firmware_bridge.sim.model import Mechanics
+
+    clock = ManualClock()
+    b = Board(clock, seed=1, mechanics=Mechanics(soft_irq_us=3000.0, beam_glitch_per_s=0.0))
+    pin = b.P.PIN_ESTOP
+    seen: list[tuple[str, float, int]] = []
+    b.set_irq(pin, lambda: seen.append(("soft", clock.now_ms(), b.read(pin))), trigger=8)
+    b.press_estop(True)                    # a rising edge at t=0
+    clock.advance(1)
+    b.advance(clock.now_ms())
+    assert seen == []                      # still waiting to run
+    b.press_estop(False)                   # the contact bounced back before the handler ran
+    for _ in range(4):
+        clock.advance(1)
+        b.advance(clock.now_ms())
+    assert seen == [("soft", 3.0, 0)]      # late, and it reads the level of then
+    b.set_irq(pin, lambda: seen.append(("hard", clock.now_ms(), b.read(pin))), trigger=8, hard=True)
+    b.press_estop(True)
+    b.advance(clock.now_ms())              # the edge reaches the MCU's pin at once
+    assert seen[-1] == ("hard", 5.0, 1)
