@@ -25,6 +25,14 @@ from pydantic_settings import (
 
 from engine.registry import DEFAULT_GAME
 
+
+def _firmware_pulse_ms(name: str) -> float:
+    """A pulse the firmware's config derives from the parts (one place for the rig, the sim and the docs)."""
+    from firmware_bridge.sim.fakes import load_config as firmware_config
+
+    return round(getattr(firmware_config(), name) / 1000, 1)
+
+
 SEARCH_PATHS = (Path("hongsi.toml"), Path("/etc/hongsi/config.toml"))
 
 
@@ -77,15 +85,16 @@ class RigConfig(BaseSettings):
                                       description="turntable angle (degrees) pointing at each seat")
     bottom_angle: float = Field(45.0, ge=0, description="turntable angle of the tray for bottom cards (底牌)")
     servo_range: float = Field(270.0, gt=0, le=360, description="the servo's full travel in degrees")
-    shuffle_passes: int = Field(7, ge=0, le=30, description="shuffler passes before a deal")
+    shuffle_passes: int = Field(1, ge=0, le=30,
+                                description="shuffler passes before a deal (1: no stack return to the bins)")
     game: str = Field(DEFAULT_GAME)
     fair_deal: bool = True
     data_dir: Path = Field(Path("~/.local/share/hongsi"), description="journal, images, tokens")
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     voice: bool = True
-    exit_pulse_ms: float = Field(73.0, gt=0, description="one card's pulse at the exit beam (hongsi calibrate)")
-    double_pulse_ms: float = Field(100.0, gt=0, description="two stuck cards' exit pulse (hongsi calibrate)")
+    exit_pulse_ms: float = Field(default_factory=lambda: _firmware_pulse_ms("SINGLE_PULSE_US"), gt=0, description="one card's pulse at the exit beam (hongsi calibrate)")
+    double_pulse_ms: float = Field(default_factory=lambda: _firmware_pulse_ms("DOUBLE_PULSE_US"), gt=0, description="two stuck cards' exit pulse (hongsi calibrate)")
     camera_exposure_us: float = Field(0.0, ge=0, description="camera exposure time in µs; 0 = automatic")
     deck: str = Field("", description="the table's own deck, enrolled by hongsi deck learn ('': the models alone)")
     club: ClubConfig = Field(default_factory=ClubConfig)

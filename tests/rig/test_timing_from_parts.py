@@ -71,3 +71,15 @@ def test_the_shipped_config_holds_the_parts_figures_and_one_pass():
     assert shipped["exit_pulse_ms"] == round(c.SINGLE_PULSE_US / 1000, 1)
     assert shipped["double_pulse_ms"] == round(c.DOUBLE_PULSE_US / 1000, 1)
     assert shipped["shuffle_passes"] == 1
+
+
+def test_the_config_defaults_are_the_parts_pulses_and_one_pass():
+    """A rig run with no config file uses the firmware's pulses from the parts, and one shuffler pass."""
+    from controller.config import load_config
+    from firmware_bridge.sim.fakes import load_config as firmware_config
+
+    cfg, fw = load_config(path=None, env={}), firmware_config()
+    assert cfg.exit_pulse_ms == round(fw.SINGLE_PULSE_US / 1000, 1)
+    assert cfg.double_pulse_ms == round(fw.DOUBLE_PULSE_US / 1000, 1)
+    assert cfg.exit_pulse_ms * 1.05 < cfg.double_pulse_ms
+    assert cfg.shuffle_passes == 1
