@@ -1,12 +1,13 @@
 """Where tight photos (the card fills the picture or is cut by its edge) are lost (issue 28, stop 36/37).
 
-    .venv/bin/python benchmarks/vision_tight.py [--per-design 54] [--seed 270] [--families anglo,oxygen]
+    .venv/bin/python benchmarks/vision_tight.py [--per-design 54] [--seed 270] [--families anglo,oxygen] [--table]
 
 The same pictures as ``benchmarks/vision_policy.py`` (its seed and rng sequence; the calibration families by
 default). Each tight photo is read as ``--kind frame`` and put in one bucket by the path the reader took:
 an outline found near the card's true corners, an outline found elsewhere, no outline (the picture read
 whole, or as one corner); for each bucket right / wrong / declined, and the same photo read from the card's
 TRUE corners (an oracle localizer), which says whether the localizer or the classifier loses it.
+``--table``: the same for the photos of a card on a table.
 Prints one table (no assertions).
 """
 
@@ -28,7 +29,7 @@ from vision.card_art import ART_DESIGNS  # noqa: E402
 from vision.labels import LABELS  # noqa: E402
 from vision.localize import corner_crops, localize, warp_card  # noqa: E402
 from vision.reader import CardReader, is_colourless  # noqa: E402
-from vision.render import render_table_frame, render_window_frame, tight_scene  # noqa: E402
+from vision.render import render_table_frame, render_window_frame, table_scene, tight_scene  # noqa: E402
 
 
 def quad_error(found: np.ndarray, truth: np.ndarray) -> float:
@@ -59,6 +60,7 @@ def main() -> None:
     ap.add_argument("--per-design", type=int, default=54)
     ap.add_argument("--seed", type=int, default=270)
     ap.add_argument("--families", default="anglo,oxygen")
+    ap.add_argument("--table", action="store_true", help="the table photos rather than the tight ones")
     args = ap.parse_args()
     reader = CardReader(threads=1)
     counts: dict[str, Counter] = defaultdict(Counter)
@@ -67,8 +69,12 @@ def main() -> None:
         for k in range(args.per_design):
             truth = LABELS[k % len(LABELS)]
             render_window_frame(truth, rng, design=d)
-            render_table_frame(truth, rng, design=d)
-            image, quad = tight_scene(truth, rng, design=d, finger=k % 4 == 3)
+            if args.table:
+                image, quad = table_scene(truth, rng, design=d)
+                tight_scene(truth, rng, design=d, finger=k % 4 == 3)
+            else:
+                render_table_frame(truth, rng, design=d)
+                image, quad = tight_scene(truth, rng, design=d, finger=k % 4 == 3)
             found = localize(image)
             if found is None:
                 bucket = "no outline"
@@ -82,7 +88,7 @@ def main() -> None:
                 counts[key][got] += 1
                 counts[key]["oracle " + said] += 1
                 counts[key]["n"] += 1
-    table = Table(title=f"tight photos of {args.families}, {args.per_design} per design (seed {args.seed})")
+    table = Table(title=f"{'table' if args.table else 'tight'} photos of {args.families}, {args.per_design} per design (seed {args.seed})")
     for col in ("path", "photos", "read: right / wrong / declined", "from the true corners: r / w / d"):
         table.add_column(col)
     total: Counter = Counter()
