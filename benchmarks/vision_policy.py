@@ -150,13 +150,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--per-design", type=int, default=54)
     ap.add_argument("--seed", type=int, default=270)
-    ap.add_argument("--installed", choices=("calibration", "report"), default=None,
-                    help="only read these designs with the installed DECLINE_POLICY (no choice)")
+    ap.add_argument(
+        "--installed",
+        choices=("calibration", "report"),
+        default=None,
+        help="only read these designs with the installed DECLINE_POLICY (no choice)",
+    )
     args = ap.parse_args()
     console = Console(width=200)
     calibration, report = family(*CALIBRATION_FAMILIES), family(*REPORT_FAMILIES)
     if args.installed:
-        designs, seed = (calibration, args.seed) if args.installed == "calibration" else (report, args.seed + 100)
+        designs, seed = (
+            (calibration, args.seed) if args.installed == "calibration" else (report, args.seed + 100)
+        )
         with Progress(console=console, transient=True) as progress:
             got = collect(CardReader(threads=1), designs, args.per_design, seed, progress)
         show(console, f"{args.installed} designs, the installed policy", got, {"installed": DECLINE_POLICY})

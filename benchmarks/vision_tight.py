@@ -65,7 +65,9 @@ def main() -> None:
     reader = CardReader(threads=1)
     counts: dict[str, Counter] = defaultdict(Counter)
     for i, d in enumerate(family(*args.families.split(","))):
-        rng = np.random.default_rng(args.seed + i)  # as vision_policy.collect: a window, a table, a tight picture
+        rng = np.random.default_rng(
+            args.seed + i
+        )  # as vision_policy.collect: a window, a table, a tight picture
         for k in range(args.per_design):
             truth = LABELS[k % len(LABELS)]
             render_window_frame(truth, rng, design=d)
@@ -88,15 +90,21 @@ def main() -> None:
                 counts[key][got] += 1
                 counts[key]["oracle " + said] += 1
                 counts[key]["n"] += 1
-    table = Table(title=f"{'table' if args.table else 'tight'} photos of {args.families}, {args.per_design} per design (seed {args.seed})")
+    table = Table(
+        title=f"{'table' if args.table else 'tight'} photos of {args.families}, {args.per_design} per design (seed {args.seed})"
+    )
     for col in ("path", "photos", "read: right / wrong / declined", "from the true corners: r / w / d"):
         table.add_column(col)
     total: Counter = Counter()
     for bucket, c in sorted(counts.items()) + [("all", total)]:
         if ":" not in bucket and bucket != "all":
             total.update(c)
-        table.add_row(bucket, str(c["n"]), f"{c['right']} / {c['wrong']} / {c['declined']}",
-                      f"{c['oracle right']} / {c['oracle wrong']} / {c['oracle declined']}")
+        table.add_row(
+            bucket,
+            str(c["n"]),
+            f"{c['right']} / {c['wrong']} / {c['declined']}",
+            f"{c['oracle right']} / {c['oracle wrong']} / {c['oracle declined']}",
+        )
     Console(width=150).print(table)
 
 

@@ -740,8 +740,14 @@ def render_tight_photo(label: str, rng: np.random.Generator, *, design: str | No
     return tight_scene(label, rng, design=design, size=size, finger=finger)[0]
 
 
-def tight_scene(label: str, rng: np.random.Generator, *, design: str | None = None,
-                size: tuple[int, int] = (240, 320), finger: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def tight_scene(
+    label: str,
+    rng: np.random.Generator,
+    *,
+    design: str | None = None,
+    size: tuple[int, int] = (240, 320),
+    finger: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`render_tight_photo` and the card's true corners in the picture ((4, 2); some may lie outside it)."""
     W, H = size
     face = face_for(label, rng, design)

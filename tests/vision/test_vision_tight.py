@@ -15,7 +15,9 @@ from vision.render import DESIGNS, tight_scene
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(160, 480), st.integers(160, 480), st.booleans(), st.floats(0.9, 1.1), st.floats(0.66, 0.74))
+@given(
+    st.integers(160, 480), st.integers(160, 480), st.booleans(), st.floats(0.9, 1.1), st.floats(0.66, 0.74)
+)
 def test_a_card_filling_the_picture_is_near_one_of_the_placements(w, h, upright, scale, aspect):
     if upright:  # the card's long side vertical, as big as the picture holds, times scale
         ch = scale * min(h, w / aspect)
