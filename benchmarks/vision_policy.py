@@ -26,7 +26,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision.card_art import ART_DESIGNS, cached_designs  # noqa: E402
 from vision.corner_data import NONE_CLASS  # noqa: E402
 from vision.labels import LABELS  # noqa: E402
-from vision.reader import CONSULT_BELOW, MIN_CONFIDENCE, MIN_MARGIN, CardReader, Policy, pooled_features  # noqa: E402
+from vision.reader import (  # noqa: E402
+    CONSULT_BELOW,
+    DECLINE_POLICY,
+    MIN_CONFIDENCE,
+    MIN_MARGIN,
+    CardReader,
+    Policy,
+    pooled_features,
+)
 from vision.render import render_table_frame, render_tight_photo, render_window_frame  # noqa: E402
 
 CALIBRATION_FAMILIES = ("anglo", "oxygen")
@@ -142,9 +150,23 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--per-design", type=int, default=54)
     ap.add_argument("--seed", type=int, default=270)
+    ap.add_argument(
+        "--installed",
+        choices=("calibration", "report"),
+        default=None,
+        help="only read these designs with the installed DECLINE_POLICY (no choice)",
+    )
     args = ap.parse_args()
     console = Console(width=200)
     calibration, report = family(*CALIBRATION_FAMILIES), family(*REPORT_FAMILIES)
+    if args.installed:
+        designs, seed = (
+            (calibration, args.seed) if args.installed == "calibration" else (report, args.seed + 100)
+        )
+        with Progress(console=console, transient=True) as progress:
+            got = collect(CardReader(threads=1), designs, args.per_design, seed, progress)
+        show(console, f"{args.installed} designs, the installed policy", got, {"installed": DECLINE_POLICY})
+        return
     missing = sorted(set(calibration + report) - set(cached_designs()))
     if missing:
         console.print(f"not rasterised: {', '.join(missing)} (run: python -m vision.card_art)")

@@ -114,16 +114,17 @@ def _otsu(plane: np.ndarray) -> np.ndarray:
 _SIDE_T = np.linspace(0.1, 0.9, 16, dtype=np.float64)[None, :, None]  # 16 points along each side
 
 
-def _edge_support(grad: np.ndarray, quad: np.ndarray) -> float:
+def _edge_support(grad: np.ndarray, quad: np.ndarray, cut: bool = False) -> float:
     """How well the quad's sides lie on strong brightness edges: the share of points on an edge along
-    its weakest side (points on the frame's own border count as no edge)."""
+    its weakest side (points on the frame's own border count as no edge; ``cut``: as an edge, for a
+    card cut by the picture's edge)."""
     h, w = grad.shape
     m = 3
     a = quad.astype(np.float64)[:, None, :]
     b = np.roll(quad, -1, axis=0).astype(np.float64)[:, None, :]
     p = (a + (b - a) * _SIDE_T).round().astype(int)  # (4 sides, 16 points, xy)
     inside = (p[..., 0] >= m) & (p[..., 0] < w - m) & (p[..., 1] >= m) & (p[..., 1] < h - m)
-    on = np.zeros(inside.shape, bool)
+    on = ~inside if cut else np.zeros(inside.shape, bool)
     on[inside] = grad[p[..., 1][inside], p[..., 0][inside]] > 0
     return min(1.0, float(on.sum(axis=1).min()) / _SIDE_T.shape[1])
 
@@ -164,8 +165,10 @@ def _refine(cnt: np.ndarray, box: np.ndarray) -> np.ndarray | None:
     return quad
 
 
-def find_quad(frame: np.ndarray) -> np.ndarray | None:
-    """The card's four corners in ``frame`` (clockwise from a short side), or None."""
+def find_quad(frame: np.ndarray, thorough: bool = False) -> np.ndarray | None:
+    """The card's four corners in ``frame`` (clockwise from a short side), or None. ``thorough``: look
+    through every mask even after a clean card-shaped blob (in a photo taken close, the first mask may
+    hold a court card's picture frame, the card's own outline only a later one)."""
     H, W = frame.shape[:2]
     scale = min(1.0, WORK_SIDE / max(H, W))
     if scale < 1.0:
@@ -196,12 +199,12 @@ def find_quad(frame: np.ndarray) -> np.ndarray | None:
             if not (MIN_ASPECT <= aspect <= MAX_ASPECT) or fill < 0.82 or area * fill <= best_score:
                 continue
             quad = cv2.boxPoints(((cx, cy), (rw, rh), ang)).astype(np.float32)
-            support = _edge_support(strong, quad)
+            support = _edge_support(strong, quad, thorough)
             if support < 0.4:
                 continue
             fitted = _refine(cnt, quad)  # a perspective quad usually fits better
             if fitted is not None:
-                s4 = _edge_support(strong, fitted)
+                s4 = _edge_support(strong, fitted, thorough)
                 if s4 >= support:
                     quad, support = fitted, s4
             if support < 0.6:
@@ -209,7 +212,7 @@ def find_quad(frame: np.ndarray) -> np.ndarray | None:
             score = area * fill * support
             if score > best_score:
                 best, best_score = quad, score
-        if best is not None and best_score > 0.85 * area_of(best):
+        if not thorough and best is not None and best_score > 0.85 * area_of(best):
             break  # a clean, well-supported card: no need to look further
     if best is None:
         best = _line_quad(grey, strong)  # the very last resort: a quad from straight pieces of outline
@@ -331,11 +334,41 @@ def nominal_window_cards(frame: np.ndarray) -> list[Localized]:
     return out
 
 
-def localize(frame: np.ndarray) -> Localized | None:
-    """Find the card in ``frame``; None when there is none (too small, not card-shaped, empty hopper)."""
+# Where a card that fills the picture lies (a tight photo, a scan): its long side as a share of the most the
+# picture holds (above 1: cut by the edges), and its aspect (short / long), a poker card's.
+FILL_SCALES = (0.9, 1.0, 1.1)
+FILL_ASPECT = 0.7
+
+
+def filling_cards(frame: np.ndarray) -> list[Localized]:
+    """The card cut where it lies if it fills the picture: centred, its long side along the picture's
+    long side or across it, at each of :data:`FILL_SCALES`. For a photo whose outline is cut by the edges
+    or lost, where reading the whole picture as the card puts the corners off."""
+    H, W = frame.shape[:2]
+    out = []
+    for upright in (True, False):
+        for s in FILL_SCALES:
+            if upright:  # the card's long side vertical
+                h = s * min(H, W / FILL_ASPECT)
+                w = h * FILL_ASPECT
+            else:
+                w = s * min(W, H / FILL_ASPECT)
+                h = w * FILL_ASPECT
+            x0, x1, y0, y1 = (W - w) / 2, (W + w) / 2, (H - h) / 2, (H + h) / 2
+            quad = _order(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32))
+            card, a = warp_card(frame, quad)
+            if frame.ndim == 2:
+                card = cv2.cvtColor(card, cv2.COLOR_GRAY2BGR)
+            out.append(Localized(quad=quad, card=card, corners=corner_crops(card), aspect=a))
+    return out
+
+
+def localize(frame: np.ndarray, thorough: bool = False) -> Localized | None:
+    """Find the card in ``frame``; None when there is none (too small, not card-shaped, empty hopper).
+    ``thorough``: see :func:`find_quad` (photos; the dealer's window frames need not)."""
     if frame is None or frame.size == 0:
         return None
-    quad = find_quad(frame)
+    quad = find_quad(frame, thorough)
     if quad is None:
         return None
     card, aspect = warp_card(frame, quad)

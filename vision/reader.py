@@ -18,7 +18,9 @@ confidence does not show. The dealer camera's ``window`` frames, a view the mode
 are read by the first member alone, inside the rig's time budget; only a frame it is not sure of
 (below :data:`CONSULT_BELOW`, a few in a hundred) is read again by all of them, their evidence pooled
 and judged by the window's policy. A card whose top-left and bottom-right corners show no clear index is
-also read at its top-right and bottom-left corners (where some designs print it).
+also read at its top-right and bottom-left corners (where some designs print it). A photo taken so close
+that the card fills it or is cut by its edge (its outline lost, or found at a court card's picture frame)
+is read where such a card lies, or from the outline a search counting the picture's edge as a side finds.
 
 ``Reading.probs`` is the (54,) distribution over ``LABELS`` (uniform when there is nothing to read), which
 is what :func:`vision.decode.decode_deal` takes. ``Reading.crops`` are the corner crops the decision
@@ -36,7 +38,7 @@ import numpy as np
 from vision.corner_data import MODEL_SIZE, NONE_CLASS, to_input
 from vision.enroll import whole_card
 from vision.labels import LABELS, RANK_CLASSES, SUIT_CLASSES, rank_index, suit_index
-from vision.localize import corner_crops, localize, nominal_window_cards, other_corner_crops
+from vision.localize import corner_crops, filling_cards, localize, nominal_window_cards, other_corner_crops
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 MODEL_PATH = MODEL_DIR / "card_corner.onnx"  # the first member: the one the dealer camera uses
@@ -227,10 +229,20 @@ class CardReader:
             if kind == "frame" and not self._a_corner_is_clear(per_corner):
                 # an outline in a photo none of whose corners shows a clear index may be the wrong
                 # shape (a close-up of the index, a box on the table): the picture read as one corner
-                # may say more
+                # may say more; or it is a court card's picture frame, and the card, cut by the picture's
+                # edge, has an outline only a thorough search finds
+                surest = _best_label(lp, jokers_as_one=True)
+                cut = localize(image, thorough=True)
+                if cut is not None and np.abs(cut.quad - found.quad).max() > 2:
+                    better = self._clearest([cut.card], grey, kind, everyone)
+                    if better is not None and _best_label(better[0], jokers_as_one=True) > surest:
+                        return better
                 lp2, crops2 = self._as_corner(image, grey, kind)
-                if (_best_label(lp2, jokers_as_one=True) > _best_label(lp, jokers_as_one=True) and _no_card(lp2) < 0.5
-                        and not _a_joker(lp2)):
+                if (
+                    _best_label(lp2, jokers_as_one=True) > surest
+                    and _no_card(lp2) < 0.5
+                    and not _a_joker(lp2)
+                ):
                     return lp2, crops2
                 if _a_joker(lp):  # a real joker shows a clear JOKER corner; a card's back pooled may not
                     return np.full_like(lp, -np.log(NONE_CLASS + 1.0)), corners
@@ -246,13 +258,9 @@ class CardReader:
                 return None  # nothing there: an empty hopper
             return best
         # no card outline in a photo: perhaps the card fills the picture (a tight photo or scan)
-        card = whole_card(image)
-        if card is not None:
-            per_corner, whole = self._diagonal(card, corner_crops(card), grey, kind, everyone)
-            if self._a_corner_is_clear(per_corner):
-                lp = _pool_corners(per_corner)
-                if not _a_joker(lp) or _joker_corner_is_clear(per_corner, self.min_confidence["frame"]):
-                    return lp, whole
+        filling = self._filling(image, grey, kind, everyone)
+        if filling is not None:
+            return filling
         # ... or a close-up of the index itself
         lp, crops = self._as_corner(image, grey, kind)
         if _no_card(lp) > 0.5:
@@ -260,6 +268,37 @@ class CardReader:
         if _a_joker(lp):  # see _a_joker: unsure, but something is there
             return np.full_like(lp, -np.log(NONE_CLASS + 1.0)), crops
         return lp, crops
+
+    def _filling(
+        self, image: np.ndarray, grey: bool, kind: str, everyone: bool
+    ) -> tuple[np.ndarray, list[np.ndarray]] | None:
+        """The evidence of a card that fills the picture, of the places it may lie: the outline a thorough
+        search finds (a card cut by the picture's edge), :func:`vision.localize.filling_cards`, the whole
+        picture (see :meth:`_clearest`)."""
+        cut = localize(image, thorough=True)
+        cards = ([cut.card] if cut is not None else []) + [c.card for c in filling_cards(image)]
+        whole = whole_card(image)
+        if whole is not None:
+            cards.append(whole)
+        return self._clearest(cards, grey, kind, everyone)
+
+    def _clearest(
+        self, cards: list[np.ndarray], grey: bool, kind: str, everyone: bool
+    ) -> tuple[np.ndarray, list[np.ndarray]] | None:
+        """Of these warped cards, the evidence of the one whose corners name a card most surely, and its
+        crops; None if none has a clear corner (a joker counts only where a corner shows it clearly)."""
+        best, best_score = None, -np.inf
+        for card in cards:
+            per_corner, crops = self._diagonal(card, corner_crops(card), grey, kind, everyone)
+            if not self._a_corner_is_clear(per_corner):
+                continue
+            lp = _pool_corners(per_corner)
+            if _a_joker(lp) and not _joker_corner_is_clear(per_corner, self.min_confidence["frame"]):
+                continue
+            score = _best_label(lp, jokers_as_one=True)
+            if score > best_score:
+                best, best_score = (lp, crops), score
+        return best
 
     def is_strip(self, image: np.ndarray, min_pieces: int = 4) -> bool:
         """A strip of corner crops side by side (a dealer read's evidence image, as the journal keeps it),

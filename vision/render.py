@@ -737,6 +737,18 @@ def render_tight_photo(label: str, rng: np.random.Generator, *, design: str | No
     """A photo of one card face taken close: the card fills the picture (sometimes cut by its edges),
     upright or turned a quarter or half, on whatever lies around it; ``finger``: a fingertip over part
     of the card (never both indices)."""
+    return tight_scene(label, rng, design=design, size=size, finger=finger)[0]
+
+
+def tight_scene(
+    label: str,
+    rng: np.random.Generator,
+    *,
+    design: str | None = None,
+    size: tuple[int, int] = (240, 320),
+    finger: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`render_tight_photo` and the card's true corners in the picture ((4, 2); some may lie outside it)."""
     W, H = size
     face = face_for(label, rng, design)
     fh, fw = face.bgr.shape[:2]
@@ -751,4 +763,4 @@ def render_tight_photo(label: str, rng: np.random.Generator, *, design: str | No
     img = _composite(bg, face, M, shadow=0.0)
     if finger:
         _finger(img, quad, rng, 0.25 * W)
-    return _photometric(img, rng, strength=0.8)
+    return _photometric(img, rng, strength=0.8), quad
