@@ -509,7 +509,10 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
              response_class=Response)
     def image(digest: Annotated[str, PathParam(pattern=r"^[0-9a-f]{64}$")], creds: Creds) -> Response:
         _check(svc, creds, what="see camera crops")
-        if any(r and not referee.is_open(svc.journal, r) for r in svc.journal.image_rounds(digest)):
+        rounds = referee.image_rounds(svc.journal, digest)
+        if not rounds:  # stored, but named by no row (yet): no round's openness vouches for it
+            raise HTTPException(404, detail="no such image")
+        if any(r and not referee.is_open(svc.journal, r) for r in rounds):
             raise ServiceError(409, "that crop is of a live hand: open the referee view first (the table is told)",
                                "这是进行中一局的牌面图像：请先打开裁判查看（全桌会被告知）")
         path = svc.journal.image_path(digest)

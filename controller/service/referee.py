@@ -26,6 +26,13 @@ def is_open(journal: Any, rid: int) -> bool:
     return any(r.kind in OVER_KINDS or r.kind == REFEREE_KIND for r in journal.rows(rid))
 
 
+def image_rounds(journal: Any, digest: str) -> set[int]:
+    """The rounds whose rows name image ``digest``: a row's own picture, or a crop the table camera
+    stored beside its ``table_play`` row (named in its data)."""
+    named = {r.round for r in journal.rows_of_kind("table_play") if digest in (r.data.get("crops") or ())}
+    return set(journal.image_rounds(digest)) | named
+
+
 def words(reason: str, seat: int | None = None) -> tuple[str, str]:
     """What the table is told (English, Chinese)."""
     if seat is not None:
