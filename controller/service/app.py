@@ -481,12 +481,12 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     @app.get("/api/rounds/{rid}/replay", summary="the dispute view: the record replayed step by step")
     def dispute(rid: RoundId, creds: Creds) -> dict[str, Any]:
         if rid not in svc.rounds:  # a round only the journal holds (a CLI deal, an earlier run)
-            found = journal_replay(svc.journal, rid)
-            if found is None:
+            if not svc.journal.rows(rid):
                 raise ServiceError(404, f"no round {rid}", f"没有第 {rid} 局")
-            if found[0]:
+            if referee.is_live(svc, rid):  # its hand may still be played: the operator sees it only openly
                 _check(svc, creds, what="replay a hand before the hand is over")
-            return found[1]
+                referee.open_view(svc, rid, "replay a hand")
+            return journal_replay(svc.journal, rid)[1]
         rnd = finished_or_operator(rid, creds, "replay a hand")
         with rnd.lock:
             rec = rnd.record()

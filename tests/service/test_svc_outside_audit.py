@@ -65,3 +65,47 @@ def test_a_live_plays_camera_crops_stay_hidden_from_the_operator(service):
         assert client.get(f"/api/images/{crop}", headers=op).content == crop_jpeg
         rows = client.get(f"/api/journal?round={rnd.id}", headers=op).json()["rows"]
         assert [r["data"]["crops"] for r in rows if r["kind"] == KIND] == [[crop]]
+
+
+def _cli_deal(journal, record: dict, crop: bytes) -> int:
+    """A round as ``hongsi deal`` journals it into the service's data directory: the camera's reads with
+    their crops and ``deal_end`` with the record; its hand is then played at the table, unrefereed."""
+    rid = journal.new_round({"game": "hongsi", "first_seat": 0, "fair_deal": False, "source": "cli"})
+    for i, card in enumerate(c for hand in record["hands"] for c in hand):
+        journal.append(
+            rid, "card_read", {"index": i, "label": card, "confidence": 0.99}, image=crop if i == 0 else None
+        )
+        journal.append(rid, "eject_done", {"index": i, "seat": i // 13, "pulse_ms": 20.0})
+    journal.append(rid, "deal_end", {"status": "done", "record": {**record, "events": []}, "first_player": 0})
+    return rid
+
+
+def test_replaying_a_live_hand_only_the_journal_holds_is_done_in_front_of_the_table(service, tmp_path):
+    """A CLI deal (or a hand an earlier run of the service left live) is not in the service's memory; its
+    replay shows every card and whose it is, so the operator gets it only as from a held round: openly."""
+    dealt = _playing(service)
+    with dealt.lock:
+        record = dealt.record()
+    service.void(dealt.id)
+    crop = _jpeg(4)
+    rid = _cli_deal(service.journal, record, crop)
+    assert rid not in service.rounds and service.journal.status(rid) == "dealt"
+    op = _op(service)
+    with TestClient(create_app(service)) as client:
+        assert client.get(f"/api/rounds/{rid}/replay").status_code == 401
+        assert client.get(f"/api/journal?round={rid}", headers=op).json()["rows"][0]["redacted"]
+        view = client.get(f"/api/rounds/{rid}/replay", headers=op).json()
+        told = [e for e in service.hub.since(0) if e.get("type") == "referee_view"]
+        assert [e["round"] for e in told] == [rid] and not card_strings(told)  # the table was told, first
+        assert [r.kind for r in service.journal.rows(rid)].count("referee_view") == 1
+        assert view["hands"] == record["hands"] and view["cards"][0]["label"] == record["hands"][0][0]
+        # the view is open now: the crop and the journal whole, as for a round the service holds
+        assert client.get(f"/api/images/{view['cards'][0]['image']}", headers=op).content == crop
+        assert not client.get(f"/api/journal?round={rid}", headers=op).json()["rows"][0].get("redacted")
+        client.get(f"/api/rounds/{rid}/replay", headers=op)
+        assert len([e for e in service.hub.since(0) if e.get("type") == "referee_view"]) == 1  # told once
+        # and the operator may open it on purpose too, before any replay
+        other = _cli_deal(service.journal, record, _jpeg(5))
+        got = client.post(f"/api/rounds/{other}/referee_view", json={"reason": "a dispute"}, headers=op)
+        assert got.status_code == 200 and got.json() == {"round": other, "open": True, "announced": True}
+        assert client.post("/api/rounds/999/referee_view", headers=op).status_code == 404
