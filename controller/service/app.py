@@ -33,6 +33,7 @@ from controller.service.contribute import ContributionRefused
 from controller.service.dispute import journal_replay, journal_rounds, replay
 from controller.service.hub import public_receipts
 from controller.service.limits import MAX_BODY, BodyLimit
+from controller.service.rounds import public_violation
 from controller.service.table import ServiceError, TableService
 from controller.service.tokens import Identity
 from controller.text import BOT_STYLES
@@ -367,8 +368,12 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     @app.post("/api/rounds/{rid}/events", summary="one action, refereed at once (that seat or the operator)")
     def post_event(rid: RoundId, event: Event, creds: Creds) -> dict[str, Any]:
-        _check(svc, creds, seat=event.seat, what=f"act for seat {event.seat}")
-        return svc.act(rid, event.to_action())
+        ident = _check(svc, creds, seat=event.seat, what=f"act for seat {event.seat}")
+        out = svc.act(rid, event.to_action())
+        if ident.is_operator and referee.is_live(svc, rid) and not referee.is_open(svc.journal, rid):
+            # acting for a seat, the operator hears what the table hears: a reason may tell what the hand holds
+            out["violations"] = [{"event": v.get("event"), **public_violation(v)} for v in out["violations"]]
+        return out
 
     @app.get("/api/bots", summary="the empty seats' bot style and time per move, with each style's description")
     def get_bots() -> dict[str, Any]:

@@ -109,3 +109,48 @@ def test_replaying_a_live_hand_only_the_journal_holds_is_done_in_front_of_the_ta
         got = client.post(f"/api/rounds/{other}/referee_view", json={"reason": "a dispute"}, headers=op)
         assert got.status_code == 200 and got.json() == {"round": other, "open": True, "announced": True}
         assert client.post("/api/rounds/999/referee_view", headers=op).status_code == 404
+
+
+def _follow_suit_spot(svc: TableService, rnd) -> tuple[int, str] | None:
+    """Play legal moves of 拱猪 until the seat to act holds the suit led and another: (seat, a card off suit)."""
+    for _ in range(60):
+        seat = rnd.turn()
+        with rnd.lock:
+            plays = [e for e in rnd.trick if e.get("action") == "play"]
+            hand = [str(c) for c in rnd.hands[seat]]
+            legal = rnd.state.legal_actions(seat)
+        if plays:
+            led = plays[0]["cards"][0][0]
+            off = [c for c in hand if c[0] != led]
+            if off and any(c[0] == led for c in hand):
+                return seat, off[0]
+        svc.act(rnd.id, next((a for a in legal if a["action"] == "play"), legal[0]))
+    return None
+
+
+def test_the_operator_acting_for_a_seat_hears_only_what_the_table_hears(service):
+    """The referee's reason may tell what a hand holds ("Seat 2 holds clubs"): the seat reads it, the table
+    hears only that the referee refused; so does the operator acting for that seat, until a referee view."""
+    rnd = _playing(service, "gongzhu")
+    spot = _follow_suit_spot(service, rnd)
+    assert spot is not None
+    seat, off = spot
+    op, own = _op(service), {"Authorization": f"Bearer {service.tokens.new_seat_token(seat)}"}
+    play = {"seat": seat, "action": "play", "cards": [off]}
+    with TestClient(create_app(service)) as client:
+        mine = client.post(f"/api/rounds/{rnd.id}/events", json=play, headers=own).json()
+        assert not mine["applied"] and mine["violations"][0]["rule"] == "follow_suit"
+        assert "holds" in mine["violations"][0]["message"]  # the seat itself reads why
+        heard = client.post(f"/api/rounds/{rnd.id}/events", json=play, headers=op).json()
+        table = [e for e in service.hub.since(0) if e.get("type") == "refused"][-1]
+        assert not heard["applied"] and len(heard["violations"]) == 1
+        v = heard["violations"][0]
+        assert (v["rule"], v["message"], v["message_zh"]) == (
+            table["rule"],
+            table["message"],
+            table["message_zh"],
+        )
+        assert "holds" not in v["message"] and v["rule"] != "follow_suit"
+        client.post(f"/api/rounds/{rnd.id}/referee_view", json={"reason": "a dispute"}, headers=op)
+        opened = client.post(f"/api/rounds/{rnd.id}/events", json=play, headers=op).json()
+        assert opened["violations"][0]["rule"] == "follow_suit"  # openly, the operator reads it whole
