@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -388,6 +389,8 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
             raise ServiceError(422, str(exc), "机器人风格有误（careful、bold、greedy）") from None
         return _bots_json()
 
+    hint_busy = [threading.Lock() for _ in range(8)]  # by seat (0..7, the Seat path parameter)
+
     @app.put("/api/seats/{seat}/hint", summary="turn this seat's beginner's hint on or off (that seat only)")
     def put_hint(seat: Seat, body: HintSwitch, creds: Creds) -> dict[str, Any]:
         _seat_only(svc, creds, seat, "switch this seat's hint")
@@ -397,7 +400,15 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
              summary="what the bot would do in this seat now, and why, from the seat's own view (that seat only)")
     def get_hint(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
         _seat_only(svc, creds, seat, "read this seat's hint")
-        return svc.hint(rid, seat)
+        # one search a seat at a time: a burst of asks would each search a whole bot budget, holding the
+        # server's worker threads (the e-stop's too) and the bots' CPU; the answer is cached for the rest
+        if not hint_busy[seat].acquire(blocking=False):
+            raise ServiceError(409, f"seat {seat}'s hint is being worked out: ask again in a moment",
+                               "正在计算本座位的提示，请稍后再问")
+        try:
+            return svc.hint(rid, seat)
+        finally:
+            hint_busy[seat].release()
 
     @app.post("/api/rounds/{rid}/seats/{seat}/ready",
               summary="this seat will not declare (more) before the first play (that seat or the operator)")

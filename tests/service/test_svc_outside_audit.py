@@ -5,11 +5,15 @@ through the referee's reasons when acting for a seat."""
 
 from __future__ import annotations
 
+import threading
+
 import cv2
+import httpx
 import numpy as np
 from fastapi.testclient import TestClient
 from svc_helpers import card_strings, wait_for
 
+from controller.service import bots, table
 from controller.service.app import create_app
 from controller.service.table import TableService
 from controller.table_camera.tracker import Change
@@ -154,3 +158,43 @@ def test_the_operator_acting_for_a_seat_hears_only_what_the_table_hears(service)
         client.post(f"/api/rounds/{rnd.id}/referee_view", json={"reason": "a dispute"}, headers=op)
         opened = client.post(f"/api/rounds/{rnd.id}/events", json=play, headers=op).json()
         assert opened["violations"][0]["rule"] == "follow_suit"  # openly, the operator reads it whole
+
+
+def test_a_burst_of_hint_asks_searches_once(live, monkeypatch):
+    """Each hint is a whole bot search (up to 10 s a move): a seat asking many at once must not hold as many
+    of the server's worker threads (the operator's e-stop waits for one) nor as much CPU. One search runs
+    for a seat at a time; asks meanwhile hear 409, and the answer is kept for the rest of the turn."""
+    svc = live.svc
+    monkeypatch.setattr(bots.SETTINGS, "budget_ms", 400.0)
+    searches = []
+    real = table.plan_hint
+
+    def counted(*args, **kw):  # the real search, counted
+        searches.append(args[2])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(table, "plan_hint", counted)
+    rnd = _playing(svc, "gongzhu")
+    for _ in range(5):  # a few plays in, so that the seat to act has choices to search
+        legal = rnd.state.legal_actions(rnd.turn())
+        svc.act(rnd.id, next(a for a in legal if a["action"] == "play"))
+    seat = rnd.turn()
+    auth = {"Authorization": f"Bearer {svc.tokens.new_seat_token(seat)}"}
+    httpx.put(f"{live.url}/api/seats/{seat}/hint", json={"on": True}, headers=auth).raise_for_status()
+    start, answers = threading.Barrier(12), []
+
+    def ask() -> None:
+        with httpx.Client(timeout=60) as client:
+            start.wait()
+            answers.append(client.get(f"{live.url}/api/rounds/{rnd.id}/seats/{seat}/hint", headers=auth))
+
+    askers = [threading.Thread(target=ask) for _ in range(12)]
+    for t in askers:
+        t.start()
+    for t in askers:
+        t.join()
+    assert sorted({r.status_code for r in answers}) in ([200], [200, 409]) and searches == [seat]
+    busy = [r.json() for r in answers if r.status_code == 409]
+    assert all("being worked out" in b["detail"] and b["detail_zh"] for b in busy)
+    later = httpx.get(f"{live.url}/api/rounds/{rnd.id}/seats/{seat}/hint", headers=auth).json()
+    assert all(r.json() == later for r in answers if r.status_code == 200) and searches == [seat]
