@@ -1,23 +1,29 @@
-"""An outside attacker's audit of the bots, the beginner's hint and the table camera routes: each test here
-failed on the code before its fix. The operator sees a live hand only openly (a referee view the table is
-told of): not through the table camera's crops, not by replaying a round only the journal holds, and not
-through the referee's reasons when acting for a seat."""
+"""An outside attacker's audit of the bots, the beginner's hint and the table camera routes. Each test but
+the last failed on the code before its fix: the operator sees a live hand only openly (a referee view the
+table is told of), not through the table camera's crops, not by replaying a round only the journal holds,
+not through the referee's reasons when acting for a seat; a burst of hint asks runs one search. The last
+is a property the code already kept: no live event names a card still hidden, in any game."""
 
 from __future__ import annotations
 
+import random
 import threading
 
 import cv2
 import httpx
 import numpy as np
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from svc_helpers import card_strings, wait_for
 
 from controller.service import bots, table
 from controller.service.app import create_app
-from controller.service.table import TableService
+from controller.service.deal import SoftwareDealSource
+from controller.service.table import ServiceError, TableService
 from controller.table_camera.tracker import Change
 from controller.table_camera.watcher import KIND, TableWatcher
+from engine.registry import game_names
 
 
 def _jpeg(seed: int) -> bytes:
@@ -198,3 +204,79 @@ def test_a_burst_of_hint_asks_searches_once(live, monkeypatch):
     assert all("being worked out" in b["detail"] and b["detail_zh"] for b in busy)
     later = httpx.get(f"{live.url}/api/rounds/{rnd.id}/seats/{seat}/hint", headers=auth).json()
     assert all(r.json() == later for r in answers if r.status_code == 200) and searches == [seat]
+
+
+GAMES = sorted(game_names())
+KINDS = [
+    "play",
+    "pass",
+    "call",
+    "pa",
+    "pa_accept",
+    "pa_refuse",
+    "announce",
+    "tiao",
+    "baomen",
+    "bid",
+    "xuan",
+    "expose",
+    "declare",
+    "bury",
+    "liang",
+    "ready",
+]
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(game=st.sampled_from(GAMES), seed=st.integers(0, 2**32 - 1), steps=st.integers(10, 120))
+def test_the_event_stream_never_names_a_card_still_hidden(tmp_path_factory, game, seed, steps):
+    """Every game, whatever seats and the operator send (legal or not, any seat's cards, any field): no
+    live event (display, voice) names a card that is in a hand and not shown by the public state."""
+    rng = random.Random(seed)
+    svc = TableService(tmp_path_factory.mktemp("ev"), SoftwareDealSource(seed=seed), bot_delay=0, seed=seed)
+    try:
+        rnd = svc.start_round(game=game, first_seat=0, bots=[])
+        wait_for(lambda: rnd.phase in ("playing", "interrupted", "void"))
+        if rnd.phase != "playing":
+            return
+        seen = 0
+        for _ in range(steps):
+            with rnd.lock:
+                seats, turn = rnd.plan.seats, rnd.turn()
+                legal = rnd.state.legal_actions(turn) if turn is not None else []
+                every = [str(c) for h in rnd.hands for c in h] + [str(c) for c in rnd.bottom or []]
+                shown_before = card_strings(rnd.public())
+            if legal and rng.random() < 0.6:
+                action = rng.choice(legal)
+            else:
+                action = {"seat": rng.randrange(seats), "action": rng.choice(KINDS)}
+                field = rng.choice(["cards", "card", "target", "value", None])
+                if field == "cards" and every:
+                    action["cards"] = rng.sample(every, min(len(every), rng.randint(1, 3)))
+                elif field == "card" and every:
+                    action["card"] = rng.choice(every)
+                elif field in ("target", "value"):
+                    action[field] = rng.randrange(seats)
+            try:
+                svc.act(rnd.id, action)
+            except ServiceError as exc:
+                assert exc.status in (409, 422)
+            with rnd.lock:
+                if rnd.phase != "playing":
+                    break
+                public = rnd.public()
+                hidden = {str(c) for h in rnd.hands for c in h} | {str(c) for c in rnd.bottom or []}
+            hidden -= card_strings(public) | shown_before
+            new = [e for e in svc.hub.since(seen)]
+            seen = new[-1]["id"] if new else seen
+            assert not card_strings(new) & hidden, (
+                game,
+                action,
+                [e for e in new if card_strings(e) & hidden],
+            )
+    finally:
+        svc.close()
