@@ -1,8 +1,9 @@
-"""An outside attacker's audit of the bots, the beginner's hint and the table camera routes. Each test but
-the last failed on the code before its fix: the operator sees a live hand only openly (a referee view the
+"""An outside attacker's audit of the bots, the beginner's hint and the table camera routes. The first four
+tests failed on the code before their fixes: the operator sees a live hand only openly (a referee view the
 table is told of), not through the table camera's crops, not by replaying a round only the journal holds,
-not through the referee's reasons when acting for a seat; a burst of hint asks runs one search. The last
-is a property the code already kept: no live event names a card still hidden, in any game."""
+not through the referee's reasons when acting for a seat; and a burst of hint asks runs one search. The
+last two hold on the code as it was, and keep it so: no live event names a card still hidden, in any game;
+a camera reading is confirmed only by its seat (or the operator), and only once."""
 
 from __future__ import annotations
 
@@ -280,3 +281,45 @@ def test_the_event_stream_never_names_a_card_still_hidden(tmp_path_factory, game
             )
     finally:
         svc.close()
+
+
+def test_only_the_asked_seat_or_the_operator_confirms_a_camera_reading_and_only_once(service):
+    """The table camera asks the seat to act about a reading it did not apply. Nobody else reads the ask
+    or confirms it; a seat's own token on its own path cannot confirm another seat's reading; a
+    confirmation replayed applies nothing twice."""
+    rnd = _playing(service, "gongzhu")  # its first seat may play at once (♣2)
+    watcher = TableWatcher(service, camera=None)
+    service.table_camera = watcher
+    seat, start = rnd.turn(), len(rnd.events)
+    with rnd.lock:
+        play = next(a for a in rnd.state.legal_actions(seat) if a["action"] == "play")
+    picture = cv2.imdecode(np.frombuffer(_jpeg(6), np.uint8), cv2.IMREAD_COLOR)
+    watcher._ask(
+        rnd, seat, "illegal", Change("play", picture, picture), list(play["cards"]), _jpeg(6), [], []
+    )
+    other = (seat + 1) % 4
+    tokens = {
+        "none": None,
+        "unknown": "not-a-token",
+        "own": service.tokens.new_seat_token(seat),
+        "other": service.tokens.new_seat_token(other),
+        "operator": service.tokens.operator_token(),
+    }
+    auth = {k: {"Authorization": f"Bearer {t}"} if t else {} for k, t in tokens.items()}
+    base = f"/api/rounds/{rnd.id}/seats"
+    with TestClient(create_app(service)) as client:
+        for who, code in (("none", 401), ("unknown", 403), ("other", 403)):
+            assert client.get(f"{base}/{seat}/table_camera", headers=auth[who]).status_code == code
+            assert client.post(f"{base}/{seat}/table_camera/confirm", headers=auth[who]).status_code == code
+        assert client.get(f"{base}/{other}/table_camera", headers=auth["other"]).json() == {"ask": None}
+        assert client.post(f"{base}/{other}/table_camera/confirm", headers=auth["other"]).status_code == 409
+        ask = client.get(f"{base}/{seat}/table_camera", headers=auth["own"]).json()["ask"]
+        assert ask["code"] == "illegal" and ask["cards"] == play["cards"] and not card_strings(ask["message"])
+        assert len(rnd.events) == start and rnd.turn() == seat  # nothing applied by any refused confirmation
+        done = client.post(f"{base}/{seat}/table_camera/confirm", headers=auth["own"]).json()
+        assert done["applied"] and [e.get("cards") for e in rnd.events[start:]] == [play["cards"]]
+        for who in ("own", "operator"):  # replayed: the ask was answered
+            assert client.post(f"{base}/{seat}/table_camera/confirm", headers=auth[who]).status_code == 409
+        assert len(rnd.events) == start + 1
+        rows = [r.data for r in service.journal.rows(rnd.id) if r.kind == KIND]
+        assert [r["verdict"] for r in rows] == ["asked", "confirmed"] and rows[1]["seat"] == seat
