@@ -169,7 +169,7 @@ class BotChoice(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
     bot: str = Field(max_length=16, description="careful | bold | greedy")
-    budget_ms: float | None = Field(None, gt=0, le=10000, description="the search's time per move, ms")
+    budget_ms: float | None = Field(None, gt=0, le=bots.MAX_BUDGET_MS, description="the search's time per move, ms")
 
 
 class HintSwitch(BaseModel):

@@ -26,6 +26,7 @@ from engine.game import Game, State
 
 log = logging.getLogger(__name__)
 BOTS = ("greedy", *STYLES)
+MAX_BUDGET_MS = 10_000.0  # a bot's (and a hint's) longest think a move; a Pi 4 wants about 1000 ms
 
 
 @dataclass
@@ -44,8 +45,8 @@ def configure(bot: str | None = None, budget_ms: float | None = None) -> BotSett
             raise ValueError(f"unknown bot {bot!r}; use {', '.join(BOTS)}")
         SETTINGS.bot = bot
     if budget_ms is not None:
-        if budget_ms <= 0:
-            raise ValueError("the bots' time per move is positive (ms)")
+        if not 0 < budget_ms <= MAX_BUDGET_MS:  # NaN too: a search runs until its budget is spent
+            raise ValueError(f"the bots' time per move is positive, at most {MAX_BUDGET_MS:.0f} ms")
         SETTINGS.budget_ms = budget_ms
     return SETTINGS
 

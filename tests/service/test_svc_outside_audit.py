@@ -7,12 +7,17 @@ a camera reading is confirmed only by its seat (or the operator), and only once.
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import cv2
 import httpx
 import numpy as np
+import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -323,3 +328,30 @@ def test_only_the_asked_seat_or_the_operator_confirms_a_camera_reading_and_only_
         assert len(rnd.events) == start + 1
         rows = [r.data for r in service.journal.rows(rnd.id) if r.kind == KIND]
         assert [r["verdict"] for r in rows] == ["asked", "confirmed"] and rows[1]["seat"] == seat
+
+
+@pytest.mark.parametrize("ms", ["inf", "nan", "1e9"])
+def test_a_bot_time_that_never_ends_is_refused_in_one_line(tmp_path, monkeypatch, ms):
+    """A search runs until its budget is spent: with an infinite (or NaN, or 11-day) budget the bots and
+    every hint ask would think forever. ``serve --bot-ms`` refuses it as it refuses a negative one."""
+    monkeypatch.setattr(bots.SETTINGS, "budget_ms", 200.0)  # restored after, whatever happens
+    with pytest.raises(ValueError, match="ms"):
+        bots.configure("careful", float(ms))
+    assert bots.SETTINGS.budget_ms != float(ms)
+    env = {
+        **os.environ,
+        "HONGSI_DATA_DIR": str(tmp_path),
+        "HONGSI_VOICE": "false",
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+    }
+    env.pop("HONGSI_CONFIG", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "serve", "--no-rig", "--port", "1", "--bot-ms", ms],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.count("\n") == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and "ms" in proc.stderr
