@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import logging
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -66,7 +67,16 @@ def plan_action(game: Game, state: State, seat: int, legal: list[dict[str, Any]]
     if style == "greedy":
         return lambda: fallback(game, info, rng)
     budget = budget_ms or SETTINGS.budget_ms
-    return lambda: choose(game, info, rng, style=style, budget_ms=budget).action
+    return lambda: _paced(lambda: choose(game, info, rng, style=style, budget_ms=budget).action, budget)
+
+
+def _paced(think: Callable[[], dict[str, Any]], budget_ms: float) -> dict[str, Any]:
+    """``think()``, taking at least ``budget_ms``: a search ends early when its seat has one move only (one
+    card of the suit led), and the table sees how long a bot takes, so a quick move would tell it so."""
+    end = time.monotonic() + budget_ms / 1000.0
+    action = think()
+    time.sleep(max(0.0, end - time.monotonic()))
+    return action
 
 
 def plan_hint(game: Game, state: State, seat: int, rng: random.Random, *, budget_ms: float | None = None,
