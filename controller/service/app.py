@@ -220,6 +220,14 @@ def _seat_only(svc: TableService, creds: HTTPAuthorizationCredentials | None, se
         raise HTTPException(403, detail=f"only seat {seat}'s own token may {what}")
 
 
+def _as_heard(svc: TableService, ident: Identity, rid: int, out: dict[str, Any]) -> dict[str, Any]:
+    """An action's answer as ``ident`` may read it: acting for a seat in a live hand, the operator hears
+    what the table hears (a reason may tell what the hand holds: "Seat 2 holds clubs"), until a referee view."""
+    if ident.is_operator and referee.is_live(svc, rid) and not referee.is_open(svc.journal, rid):
+        out = {**out, "violations": [{"event": v.get("event"), **public_violation(v)} for v in out["violations"]]}
+    return out
+
+
 def _bots_json() -> dict[str, Any]:
     styles = [{"name": k, "text": en, "text_zh": zh} for k, (en, zh) in BOT_STYLES.items()]
     return {"bot": bots.SETTINGS.bot, "budget_ms": bots.SETTINGS.budget_ms, "styles": styles}
@@ -370,11 +378,7 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     @app.post("/api/rounds/{rid}/events", summary="one action, refereed at once (that seat or the operator)")
     def post_event(rid: RoundId, event: Event, creds: Creds) -> dict[str, Any]:
         ident = _check(svc, creds, seat=event.seat, what=f"act for seat {event.seat}")
-        out = svc.act(rid, event.to_action())
-        if ident.is_operator and referee.is_live(svc, rid) and not referee.is_open(svc.journal, rid):
-            # acting for a seat, the operator hears what the table hears: a reason may tell what the hand holds
-            out["violations"] = [{"event": v.get("event"), **public_violation(v)} for v in out["violations"]]
-        return out
+        return _as_heard(svc, ident, rid, svc.act(rid, event.to_action()))
 
     @app.get("/api/bots", summary="the empty seats' bot style and time per move, with each style's description")
     def get_bots() -> dict[str, Any]:
@@ -426,12 +430,12 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     @app.post("/api/rounds/{rid}/seats/{seat}/table_camera/confirm",
               summary="confirm the table camera's reading of this seat's play, refereed as if tapped (that seat or operator)")
     def table_confirm(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
-        _check(svc, creds, seat=seat, what=f"confirm seat {seat}'s play")
+        ident = _check(svc, creds, seat=seat, what=f"confirm seat {seat}'s play")
         watcher = svc.table_camera
         try:
             if watcher is None:
                 raise LookupError("this table has no table camera")
-            return watcher.confirm(rid, seat)
+            return _as_heard(svc, ident, rid, watcher.confirm(rid, seat))
         except LookupError as exc:
             raise ServiceError(409, str(exc), "没有待确认的出牌：请点选所出的牌") from None
 

@@ -170,6 +170,14 @@ def test_the_operator_acting_for_a_seat_hears_only_what_the_table_hears(service)
             table["message_zh"],
         )
         assert "holds" not in v["message"] and v["rule"] != "follow_suit"
+        # the same reading confirmed for the seat from the table camera's ask: the same words as the table's
+        watcher = TableWatcher(service, camera=None)
+        service.table_camera = watcher
+        picture = cv2.imdecode(np.frombuffer(_jpeg(7), np.uint8), cv2.IMREAD_COLOR)
+        watcher._ask(rnd, seat, "illegal", Change("play", picture, picture), [off], _jpeg(7), [], [])
+        confirmed = client.post(f"/api/rounds/{rnd.id}/seats/{seat}/table_camera/confirm", headers=op).json()
+        assert not confirmed["applied"] and confirmed["violations"][0]["rule"] != "follow_suit"
+        assert "holds" not in confirmed["violations"][0]["message"]
         client.post(f"/api/rounds/{rnd.id}/referee_view", json={"reason": "a dispute"}, headers=op)
         opened = client.post(f"/api/rounds/{rnd.id}/events", json=play, headers=op).json()
         assert opened["violations"][0]["rule"] == "follow_suit"  # openly, the operator reads it whole
