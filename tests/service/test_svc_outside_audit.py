@@ -1,9 +1,10 @@
-"""An outside attacker's audit of the bots, the beginner's hint and the table camera routes. The first four
-tests failed on the code before their fixes: the operator sees a live hand only openly (a referee view the
-table is told of), not through the table camera's crops, not by replaying a round only the journal holds,
-not through the referee's reasons when acting for a seat; and a burst of hint asks runs one search. The
-last two hold on the code as it was, and keep it so: no live event names a card still hidden, in any game;
-a camera reading is confirmed only by its seat (or the operator), and only once."""
+"""An outside attacker's audit of what the bots, the beginner's hint and the table camera added. Tests that
+failed on the code before their fix: the operator sees a live hand only openly (a referee view the table is
+told of), not through the table camera's crops, not by replaying a round only the journal holds, not
+through the referee's reasons when acting (or confirming a camera reading) for a seat; a burst of hint asks
+runs one search; a bot time that never ends is refused; a bot's pace does not tell its hand. Tests that held
+already, and keep it so: no live event names a card still hidden, in any game; a camera reading is
+confirmed only by its seat (or the operator), and only once."""
 
 from __future__ import annotations
 
