@@ -220,10 +220,16 @@ def _seat_only(svc: TableService, creds: HTTPAuthorizationCredentials | None, se
         raise HTTPException(403, detail=f"only seat {seat}'s own token may {what}")
 
 
+def _operator_in_the_dark(svc: TableService, ident: Identity, rid: int) -> bool:
+    """Whether ``ident`` is the operator and round ``rid``'s hand is live, its referee view not open: then
+    the operator, acting for a seat, hears of it only what the table hears."""
+    return ident.is_operator and referee.is_live(svc, rid) and not referee.is_open(svc.journal, rid)
+
+
 def _as_heard(svc: TableService, ident: Identity, rid: int, out: dict[str, Any]) -> dict[str, Any]:
-    """An action's answer as ``ident`` may read it: acting for a seat in a live hand, the operator hears
-    what the table hears (a reason may tell what the hand holds: "Seat 2 holds clubs"), until a referee view."""
-    if ident.is_operator and referee.is_live(svc, rid) and not referee.is_open(svc.journal, rid):
+    """An action's answer as ``ident`` may read it: the operator in the dark gets the refusal's public words
+    (a reason may tell what the hand holds: "Seat 2 holds clubs")."""
+    if _operator_in_the_dark(svc, ident, rid):
         out = {**out, "violations": [{"event": v.get("event"), **public_violation(v)} for v in out["violations"]]}
     return out
 
@@ -423,9 +429,12 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     @app.get("/api/rounds/{rid}/seats/{seat}/table_camera",
              summary="what the table camera asks this seat about its play: the reading to confirm (that seat or operator)")
     def table_ask(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
-        _check(svc, creds, seat=seat, what=f"read what seat {seat} is asked")
+        ident = _check(svc, creds, seat=seat, what=f"read what seat {seat} is asked")
         watcher = svc.table_camera
-        return {"ask": watcher.pending(rid, seat) if watcher is not None else None}
+        ask = watcher.pending(rid, seat) if watcher is not None else None
+        if ask is not None and _operator_in_the_dark(svc, ident, rid):
+            ask = {**ask, "cards": None}  # a reading is one of the seat's plays: misread, it names its hidden cards
+        return {"ask": ask}
 
     @app.post("/api/rounds/{rid}/seats/{seat}/table_camera/confirm",
               summary="confirm the table camera's reading of this seat's play, refereed as if tapped (that seat or operator)")

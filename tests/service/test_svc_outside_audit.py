@@ -332,6 +332,10 @@ def test_only_the_asked_seat_or_the_operator_confirms_a_camera_reading_and_only_
         assert client.post(f"{base}/{other}/table_camera/confirm", headers=auth["other"]).status_code == 409
         ask = client.get(f"{base}/{seat}/table_camera", headers=auth["own"]).json()["ask"]
         assert ask["code"] == "illegal" and ask["cards"] == play["cards"] and not card_strings(ask["message"])
+        # a reading is one of the seat's own plays: misread, it names cards still in the hand; the operator
+        # hears the ask as the table does (no card) until the referee view, and may still confirm it
+        told = client.get(f"{base}/{seat}/table_camera", headers=auth["operator"]).json()["ask"]
+        assert told == {**ask, "cards": None}
         assert len(rnd.events) == start and rnd.turn() == seat  # nothing applied by any refused confirmation
         done = client.post(f"{base}/{seat}/table_camera/confirm", headers=auth["own"]).json()
         assert done["applied"] and [e.get("cards") for e in rnd.events[start:]] == [play["cards"]]
