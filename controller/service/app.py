@@ -400,6 +400,7 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         return _bots_json()
 
     hint_busy = [threading.Lock() for _ in range(8)]  # by seat (0..7, the Seat path parameter)
+    confirming = threading.Lock()  # one table camera confirmation at a time
 
     @app.put("/api/seats/{seat}/hint", summary="turn this seat's beginner's hint on or off (that seat only)")
     def put_hint(seat: Seat, body: HintSwitch, creds: Creds) -> dict[str, Any]:
@@ -444,7 +445,8 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         try:
             if watcher is None:
                 raise LookupError("this table has no table camera")
-            return _as_heard(svc, ident, rid, watcher.confirm(rid, seat))
+            with confirming:  # a confirmation sent twice: the second finds the ask answered, never refereed
+                return _as_heard(svc, ident, rid, watcher.confirm(rid, seat))
         except LookupError as exc:
             raise ServiceError(409, str(exc), "没有待确认的出牌：请点选所出的牌") from None
 

@@ -2,7 +2,8 @@
 failed on the code before their fix: the operator sees a live hand only openly (a referee view the table is
 told of), not through the table camera's crops, not by replaying a round only the journal holds, not
 through the referee's reasons when acting (or confirming a camera reading) for a seat; a burst of hint asks
-runs one search; a bot time that never ends is refused; a bot's pace does not tell its hand. Tests that held
+runs one search; a bot time that never ends is refused; a bot's pace does not tell its hand; a camera
+reading confirmed twice at once is refereed once. Tests that held
 already, and keep it so: no live event names a card still hidden, in any game; a camera reading is
 confirmed only by its seat (or the operator), and only once."""
 
@@ -406,3 +407,42 @@ def test_a_bot_with_one_move_takes_its_whole_think_all_the_same():
         action = think()
         assert time.monotonic() - began >= budget / 1000
         assert action in state.offered_actions(who)
+
+
+def test_a_confirmation_sent_twice_at_once_is_applied_once_and_refused_as_nothing(live):
+    """A double tap (or a retry) of the seat page's Confirm: the copies were refereed too, after the play,
+    and each became a refused action of that seat, told to the table by voice and journalled as its
+    violation. A confirmation the play already answered hears 409 and is never refereed."""
+    svc = live.svc
+    rnd = _playing(svc, "gongzhu")
+    watcher = TableWatcher(svc, camera=None)
+    svc.table_camera = watcher
+    picture = cv2.imdecode(np.frombuffer(_jpeg(8), np.uint8), cv2.IMREAD_COLOR)
+    for _ in range(4):
+        seat = rnd.turn()
+        with rnd.lock:
+            play = next(a for a in rnd.state.legal_actions(seat) if a["action"] == "play")
+        auth = {"Authorization": f"Bearer {svc.tokens.new_seat_token(seat)}"}
+        watcher._ask(
+            rnd, seat, "illegal", Change("play", picture, picture), list(play["cards"]), _jpeg(8), [], []
+        )
+        start, answers = threading.Barrier(4), []
+
+        def confirm(seat=seat, auth=auth, start=start, answers=answers) -> None:
+            with httpx.Client(timeout=30) as client:
+                start.wait()
+                answers.append(
+                    client.post(
+                        f"{live.url}/api/rounds/{rnd.id}/seats/{seat}/table_camera/confirm", headers=auth
+                    )
+                )
+
+        taps = [threading.Thread(target=confirm) for _ in range(4)]
+        for t in taps:
+            t.start()
+        for t in taps:
+            t.join()
+        assert sorted(r.status_code for r in answers) == [200, 409, 409, 409]
+        assert [r.json()["applied"] for r in answers if r.status_code == 200] == [True]
+    assert not [e for e in svc.hub.since(0) if e.get("type") == "refused"]
+    assert all(ok for ok in rnd.applied)
