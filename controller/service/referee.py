@@ -10,6 +10,8 @@ operator sees that round whole; the view stays open for the rest of the hand.
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from typing import Any
 
 from controller.redact import OVER_KINDS, REFEREE_KIND
@@ -29,8 +31,11 @@ def is_open(journal: Any, rid: int) -> bool:
 
 def image_rounds(journal: Any, digest: str) -> set[int]:
     """The rounds whose rows name image ``digest``: a row's own picture, or a crop the table camera
-    stored beside its ``table_play`` row (named in its data)."""
-    named = {r.round for r in journal.rows_of_kind("table_play") if digest in (r.data.get("crops") or ())}
+    stored beside its ``table_play`` row (named in its data). The crops are searched in SQL, on a
+    read-only connection: reading every ``table_play`` row took about 1 s a request at 20,000 rows."""
+    with closing(sqlite3.connect(f"file:{journal.path}?mode=ro", uri=True)) as db:
+        named = {r for (r,) in db.execute("SELECT DISTINCT round FROM journal WHERE kind = 'table_play' "
+                                          "AND instr(data, ?) > 0", (digest,))}
     return set(journal.image_rounds(digest)) | named
 
 
