@@ -3,7 +3,7 @@ failed on the code before their fix: the operator sees a live hand only openly (
 told of), not through the table camera's crops, not by replaying a round only the journal holds, not
 through the referee's reasons when acting (or confirming a camera reading) for a seat; a burst of hint asks
 runs one search; a bot time that never ends is refused; a bot's pace does not tell its hand; a camera
-reading confirmed twice at once is refereed once. Tests that held already, and keep it so: no live event
+reading confirmed twice at once is refereed once, and a double tap of Play sends one play. Tests that held already, and keep it so: no live event
 names a card still hidden, in any game; a camera reading is confirmed only by its seat (or the operator)."""
 
 from __future__ import annotations
@@ -445,3 +445,33 @@ def test_a_confirmation_sent_twice_at_once_is_applied_once_and_refused_as_nothin
         assert [r.json()["applied"] for r in answers if r.status_code == 200] == [True]
     assert not [e for e in svc.hub.since(0) if e.get("type") == "refused"]
     assert all(ok for ok in rnd.applied)
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not os.path.exists("/usr/bin/chromium"), reason="Debian chromium is not installed")
+def test_a_double_tap_on_the_seat_page_sends_one_action(live):
+    """A double tap of Play sent the play twice: the copy was refereed after it and became a refused
+    action of the seat, told to the table by voice. The page sends one action at a time."""
+    from playwright.sync_api import sync_playwright
+
+    svc = live.svc
+    rnd = svc.start_round(game="gongzhu", first_seat=0, bots=[])
+    wait_for(lambda: rnd.phase == "playing")
+    seat = rnd.turn()  # the ♣2's holder leads it
+    token = svc.tokens.new_seat_token(seat)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page(viewport={"width": 420, "height": 860})
+            page.goto(f"{live.url}/seat#t={token}")
+            page.wait_for_function("document.querySelectorAll('#hand .card').length === 13", timeout=10000)
+            page.click('#hand .card[data-card="C2"]')
+            page.dblclick("#btn-play")
+            page.wait_for_selector("#msg.ok", timeout=5000)
+            page.wait_for_timeout(300)  # a second POST, if one went, has landed by now
+        finally:
+            browser.close()
+    assert [e.get("cards") for e in rnd.events] == [["C2"]] and rnd.applied == [True]
+    assert not [e for e in svc.hub.since(0) if e.get("type") == "refused"]
