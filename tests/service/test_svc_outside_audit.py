@@ -3,8 +3,9 @@ failed on the code before their fix: the operator sees a live hand only openly (
 told of), not through the table camera's crops, not by replaying a round only the journal holds, not
 through the referee's reasons when acting (or confirming a camera reading) for a seat; a burst of hint asks
 runs one search; a bot time that never ends is refused; a bot's pace does not tell its hand; a camera
-reading confirmed twice at once is refereed once, and a double tap of Play sends one play. Tests that held already, and keep it so: no live event
-names a card still hidden, in any game; a camera reading is confirmed only by its seat (or the operator)."""
+reading confirmed twice at once is refereed once, and a double tap of Play sends one play. Tests that held
+already, and keep it so: no live event names a card still hidden, in any game; a camera reading is
+confirmed only by its seat (or the operator)."""
 
 from __future__ import annotations
 
