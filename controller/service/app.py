@@ -10,10 +10,12 @@ the wrong one: 403; bad input: 422 with a clear message (``detail``, and ``detai
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -47,6 +49,7 @@ bearer = HTTPBearer(auto_error=False, description="the operator token or a seat 
 Creds = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 RoundId = Annotated[int, PathParam(ge=1, le=2**62, description="the round's number")]
 Seat = Annotated[int, PathParam(ge=0, le=7, description="a seat, from 0 in play order")]
+ESTOP_THREADS = ThreadPoolExecutor(2, "hongsi-estop")  # the e-stop's, apart from the routes' shared workers
 
 
 # ---------------------------------------------------------------------------------- request bodies
@@ -572,9 +575,10 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         return {"id": rnd.id, "phase": rnd.phase}
 
     @app.post("/api/estop", summary="emergency stop: motors off at once, the round paused (operator)")
-    def estop(creds: Creds) -> dict[str, Any]:
+    async def estop(creds: Creds) -> dict[str, Any]:
         _check(svc, creds, what="press the emergency stop")
-        return svc.estop("operator")
+        # a thread of its own: the shared workers may all be busy (searching hints, slow reads)
+        return await asyncio.get_running_loop().run_in_executor(ESTOP_THREADS, svc.estop, "operator")
 
     @app.post("/api/clear", summary="clear the fault / e-stop and continue (operator)")
     def clear(creds: Creds) -> dict[str, Any]:

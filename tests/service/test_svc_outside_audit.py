@@ -4,7 +4,8 @@ told of), not through the table camera's crops, not by replaying a round only th
 through the referee's reasons when acting (or confirming a camera reading) for a seat; a burst of hint asks
 runs one search; a bot time that never ends is refused; a bot's pace does not tell its hand; a camera
 reading confirmed twice at once is refereed once, and a double tap of Play sends one play; the public
-session ledger is not worked out from the whole journal on every request. Tests that held
+session ledger is not worked out from the whole journal on every request; the e-stop never waits for a
+busy server. Tests that held
 already, and keep it so: no live event names a card still hidden, in any game; a camera reading is
 confirmed only by its seat (or the operator)."""
 
@@ -499,3 +500,50 @@ def test_the_public_session_is_worked_out_once_per_journal_change(service, monke
         assert client.post("/api/session", headers=op).status_code == 200  # the journal grew: a new session
         again = client.get("/api/session").json()
         assert again["since"] != first["since"] and "tampered" not in again["games"] and len(worked) >= 2
+
+
+def test_the_emergency_stop_never_waits_for_a_busy_server(service, monkeypatch):
+    """Every plain route runs in the server's shared worker threads; while they are all busy (asks that
+    search, slow reads) the operator's e-stop waited in line behind them. It has threads of its own now:
+    with one shared worker held by a hint's whole search, the e-stop answers first."""
+    import anyio
+
+    monkeypatch.setattr(bots.SETTINGS, "budget_ms", 1500.0)
+    searching = threading.Event()
+    real = table.plan_hint
+
+    def announced(*args, **kw):  # the real search; the test learns it began
+        searching.set()
+        return real(*args, **kw)
+
+    monkeypatch.setattr(table, "plan_hint", announced)
+    rnd = _playing(service, "gongzhu")
+    for _ in range(5):  # a few plays in, so that the seat to act has choices to search
+        service.act(rnd.id, next(a for a in rnd.state.legal_actions(rnd.turn()) if a["action"] == "play"))
+    seat = rnd.turn()
+    mine = {"Authorization": f"Bearer {service.tokens.new_seat_token(seat)}"}
+    service.set_hint(seat, True)
+    app, order = create_app(service), []
+
+    async def main() -> None:
+        anyio.to_thread.current_default_thread_limiter().total_tokens = 1  # one shared worker
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://table"
+        ) as client:
+
+            async def hint() -> None:
+                r = await client.get(f"/api/rounds/{rnd.id}/seats/{seat}/hint", headers=mine)
+                order.append(("hint", r.status_code))
+
+            async def stop() -> None:
+                while not searching.is_set():
+                    await anyio.sleep(0.01)
+                r = await client.post("/api/estop", headers=_op(service))
+                order.append(("estop", r.status_code))
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(hint)
+                tasks.start_soon(stop)
+
+    anyio.run(main)
+    assert order == [("estop", 200), ("hint", 200)] and service.estopped and rnd.paused
