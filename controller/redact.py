@@ -18,7 +18,8 @@ from typing import Any
 # fields that name a card, or say where one is, at any depth of a row's data
 SECRET_KEYS = frozenset({"label", "labels", "probs", "card", "cards", "hands", "hand", "bottom", "record", "seed",
                          "order", "proof", "flag", "flags", "problems", "message", "message_zh", "event",
-                         "violations", "truth", "place", "misplaced", "corrected_labels", "read", "reads"})
+                         "violations", "truth", "place", "misplaced", "corrected_labels", "read", "reads",
+                         "crops"})  # the table camera's crops of a play: /api/images would serve them
 # a deal's pause keeps its instruction for the operator, who must act on it while the hand is live
 PAUSE_WORDS = ("message", "message_zh")
 # what a round ends with: after it the hand is no secret

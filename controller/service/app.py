@@ -10,9 +10,12 @@ the wrong one: 403; bad input: 422 with a clear message (``detail``, and ``detai
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -33,6 +36,7 @@ from controller.service.contribute import ContributionRefused
 from controller.service.dispute import journal_replay, journal_rounds, replay
 from controller.service.hub import public_receipts
 from controller.service.limits import MAX_BODY, BodyLimit
+from controller.service.rounds import public_violation
 from controller.service.table import ServiceError, TableService
 from controller.service.tokens import Identity
 from controller.text import BOT_STYLES
@@ -45,6 +49,7 @@ bearer = HTTPBearer(auto_error=False, description="the operator token or a seat 
 Creds = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 RoundId = Annotated[int, PathParam(ge=1, le=2**62, description="the round's number")]
 Seat = Annotated[int, PathParam(ge=0, le=7, description="a seat, from 0 in play order")]
+ESTOP_THREADS = ThreadPoolExecutor(2, "hongsi-estop")  # the e-stop's, apart from the routes' shared workers
 
 
 # ---------------------------------------------------------------------------------- request bodies
@@ -167,7 +172,7 @@ class BotChoice(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
     bot: str = Field(max_length=16, description="careful | bold | greedy")
-    budget_ms: float | None = Field(None, gt=0, le=10000, description="the search's time per move, ms")
+    budget_ms: float | None = Field(None, gt=0, le=bots.MAX_BUDGET_MS, description="the search's time per move, ms")
 
 
 class HintSwitch(BaseModel):
@@ -216,6 +221,20 @@ def _seat_only(svc: TableService, creds: HTTPAuthorizationCredentials | None, se
     ident = _check(svc, creds, seat=seat, what=what)
     if ident.seat != seat:
         raise HTTPException(403, detail=f"only seat {seat}'s own token may {what}")
+
+
+def _operator_in_the_dark(svc: TableService, ident: Identity, rid: int) -> bool:
+    """Whether ``ident`` is the operator and round ``rid``'s hand is live, its referee view not open: then
+    the operator, acting for a seat, hears of it only what the table hears."""
+    return ident.is_operator and referee.is_live(svc, rid) and not referee.is_open(svc.journal, rid)
+
+
+def _as_heard(svc: TableService, ident: Identity, rid: int, out: dict[str, Any]) -> dict[str, Any]:
+    """An action's answer as ``ident`` may read it: the operator in the dark gets the refusal's public words
+    (a reason may tell what the hand holds: "Seat 2 holds clubs")."""
+    if _operator_in_the_dark(svc, ident, rid):
+        out = {**out, "violations": [{"event": v.get("event"), **public_violation(v)} for v in out["violations"]]}
+    return out
 
 
 def _bots_json() -> dict[str, Any]:
@@ -367,8 +386,8 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
 
     @app.post("/api/rounds/{rid}/events", summary="one action, refereed at once (that seat or the operator)")
     def post_event(rid: RoundId, event: Event, creds: Creds) -> dict[str, Any]:
-        _check(svc, creds, seat=event.seat, what=f"act for seat {event.seat}")
-        return svc.act(rid, event.to_action())
+        ident = _check(svc, creds, seat=event.seat, what=f"act for seat {event.seat}")
+        return _as_heard(svc, ident, rid, svc.act(rid, event.to_action()))
 
     @app.get("/api/bots", summary="the empty seats' bot style and time per move, with each style's description")
     def get_bots() -> dict[str, Any]:
@@ -383,6 +402,9 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
             raise ServiceError(422, str(exc), "机器人风格有误（careful、bold、greedy）") from None
         return _bots_json()
 
+    hint_busy = [threading.Lock() for _ in range(8)]  # by seat (0..7, the Seat path parameter)
+    confirming = threading.Lock()  # one table camera confirmation at a time
+
     @app.put("/api/seats/{seat}/hint", summary="turn this seat's beginner's hint on or off (that seat only)")
     def put_hint(seat: Seat, body: HintSwitch, creds: Creds) -> dict[str, Any]:
         _seat_only(svc, creds, seat, "switch this seat's hint")
@@ -392,7 +414,15 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
              summary="what the bot would do in this seat now, and why, from the seat's own view (that seat only)")
     def get_hint(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
         _seat_only(svc, creds, seat, "read this seat's hint")
-        return svc.hint(rid, seat)
+        # one search a seat at a time: a burst of asks would each search a whole bot budget, holding the
+        # server's worker threads (the e-stop's too) and the bots' CPU; the answer is cached for the rest
+        if not hint_busy[seat].acquire(blocking=False):
+            raise ServiceError(409, f"seat {seat}'s hint is being worked out: ask again in a moment",
+                               "正在计算本座位的提示，请稍后再问")
+        try:
+            return svc.hint(rid, seat)
+        finally:
+            hint_busy[seat].release()
 
     @app.post("/api/rounds/{rid}/seats/{seat}/ready",
               summary="this seat will not declare (more) before the first play (that seat or the operator)")
@@ -403,19 +433,23 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     @app.get("/api/rounds/{rid}/seats/{seat}/table_camera",
              summary="what the table camera asks this seat about its play: the reading to confirm (that seat or operator)")
     def table_ask(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
-        _check(svc, creds, seat=seat, what=f"read what seat {seat} is asked")
+        ident = _check(svc, creds, seat=seat, what=f"read what seat {seat} is asked")
         watcher = svc.table_camera
-        return {"ask": watcher.pending(rid, seat) if watcher is not None else None}
+        ask = watcher.pending(rid, seat) if watcher is not None else None
+        if ask is not None and _operator_in_the_dark(svc, ident, rid):
+            ask = {**ask, "cards": None}  # a reading is one of the seat's plays: misread, it names its hidden cards
+        return {"ask": ask}
 
     @app.post("/api/rounds/{rid}/seats/{seat}/table_camera/confirm",
               summary="confirm the table camera's reading of this seat's play, refereed as if tapped (that seat or operator)")
     def table_confirm(rid: RoundId, seat: Seat, creds: Creds) -> dict[str, Any]:
-        _check(svc, creds, seat=seat, what=f"confirm seat {seat}'s play")
+        ident = _check(svc, creds, seat=seat, what=f"confirm seat {seat}'s play")
         watcher = svc.table_camera
         try:
             if watcher is None:
                 raise LookupError("this table has no table camera")
-            return watcher.confirm(rid, seat)
+            with confirming:  # a confirmation sent twice: the second finds the ask answered, never refereed
+                return _as_heard(svc, ident, rid, watcher.confirm(rid, seat))
         except LookupError as exc:
             raise ServiceError(409, str(exc), "没有待确认的出牌：请点选所出的牌") from None
 
@@ -481,12 +515,12 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     @app.get("/api/rounds/{rid}/replay", summary="the dispute view: the record replayed step by step")
     def dispute(rid: RoundId, creds: Creds) -> dict[str, Any]:
         if rid not in svc.rounds:  # a round only the journal holds (a CLI deal, an earlier run)
-            found = journal_replay(svc.journal, rid)
-            if found is None:
+            if not svc.journal.rows(rid):
                 raise ServiceError(404, f"no round {rid}", f"没有第 {rid} 局")
-            if found[0]:
+            if referee.is_live(svc, rid):  # its hand may still be played: the operator sees it only openly
                 _check(svc, creds, what="replay a hand before the hand is over")
-            return found[1]
+                referee.open_view(svc, rid, "replay a hand")
+            return journal_replay(svc.journal, rid)[1]
         rnd = finished_or_operator(rid, creds, "replay a hand")
         with rnd.lock:
             rec = rnd.record()
@@ -509,7 +543,10 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
              response_class=Response)
     def image(digest: Annotated[str, PathParam(pattern=r"^[0-9a-f]{64}$")], creds: Creds) -> Response:
         _check(svc, creds, what="see camera crops")
-        if any(r and not referee.is_open(svc.journal, r) for r in svc.journal.image_rounds(digest)):
+        rounds = referee.image_rounds(svc.journal, digest)
+        if not rounds:  # stored, but named by no row (yet): no round's openness vouches for it
+            raise HTTPException(404, detail="no such image")
+        if any(r and not referee.is_open(svc.journal, r) for r in rounds):
             raise ServiceError(409, "that crop is of a live hand: open the referee view first (the table is told)",
                                "这是进行中一局的牌面图像：请先打开裁判查看（全桌会被告知）")
         path = svc.journal.image_path(digest)
@@ -538,9 +575,10 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         return {"id": rnd.id, "phase": rnd.phase}
 
     @app.post("/api/estop", summary="emergency stop: motors off at once, the round paused (operator)")
-    def estop(creds: Creds) -> dict[str, Any]:
+    async def estop(creds: Creds) -> dict[str, Any]:
         _check(svc, creds, what="press the emergency stop")
-        return svc.estop("operator")
+        # a thread of its own: the shared workers may all be busy (searching hints, slow reads)
+        return await asyncio.get_running_loop().run_in_executor(ESTOP_THREADS, svc.estop, "operator")
 
     @app.post("/api/clear", summary="clear the fault / e-stop and continue (operator)")
     def clear(creds: Creds) -> dict[str, Any]:

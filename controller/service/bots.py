@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import logging
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ from engine.game import Game, State
 
 log = logging.getLogger(__name__)
 BOTS = ("greedy", *STYLES)
+MAX_BUDGET_MS = 10_000.0  # a bot's (and a hint's) longest think a move; a Pi 4 wants about 1000 ms
 
 
 @dataclass
@@ -44,8 +46,8 @@ def configure(bot: str | None = None, budget_ms: float | None = None) -> BotSett
             raise ValueError(f"unknown bot {bot!r}; use {', '.join(BOTS)}")
         SETTINGS.bot = bot
     if budget_ms is not None:
-        if budget_ms <= 0:
-            raise ValueError("the bots' time per move is positive (ms)")
+        if not 0 < budget_ms <= MAX_BUDGET_MS:  # NaN too: a search runs until its budget is spent
+            raise ValueError(f"the bots' time per move is positive, at most {MAX_BUDGET_MS:.0f} ms")
         SETTINGS.budget_ms = budget_ms
     return SETTINGS
 
@@ -65,7 +67,16 @@ def plan_action(game: Game, state: State, seat: int, legal: list[dict[str, Any]]
     if style == "greedy":
         return lambda: fallback(game, info, rng)
     budget = budget_ms or SETTINGS.budget_ms
-    return lambda: choose(game, info, rng, style=style, budget_ms=budget).action
+    return lambda: _paced(lambda: choose(game, info, rng, style=style, budget_ms=budget).action, budget)
+
+
+def _paced(think: Callable[[], dict[str, Any]], budget_ms: float) -> dict[str, Any]:
+    """``think()``, taking at least ``budget_ms``: a search ends early when its seat has one move only (one
+    card of the suit led), and the table sees how long a bot takes, so a quick move would tell it so."""
+    end = time.monotonic() + budget_ms / 1000.0
+    action = think()
+    time.sleep(max(0.0, end - time.monotonic()))
+    return action
 
 
 def plan_hint(game: Game, state: State, seat: int, rng: random.Random, *, budget_ms: float | None = None,

@@ -15,6 +15,7 @@ from typing import Any
 
 from controller.announce import violation_for_people
 from controller.journal import Journal, export_record
+from controller.service.referee import JOURNAL_OVER
 from controller.text import seat_en, seat_zh
 from engine.record import RecordError, parse_record
 from engine.registry import get_game
@@ -168,7 +169,7 @@ def journal_replay(journal: Journal, rid: int) -> tuple[bool, dict[str, Any]] | 
     rows = journal.rows(rid)
     if not rows:
         return None
-    live = journal.status(rid) not in ("done", "void", "stopped")
+    live = journal.status(rid) not in JOURNAL_OVER
     record = export_record(rows)
     if record is None:
         return live, {"round": rid, "error": "the round has no record: its deal did not finish", "steps": [],

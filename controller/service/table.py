@@ -11,6 +11,7 @@ server's. Everything it publishes to the :class:`~controller.service.hub.EventHu
 from __future__ import annotations
 
 import collections
+import copy
 import logging
 import random
 import threading
@@ -100,6 +101,7 @@ class TableService:
         self.current: Round | None = None
         self.estopped = False
         self._names: dict[str, str] | None = None  # players' names by seat, from the journal's seat_name rows
+        self._session: tuple[int, dict[str, Any]] | None = None  # (the journal's head seq, GET /api/session)
         self.fault: str | None = None
         self._wake = threading.Condition(self._lock)
         self._kicks = 0  # bumped by every kick: a bot finding nothing to do sleeps only if none came since
@@ -544,7 +546,13 @@ class TableService:
 
     # ------------------------------------------------------------------ sessions
     def session(self) -> dict[str, Any]:
-        """The current session's ledger per game, with each game's names and running totals (public)."""
+        """The current session's ledger per game, with each game's names and running totals (public).
+        Worked out again only when the journal grew: it reads every row (anyone may ask, often)."""
+        head = self.journal.head()
+        key = head.seq if head is not None else 0
+        with self._lock:
+            if self._session is not None and self._session[0] == key:
+                return copy.deepcopy(self._session[1])
         out = session_of(self.journal.rows())
         for name, g in out["games"].items():
             try:
@@ -552,7 +560,9 @@ class TableService:
                 g["title"] = [info.name_zh, info.name_en]
             except UnknownGame:
                 g["title"] = [name, name]
-        return out
+        with self._lock:
+            self._session = (key, out)
+        return copy.deepcopy(out)
 
     def new_session(self) -> dict[str, Any]:
         """Start a new session (journaled): the ledgers start again from 0, and the table is told."""

@@ -247,8 +247,10 @@ async function showHint() {
 
 function soon() { if (!timer) timer = setTimeout(refresh, 80); }
 
+let acting = false;  // one action at a time: a double tap's copy would be refereed after it, a refusal the table hears
 async function act(action) {
-  if (roundId === null) return;
+  if (roundId === null || acting) return;
+  acting = true;
   try {
     const res = await api(`/api/rounds/${roundId}/events`, { method: "POST", token, body: { seat, ...action } });
     const errors = res.violations.filter((v) => v.severity === "error");
@@ -262,6 +264,8 @@ async function act(action) {
     }
   } catch (e) {
     showError(e);
+  } finally {
+    acting = false;
   }
   soon();
 }
