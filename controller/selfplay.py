@@ -21,8 +21,10 @@ def run_selfplay(*, game: str, n: int, seed: int | None, out: Path, bot: str = "
     ``bot_ms`` per move, each seat seeing only its information set."""
     if bot not in BOTS:
         raise ValueError(f"unknown bot {bot!r}; use {', '.join(BOTS)}")
-    if bot_ms <= 0:
-        raise ValueError(f"--bot-ms {bot_ms}: the bots' time per move is positive")
+    from controller.service.bots import MAX_BUDGET_MS
+
+    if not 0 < bot_ms <= MAX_BUDGET_MS:  # NaN and inf too: a search runs until its budget is spent
+        raise ValueError(f"--bot-ms {bot_ms}: the bots' time per move is positive, at most {MAX_BUDGET_MS:.0f} ms")
     impl = get_game(game)
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from typer.testing import CliRunner
 
 from controller.cli import app
@@ -52,3 +53,12 @@ def test_config_show_prints_toml(tmp_path, monkeypatch):
     monkeypatch.setenv("HONGSI_SEATS", "0")
     result = runner.invoke(app, ["config", "show"])
     assert result.exit_code == 2 and "seats" in result.output
+
+
+@pytest.mark.parametrize("budget", ["inf", "nan", "1e9", "0"])
+def test_selfplay_refuses_a_bot_time_that_never_ends_in_one_line(tmp_path, budget):
+    result = runner.invoke(app, ["selfplay", "--bot", "careful", "--bot-ms", budget, "-n", "1", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "--bot-ms" in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())
