@@ -240,6 +240,11 @@ def table_camera_words(code: str, seat: int | None) -> tuple[str, str]:
             en.format(en=seat_en(seat) if seat is not None else "the seat to play"))
 
 
+def seat_link_words(seat: int) -> tuple[str, str]:
+    """Said when the operator makes a new link for a seat while its hand is live (the link can read it)."""
+    return f"操作员为{seat_zh(seat)}位新开了链接", f"The operator made a new link for {seat_en(seat)}."
+
+
 def count_words(seat: int, count: int) -> tuple[str, str]:
     """A seat's few cards left, announced (Chinese, English)."""
     return (f"{seat_zh(seat)}位剩{count_zh(count)}张",

@@ -589,8 +589,9 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     def make_token(body: NewToken, request: Request, creds: Creds) -> dict[str, Any]:
         _check(svc, creds, what="make seat tokens")
         token = svc.tokens.new_seat_token(body.seat)
+        told = svc.seat_link_made(body.seat)
         url = seat_url(base_url or str(request.base_url), token)
-        return {"seat": body.seat, "token": token, "url": url, "qr_svg": qr_svg(url)}
+        return {"seat": body.seat, "token": token, "url": url, "qr_svg": qr_svg(url), "table_told": told}
 
     @app.get("/api/tokens", summary="which seats have tokens (operator)")
     def list_tokens(creds: Creds) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from controller.service.session import KIND as SESSION_KIND
 from controller.service.session import session_of
 from controller.service.tokens import TokenStore
 from controller.service.voice import Announcer
-from controller.text import count_words, seat_en, seat_zh, violation_for_people, void_words
+from controller.text import count_words, seat_en, seat_link_words, seat_zh, violation_for_people, void_words
 from engine.bots.greedy import plain_policy
 from engine.game import Violation
 from engine.registry import DEFAULT_GAME, UnknownGame, get_game
@@ -586,6 +586,18 @@ class TableService:
             if self._names is None:  # first asked: the journal's rows, so names outlive a restart
                 self._names = {str(r.data["seat"]): str(r.data["name"]) for r in self.journal.rows_of_kind("seat_name")}
             return {k: v for k, v in self._names.items() if v}
+
+    def seat_link_made(self, seat: int) -> bool:
+        """A new link for ``seat`` made while a hand is live can read that hand: the table is told, aloud and on
+        the display, and the journal keeps it, so the operator cannot look at a hand unseen. True if told."""
+        with self._lock:
+            cur = self.current
+        if cur is None or cur.phase not in ("dealing", "playing"):
+            return False  # between hands a link reads nothing hidden
+        self.journal.append(cur.id, "seat_link", {"seat": seat, "by": "operator"})
+        self.hub.publish({"type": "seat_link", "round": cur.id, "seat": seat})
+        self.voice.say(*seat_link_words(seat))
+        return True
 
     def set_seat_name(self, seat: int, name: str) -> dict[str, str]:
         """Name ``seat``'s player ('' clears it): journaled, and the table told (a public ``names`` event)."""

@@ -547,3 +547,24 @@ def test_the_emergency_stop_never_waits_for_a_busy_server(service, monkeypatch):
 
     anyio.run(main)
     assert order == [("estop", 200), ("hint", 200)] and service.estopped and rnd.paused
+
+
+def test_a_seat_link_made_while_a_hand_is_live_is_told_to_the_table(service):
+    """A new seat link reads that seat's hand: made between hands it is quiet, made while a hand is live the
+    table hears it (voice, display) and the journal keeps it, so the operator cannot look at a hand unseen."""
+    op = _op(service)
+    with TestClient(create_app(service)) as client:
+        quiet = client.post("/api/tokens", json={"seat": 1}, headers=op).json()
+        assert quiet["table_told"] is False
+        rnd = _playing(service)
+        last = service.hub.since(0)[-1]["id"]
+        made = client.post("/api/tokens", json={"seat": 2}, headers=op).json()
+        assert made["table_told"] is True
+        told = service.hub.since(last)
+        assert {"type": "seat_link", "round": rnd.id, "seat": 2} in [
+            {k: e.get(k) for k in ("type", "round", "seat")} for e in told
+        ]
+        said = [e for e in told if e["type"] == "voice"]
+        assert said and "Seat 3" in said[-1]["text"] and "三号位" in said[-1]["text_zh"]
+        assert [r.data for r in service.journal.rows(rnd.id) if r.kind == "seat_link"] == [{"seat": 2, "by": "operator"}]
+        assert client.get("/api/health").status_code == 200
