@@ -87,6 +87,7 @@ class TableService:
         self.data_dir = Path(data_dir).expanduser()
         private_dir(self.data_dir)
         self.tokens = TokenStore(self.data_dir)
+        self.tokens.on_new_seat = self.seat_link_made  # a link made by `hongsi token --seat` is told too
         self.hub = EventHub()
         self.journal = journal if journal is not None else Journal(self.data_dir / "journal.db")
         self.deal_source: DealSource = deal_source or SoftwareDealSource()

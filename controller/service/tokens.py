@@ -26,6 +26,7 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,12 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def _new_seat_tokens(old: dict[str, Any], new: dict[str, Any]) -> list[int]:
+    """The seats with a token in ``new`` that ``old`` did not hold."""
+    known = {e["hash"] for entries in old.get("seats", {}).values() for e in entries}
+    return sorted({int(seat) for seat, entries in new["seats"].items() for e in entries if e["hash"] not in known})
+
+
 class TokenStore:
     """The hashed tokens of one data directory."""
 
@@ -63,6 +70,8 @@ class TokenStore:
         self._lock = threading.Lock()
         self._mtime: float | None = None
         self._data: dict[str, Any] = {"operator": None, "seats": {}}
+        self.on_new_seat: Callable[[int], None] | None = None  # a seat token appeared in the file
+        self._made: list[int] = []
         with self._locked_file():
             self._load()
             if not self._data.get("operator") or not self.operator_path.exists():
@@ -93,8 +102,10 @@ class TokenStore:
         except (OSError, json.JSONDecodeError) as exc:
             raise RuntimeError(f"{self.path}: unreadable token file ({exc}); remove it to start afresh") from None
         data.setdefault("seats", {})
+        made = _new_seat_tokens(self._data, data) if self._mtime is not None else []
         self._data = data
         self._mtime = stat.st_mtime_ns
+        self._made += made  # made by another process (``hongsi token --seat``): told once the file lock is let go
 
     def _save(self) -> None:
         tmp = self.path.with_suffix(".tmp")
@@ -114,12 +125,16 @@ class TokenStore:
 
     def _refresh(self) -> None:
         try:
-            if self.path.stat().st_mtime_ns == self._mtime:
-                return
+            changed = self.path.stat().st_mtime_ns != self._mtime
         except FileNotFoundError:
-            pass
-        with self._locked_file():
-            self._load()
+            changed = True
+        if changed:
+            with self._locked_file():
+                self._load()
+        made, self._made = self._made, []
+        for seat in made:  # outside the lock: the callback takes the service's own
+            if self.on_new_seat is not None:
+                self.on_new_seat(seat)
 
     # ------------------------------------------------------------ public API
     def operator_token(self) -> str:

@@ -568,3 +568,19 @@ def test_a_seat_link_made_while_a_hand_is_live_is_told_to_the_table(service):
         assert said and "Seat 3" in said[-1]["text"] and "三号位" in said[-1]["text_zh"]
         assert [r.data for r in service.journal.rows(rnd.id) if r.kind == "seat_link"] == [{"seat": 2, "by": "operator"}]
         assert client.get("/api/health").status_code == 200
+
+
+def test_a_seat_link_made_by_the_command_while_a_hand_is_live_is_told_before_it_is_used(service):
+    """`hongsi token --seat` writes the token file from another process: the service tells the table of the
+    new link as soon as it sees the file change, before that link reads the hand."""
+    rnd = _playing(service)
+    last = service.hub.since(0)[-1]["id"]
+    env = {**os.environ, "HONGSI_DATA_DIR": str(service.data_dir)}
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "token", "--seat", "1"], capture_output=True,
+                         text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    token = next(w for w in out.stdout.split() if len(w) >= 30 and "/" not in w)
+    seen = service.tokens.identify(token)
+    assert seen is not None and seen.seat == 1
+    assert [e["seat"] for e in service.hub.since(last) if e["type"] == "seat_link"] == [1]
+    assert [r.data["seat"] for r in service.journal.rows(rnd.id) if r.kind == "seat_link"] == [1]
