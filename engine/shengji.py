@@ -29,6 +29,7 @@ from engine.game import (
     FirstPlay,
     Game,
     GameInfo,
+    IllegalAction,
     LoggedState,
     News,
     Violation,
@@ -107,6 +108,9 @@ class Trumps:
         self.suit_codes = [
             sorted((c for c in range(54) if eff[c] == s), key=lambda c: order[c]) for s in range(5)
         ]
+        self.others = [
+            tuple(c for c in range(54) if eff[c] != s) for s in range(5)
+        ]  # the other suits, by code
 
 
 @functools.cache
@@ -459,18 +463,16 @@ class ShengjiState(LoggedState):
         n = lead.size
         suited = self._holding(seat, lead.suit)
         if len(suited) <= n:
-            counts, eff = self.counts[seat], self.trumps.eff
-            if (
-                n - len(suited) == 1
-            ):  # one card to fill: each distinct card of the other suits once, in code order
-                base = tuple(suited)
-                return [base + (c,) for c in range(54) if counts[c] and eff[c] != lead.suit][:cap]
-            rest = [c for c in range(54) if eff[c] != lead.suit for _ in _COPIES[counts[c]]]
-            return (
-                _unique(tuple(suited) + f for f in itertools.combinations(rest, n - len(suited)))[:cap]
-                if n > len(suited)
-                else [tuple(suited)]
-            )
+            if len(suited) == n:
+                return [tuple(suited)]
+            counts = self.counts[seat]
+            others = self.trumps.others[lead.suit]
+            spare = list(compress(others, map(counts.__getitem__, others)))  # the other suits' cards, by code
+            base = tuple(suited)
+            if n - len(suited) == 1:  # one card to fill: each distinct card of the other suits once
+                return [base + (c,) for c in spare[:cap]]
+            rest = [c for c in spare for _ in _COPIES[counts[c]]]
+            return _unique(base + f for f in itertools.combinations(rest, n - len(suited)))[:cap]
         if lead.pairs == 0:  # each distinct card once, in the order held
             return list(zip(dict.fromkeys(suited)))
         held = _counts(suited)
@@ -506,7 +508,7 @@ class ShengjiState(LoggedState):
         lead, bs = self.lead_shape, self.best_shape
         if ns.suit < 0 or ns.pairs != lead.pairs or ns.tractor != lead.tractor:
             return False
-        if lead.kind == "other":  # a throw (甩牌): only a trump of the same shape beats it
+        if lead.size > 1 and lead.kind == "other":  # a throw (甩牌): only a trump of the same shape beats it
             if ns.suit != TRUMP or lead.suit == TRUMP:
                 return False
         if ns.suit != lead.suit and ns.suit != TRUMP:
@@ -953,11 +955,16 @@ def play_bot_hand(
     state.apply(ev)
     events.append(ev)
     while state.phase == "play":
-        seat = state.trick.to_play
-        options = state.follow_options(seat) if state.trick.plays else state.lead_options(seat)
+        trick = state.trick
+        seat = (trick.leader + len(trick.plays)) % SEATS  # trick.to_play, without the property
+        options = state.follow_options(seat) if trick.plays else state.lead_options(seat)
         option = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
         ev = {"seat": seat, "action": "play", "cards": names(option)}
-        state.apply(ev)  # every bot action goes through the referee
+        found = state.judge(
+            ev
+        )  # every bot action goes through the referee (升级 has no warnings: all errors)
+        if found:
+            raise IllegalAction(found[0])
         events.append(ev)
     return game.bot_record(
         state,
