@@ -368,3 +368,59 @@ def test_shengji_judge_options_and_holdings_match_the_slow_way(seed):
                         c for c in state.trumps.suit_codes[suit] for _ in range(state.counts[seat][c])
                     ]
     assert state.is_terminal()
+
+
+def _gongzhu_snapshot(state) -> tuple:
+    return (
+        json.dumps(state.public_view(), sort_keys=True),
+        state.hands,
+        state.log,
+        state.taken,
+        state.takers,
+        state.trick.plays,
+        state.trick.best,
+        state.led_suits,
+        state.first_round,
+        state.must_lead,
+        state.started,
+        state.penalties,
+        len(state.tricks),
+    )
+
+
+@pytest.mark.parametrize("preset", ["gonglue", "computer", "partners"])
+@settings(max_examples=4, deadline=None)
+@given(seed=seeds)
+def test_gongzhu_judge_fast_path_matches_the_general_path(preset, seed):
+    """拱猪's ``judge`` (a fast path for one-card plays) and ``LoggedState.judge`` over ``_judge`` (the
+    general path) give the same violations and leave the same state, for the bots' plays and broken ones."""
+    import copy
+
+    from engine.game import LoggedState
+    from engine.tricks import NAMES
+
+    rng = random.Random(seed)
+    game = get_game("gongzhu")
+    record = game.bot_hand(rng, bot="random", settings=game.settings(preset))
+    state = game.new_state([parse_cards(h) for h in record["hands"]], [], game.settings(preset))
+    for event in record["events"]:
+        seat = state.current_player()
+        if event["action"] == "play" and rng.random() < 0.3:  # (copies are slow: about a third of the plays)
+            hand = [NAMES[c] for c in state.hands[seat]]
+            broken = [
+                {**event, "seat": (seat + 1) % 4},
+                {**event, "seat": True},
+                {**event, "cards": []},
+                {**event, "cards": [rng.choice(hand)]},
+                {**event, "cards": [rng.choice(NAMES[:52])]},
+                {**event, "cards": hand[:2]},
+                {**event, "cards": [event["cards"][0].lower()]},
+                {**event, "cards": [["H4"]]},
+                {"seat": seat, "action": "play", "card": event["cards"][0]},
+            ]
+            for action in [*broken, event]:
+                fast, slow = copy.deepcopy(state), copy.deepcopy(state)
+                assert fast.judge(action) == LoggedState.judge(slow, action)
+                assert _gongzhu_snapshot(fast) == _gongzhu_snapshot(slow)
+        assert state.judge(event) == []
+    assert state.is_terminal()
