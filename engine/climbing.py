@@ -362,6 +362,26 @@ class TrickPlay:
         hand = self.hands[seat]
         return self.rules.options(hand.counts, self.beat, hand.levels)
 
+    def fast_play(self, seat: int, texts: Any) -> Combo | None:
+        """The combination of a play of ``texts`` by ``seat`` (the seat to act) when it is plainly legal:
+        a list of card names as records write them, each held once, a combination that beats the
+        standing play. ``None``: anything else, which :meth:`check_play` then explains (the same verdict)."""
+        if texts.__class__ is not list or not texts:
+            return None
+        mask, seen = self.hands[seat].mask, 0
+        try:
+            for name in texts:
+                bit = 1 << CODE[name]
+                if seen & bit or not mask & bit:
+                    return None
+                seen |= bit
+        except (KeyError, TypeError):
+            return None
+        combo = self.rules.classify(texts)
+        if combo is None or (self.beat is not None and not self.rules.beats(combo, self.beat)):
+            return None
+        return combo
+
     def check_play(self, seat: int, cards: list[str]) -> tuple[Combo | None, list[Violation]]:
         """The combination of a play by the seat to act, or the violation (not_in_hand, combo, follow)."""
         if not self.hands[seat].holds(cards):

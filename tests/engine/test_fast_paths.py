@@ -424,3 +424,65 @@ def test_gongzhu_judge_fast_path_matches_the_general_path(preset, seed):
                 assert _gongzhu_snapshot(fast) == _gongzhu_snapshot(slow)
         assert state.judge(event) == []
     assert state.is_terminal()
+
+
+def _climbing_snapshot(state) -> tuple:
+    t = state.trick
+    return (
+        json.dumps(state.public_view(), sort_keys=True),
+        state.history,
+        [h.cards() for h in state.hands],
+        [(h.mask, h.counts, h.levels) for h in state.hands],
+        t.turn,
+        t.beat,
+        t.beat_seat,
+        t.beat_cards,
+        t.passes,
+        t.out,
+        t.bombs,
+        state.is_terminal(),
+    )
+
+
+@pytest.mark.parametrize("name", ["wakeng", "zhuohonga"])
+@settings(max_examples=5, deadline=None)
+@given(seed=seeds)
+def test_climbing_judge_fast_path_matches_the_general_path(name, seed):
+    """The climbing games' ``judge`` (a fast path for plainly legal plays and passes) and ``_judge`` (the
+    general path) give the same violations and leave the same state, for the bots' events and broken ones."""
+    import copy
+
+    from engine.climbing import CODE
+
+    rng = random.Random(seed)
+    game = get_game(name)
+    record = game.bot_hand(rng, bot="random")
+    state = game.new_state(
+        [parse_cards(h) for h in record["hands"]],
+        parse_cards(record["bottom"]),
+        game.settings(),
+        first_seat=record["first_seat"],
+    )
+    for event in record["events"]:
+        seat = event["seat"]
+        if event["action"] in ("play", "pass") and rng.random() < 0.25:  # (copies are slow)
+            hand = state.hands[seat].cards()
+            play = event.get("cards") or hand[:1]
+            broken = [
+                {**event, "seat": (seat + 1) % len(state.hands)},
+                {**event, "seat": True},
+                {"seat": seat, "action": "pass"},
+                {"seat": seat, "action": "play", "cards": []},
+                {"seat": seat, "action": "play", "cards": [rng.choice(hand)]},
+                {"seat": seat, "action": "play", "cards": rng.sample(hand, min(2, len(hand)))},
+                {"seat": seat, "action": "play", "cards": [rng.choice(list(CODE))]},
+                {"seat": seat, "action": "play", "cards": play + play[:1]},
+                {"seat": seat, "action": "play", "cards": [c.lower() for c in play]},
+                {"seat": seat, "action": "play", "cards": [play]},
+            ]
+            for action in [*broken, event]:
+                fast, slow = copy.deepcopy(state), copy.deepcopy(state)
+                assert fast.judge(action) == slow._judge(action)
+                assert _climbing_snapshot(fast) == _climbing_snapshot(slow)
+        assert state.judge(event) == []
+    assert state.is_terminal()
