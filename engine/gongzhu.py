@@ -141,7 +141,9 @@ class GongzhuState(LoggedState):
 
     def __init__(self, hands: list[list[Card]], settings: GongzhuSettings):
         self.settings = settings
-        self.dealt = [[CODES[str(c)] for c in h] for h in hands]
+        self.dealt = [
+            [CODES[c if c.__class__ is str else str(c)] for c in h] for h in hands
+        ]  # names or Cards
         self.hands = [self._hand(h) for h in self.dealt]
         self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.values = self._card_values()
@@ -222,8 +224,8 @@ class GongzhuState(LoggedState):
                 return sorted(hand)
             free = [c for c in hand if not (self._held_back(c) and _suit(c) not in self.led_suits)]
             return sorted(free or hand)
-        led = _suit(self.trick.lead[0])
-        suited = [c for c in hand if _suit(c) == led]
+        led = self.trick.lead[0] // 13
+        suited = [c for c in hand if c // 13 == led]  # (the suit inline: a call per card costs)
         if not suited:
             return sorted(hand)
         if len(suited) > 1 and self.first_round:
@@ -1028,8 +1030,9 @@ def play_bot_hand(
     deck = shuffled_deck(plan.deck.names(), rng)
     ends = [sum(plan.cards_per_seat[:i]) for i in range(SEATS + 1)]
     hands_txt = [deck[ends[i] : ends[i + 1]] for i in range(SEATS)]
-    hands = [parse_cards(h) for h in hands_txt]
-    state = game.new_state(hands, [], settings)
+    # 拱双猪's checks read Cards; one deck's state takes the names as they are
+    hands = [parse_cards(h) for h in hands_txt] if settings.decks == 2 else hands_txt
+    state = game.new_state(hands, [], settings)  # type: ignore[arg-type]
     events: list[Action] = []
     for seat in range(SEATS):
         for c in state.expose_options(seat):
@@ -1041,9 +1044,11 @@ def play_bot_hand(
                     ev["hidden"] = True
                 state.apply(ev)
                 events.append(ev)
+    two_decks = isinstance(state, ShuangzhuState)
     while not state.finished():
-        seat = state.trick.to_play
-        if isinstance(state, ShuangzhuState):
+        trick = state.trick
+        seat = (trick.leader + len(trick.plays)) % SEATS  # trick.to_play, without the property
+        if two_decks:
             combos = state.legal_combos(seat)
             combo = rng.choice(combos) if bot == "random" else _greedy_combo(state, seat, combos)
             ev = {"seat": seat, "action": "play", "cards": names(combo)}
