@@ -382,6 +382,23 @@ class TrickPlay:
             return None
         return combo
 
+    def fast_move(self, seat: int, action: Action, may: Any = None) -> Action | None:
+        """Apply a plainly legal play (that ``may(cards)`` allows too, if given) or pass by ``seat``, the
+        seat to act, and return the event to log; ``None``: not plainly legal, nothing changed."""
+        kind = action.get("action")
+        if kind == "play":
+            cards = action.get("cards")
+            combo = self.fast_play(seat, cards)
+            if combo is None or (may is not None and not may(cards)):
+                return None
+            cards = list(cards)  # type: ignore[arg-type]
+            self.play(seat, cards, combo)
+            return {**action, "cards": cards}
+        if kind == "pass" and self.beat is not None:
+            self.pass_(seat)
+            return dict(action)
+        return None
+
     def check_play(self, seat: int, cards: list[str]) -> tuple[Combo | None, list[Violation]]:
         """The combination of a play by the seat to act, or the violation (not_in_hand, combo, follow)."""
         if not self.hands[seat].holds(cards):

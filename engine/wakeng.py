@@ -170,24 +170,16 @@ class WakengState(State):
     def judge(self, action: Action) -> list[Violation]:
         """Referee one action: a plainly legal play or pass by the seat to act here, anything else by
         :meth:`_judge` (the same verdicts and state, tested)."""
-        seat, kind = action.get("seat"), action.get("action")
+        seat = action.get("seat")
         trick = self.trick
         if self.phase == "play" and seat.__class__ is int and seat == trick.turn:  # type: ignore[union-attr]
             # the common cases first: a plainly legal play or pass (else the general way says why)
             assert trick is not None
-            if kind == "play":
-                cards = action.get("cards")
-                combo = trick.fast_play(seat, cards)
-                if combo is not None:
-                    cards = list(cards)  # type: ignore[arg-type]
-                    trick.play(seat, cards, combo)
-                    if trick.out:
-                        self._end()
-                    self.history.append({**action, "cards": cards})
-                    return []
-            elif kind == "pass" and trick.beat is not None:
-                trick.pass_(seat)
-                self.history.append(dict(action))
+            event = trick.fast_move(seat, action)
+            if event is not None:
+                if trick.out:  # a seat went out: the hand is over
+                    self._end()
+                self.history.append(event)
                 return []
         return self._judge(action)
 

@@ -149,6 +149,10 @@ class ZhuohongaState(State):
                 out.append({"seat": seat, "action": "pass"})
         return out
 
+    def _shows_h4(self, cards: list[str]) -> bool:
+        """Whether a play of ``cards`` by the seat to act may be the first play (♥4 shown if it must be)."""
+        return H4 in cards or not self._must_show_h4()
+
     def _must_show_h4(self) -> bool:
         return not self.started and self.s.first_lead_h4 and H4 in self.hands[self.trick.turn]
 
@@ -156,23 +160,16 @@ class ZhuohongaState(State):
     def judge(self, action: Action) -> list[Violation]:
         """Referee one action: a plainly legal play or pass by the seat to act here, anything else by
         :meth:`_judge` (the same verdicts and state, tested)."""
-        seat, kind = action.get("seat"), action.get("action")
+        seat = action.get("seat")
         trick = self.trick
         if not self.over and self.xuan != "pending" and seat.__class__ is int and seat == trick.turn:
             # the common cases first: a plainly legal play or pass (else the general way says why)
-            if kind == "play":
-                cards = action.get("cards")
-                combo = trick.fast_play(seat, cards)
-                if combo is not None and (self.started or H4 in cards or not self._must_show_h4()):
-                    cards = list(cards)  # type: ignore[arg-type]
-                    trick.play(seat, cards, combo)
+            event = trick.fast_move(seat, action, None if self.started else self._shows_h4)
+            if event is not None:
+                if event["action"] == "play":
                     self.started = True
                     self.over = bool(trick.out) and trick.out[-1] == seat and self._decided()
-                    self.history.append({**action, "cards": cards})
-                    return []
-            elif kind == "pass" and trick.beat is not None:
-                trick.pass_(seat)
-                self.history.append(dict(action))
+                self.history.append(event)
                 return []
         return self._judge(action)
 

@@ -174,6 +174,16 @@ def test_gongzhu_may_play_matches_legal_plays(preset, rules, seed):
     assert checked
 
 
+def _dealt(game, record):
+    """A fresh state of ``record``'s deal (its rules, its first seat)."""
+    return game.new_state(
+        [parse_cards(h) for h in record["hands"]],
+        parse_cards(record["bottom"]),
+        game.settings(None, record.get("rules")),
+        first_seat=record["first_seat"],
+    )
+
+
 def _lower(obj):
     """A record with every card name in lower case: the same record to the parser, read the slow way."""
     if isinstance(obj, str):
@@ -229,12 +239,7 @@ def test_climbing_levels_match_the_counts(name, seed):
     rng = random.Random(seed)
     game = get_game(name)
     record = game.bot_hand(rng, bot="random")
-    state = game.new_state(
-        [parse_cards(h) for h in record["hands"]],
-        parse_cards(record["bottom"]),
-        game.settings(),
-        first_seat=record["first_seat"],
-    )
+    state = _dealt(game, record)
     for event in record["events"]:
         assert state.judge(event) == []
         trick = getattr(state, "trick", None)
@@ -259,11 +264,7 @@ def test_shengji_follow_options_match_the_slow_way(seed):
     rng = random.Random(seed)
     game = get_game("shengji")
     record = game.bot_hand(rng, bot="random")
-    state = game.new_state(
-        [parse_cards(h) for h in record["hands"]],
-        parse_cards(record["bottom"]),
-        game.settings(None, record.get("rules")),
-    )
+    state = _dealt(game, record)
     short = 0
     for event in record["events"]:
         if state.phase == "play" and state.trick.plays:
@@ -327,11 +328,7 @@ def test_shengji_judge_options_and_holdings_match_the_slow_way(seed):
     rng = random.Random(seed)
     game = get_game("shengji")
     record = game.bot_hand(rng, bot="random")
-    state = game.new_state(
-        [parse_cards(h) for h in record["hands"]],
-        parse_cards(record["bottom"]),
-        game.settings(None, record.get("rules")),
-    )
+    state = _dealt(game, record)
     for event in record["events"]:
         if state.phase == "play":
             seat = state.trick.to_play
@@ -457,12 +454,7 @@ def test_climbing_judge_fast_path_matches_the_general_path(name, seed):
     rng = random.Random(seed)
     game = get_game(name)
     record = game.bot_hand(rng, bot="random")
-    state = game.new_state(
-        [parse_cards(h) for h in record["hands"]],
-        parse_cards(record["bottom"]),
-        game.settings(),
-        first_seat=record["first_seat"],
-    )
+    state = _dealt(game, record)
     for event in record["events"]:
         seat = event["seat"]
         if event["action"] in ("play", "pass") and rng.random() < 0.25:  # (copies are slow)
