@@ -653,7 +653,7 @@ class ShengjiState(LoggedState):
                 suited.remove(c)
         trick = self.trick
         plays = trick.plays
-        ns = shape(play, trumps)
+        ns = Shape(eff[play[0]], 1, 0, 0, trumps.order[play[0]]) if len(play) == 1 else shape(play, trumps)
         plays.append((seat, play))  # Trick.add, the verdict known here
         if len(plays) == 1:
             self.lead_shape = self.best_shape = ns
@@ -959,10 +959,9 @@ def play_bot_hand(
         seat = (trick.leader + len(trick.plays)) % SEATS  # trick.to_play, without the property
         options = state.follow_options(seat) if trick.plays else state.lead_options(seat)
         option = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
-        ev = {"seat": seat, "action": "play", "cards": names(option)}
-        found = state.judge(
-            ev
-        )  # every bot action goes through the referee (升级 has no warnings: all errors)
+        ev = {"seat": seat, "action": "play", "cards": list(map(NAMES.__getitem__, option))}
+        # every bot action goes through the referee (升级 has no warnings: all errors)
+        found = state.judge(ev)
         if found:
             raise IllegalAction(found[0])
         events.append(ev)
