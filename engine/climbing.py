@@ -194,10 +194,18 @@ class ClimbingRules:
         n = len(counts)
         sets = self._sets  # type: ignore[attr-defined]
         if beat is None:
-            for r in range(n):
-                c = counts[r]
-                if c:
-                    out += sets[r][:c]
+            if levels:  # the ranks held, low to high, from the mask
+                m = levels[0]
+                while m:
+                    low = m & -m
+                    r = low.bit_length() - 1
+                    out += sets[r][: counts[r]]
+                    m ^= low
+            else:
+                for r in range(n):
+                    c = counts[r]
+                    if c:
+                        out += sets[r][:c]
             if self.joker_pair and counts[n - 2] and counts[n - 1]:
                 out.append(sets[n - 1][1])
             runs_below = (1 << self.run_top) - 1
@@ -208,9 +216,16 @@ class ClimbingRules:
         kind, length, top = beat
         if kind < 10:
             w = kind - 1
-            for r in range(top + 1, n):
-                if counts[r] > w:
-                    out.append(sets[r][w])
+            if levels:  # the ranks above ``top`` held more than w times, low to high, from the mask
+                m = levels[w] >> (top + 1) << (top + 1)
+                while m:
+                    low = m & -m
+                    out.append(sets[low.bit_length() - 1][w])
+                    m ^= low
+            else:
+                for r in range(top + 1, n):
+                    if counts[r] > w:
+                        out.append(sets[r][w])
             if kind == PAIR and self.joker_pair and counts[n - 2] and counts[n - 1] and top < n - 1:
                 out.append(sets[n - 1][1])
         else:
@@ -222,7 +237,14 @@ class ClimbingRules:
                 if c.length == length and c.top > top
             ]
         if self.bombs and kind != FOUR:
-            out += [sets[r][3] for r in range(n) if counts[r] == 4]
+            if not levels:
+                out += [sets[r][3] for r in range(n) if counts[r] == 4]
+            else:  # one deck: a rank held more than 3 times is held 4 times
+                m = levels[3]
+                while m:
+                    low = m & -m
+                    out.append(sets[low.bit_length() - 1][3])
+                    m ^= low
         return out
 
     def _mask(self, counts: list[int], width: int) -> int:
