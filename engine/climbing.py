@@ -194,18 +194,10 @@ class ClimbingRules:
         n = len(counts)
         sets = self._sets  # type: ignore[attr-defined]
         if beat is None:
-            if levels:  # the ranks held, low to high, from the mask
-                m = levels[0]
-                while m:
-                    low = m & -m
-                    r = low.bit_length() - 1
-                    out += sets[r][: counts[r]]
-                    m ^= low
-            else:
-                for r in range(n):
-                    c = counts[r]
-                    if c:
-                        out += sets[r][:c]
+            for r in range(n):
+                c = counts[r]
+                if c:
+                    out += sets[r][:c]
             if self.joker_pair and counts[n - 2] and counts[n - 1]:
                 out.append(sets[n - 1][1])
             runs_below = (1 << self.run_top) - 1
