@@ -40,13 +40,28 @@ from engine.game import Action, Violation, violation
 
 SINGLE, PAIR, TRIPLE, FOUR = 1, 2, 3, 4
 STRAIGHT, PAIR_RUN, TRIPLE_RUN = 11, 12, 13
-KIND_NAMES = {SINGLE: "single", PAIR: "pair", TRIPLE: "triple", FOUR: "four of a kind",
-              STRAIGHT: "straight", PAIR_RUN: "pair run", TRIPLE_RUN: "triple run"}
-KIND_NAMES_ZH = {SINGLE: "单张", PAIR: "对子", TRIPLE: "三张", FOUR: "四张",
-                 STRAIGHT: "单连", PAIR_RUN: "双连", TRIPLE_RUN: "三连"}
+KIND_NAMES = {
+    SINGLE: "single",
+    PAIR: "pair",
+    TRIPLE: "triple",
+    FOUR: "four of a kind",
+    STRAIGHT: "straight",
+    PAIR_RUN: "pair run",
+    TRIPLE_RUN: "triple run",
+}
+KIND_NAMES_ZH = {
+    SINGLE: "单张",
+    PAIR: "对子",
+    TRIPLE: "三张",
+    FOUR: "四张",
+    STRAIGHT: "单连",
+    PAIR_RUN: "双连",
+    TRIPLE_RUN: "三连",
+}
 
 
 CODE: dict[str, int] = {str(c): i for i, c in enumerate(ALL_CARDS)}  # card name -> bit of a hand's mask
+_NAMES = frozenset(CODE)
 
 
 class Combo(NamedTuple):
@@ -92,8 +107,10 @@ class ClimbingRules:
         index = {r: i for i, r in enumerate(self.order.ranks)}
         names = {str(c): index[c.rank] for c in ALL_CARDS if c.rank in index}
         sets = tuple(tuple(Combo(w, 1, r) for w in range(1, 5)) for r in range(len(self.order.ranks)))
-        runs = tuple(tuple(self._runs_in(m, w) for m in range(1 << self.run_top)) if self.min_runs[w - 1] else ()
-                     for w in (1, 2, 3))
+        runs = tuple(
+            tuple(self._runs_in(m, w) for m in range(1 << self.run_top)) if self.min_runs[w - 1] else ()
+            for w in (1, 2, 3)
+        )
         for name, value in (("rank_of", names), ("_sets", sets), ("_runs", runs), ("_classified", {})):
             object.__setattr__(self, name, value)
 
@@ -121,7 +138,7 @@ class ClimbingRules:
         outside the game's order)."""
         rank_of = self.rank_of
         try:
-            key = tuple(sorted([rank_of[c] for c in cards]))
+            key = (rank_of[cards[0]],) if len(cards) == 1 else tuple(sorted([rank_of[c] for c in cards]))
         except KeyError:
             return None
         try:
@@ -191,18 +208,35 @@ class ClimbingRules:
         kind, length, top = beat
         if kind < 10:
             w = kind - 1
-            for r in range(top + 1, n):
-                if counts[r] > w:
-                    out.append(sets[r][w])
+            if levels:  # the ranks above ``top`` held more than w times, low to high, from the mask
+                m = levels[w] >> (top + 1) << (top + 1)
+                while m:
+                    low = m & -m
+                    out.append(sets[low.bit_length() - 1][w])
+                    m ^= low
+            else:
+                for r in range(top + 1, n):
+                    if counts[r] > w:
+                        out.append(sets[r][w])
             if kind == PAIR and self.joker_pair and counts[n - 2] and counts[n - 1] and top < n - 1:
                 out.append(sets[n - 1][1])
         else:
             w = kind - 10
             held = levels[w - 1] & ((1 << self.run_top) - 1) if levels else self._mask(counts, w)
-            out += [c for c in self._runs[w - 1][held]  # type: ignore[attr-defined]
-                    if c.length == length and c.top > top]
+            out += [
+                c
+                for c in self._runs[w - 1][held]  # type: ignore[attr-defined]
+                if c.length == length and c.top > top
+            ]
         if self.bombs and kind != FOUR:
-            out += [sets[r][3] for r in range(n) if counts[r] == 4]
+            if not levels:
+                out += [sets[r][3] for r in range(n) if counts[r] == 4]
+            else:  # one deck: a rank held more than 3 times is held 4 times
+                m = levels[3]
+                while m:
+                    low = m & -m
+                    out.append(sets[low.bit_length() - 1][3])
+                    m ^= low
         return out
 
     def _mask(self, counts: list[int], width: int) -> int:
@@ -295,6 +329,11 @@ def parse_play_cards(action: Action) -> list[str] | list[Violation]:
     texts = action.get("cards")
     if not isinstance(texts, list) or not texts:
         return [violation("combo", "a play needs a non-empty list 'cards'", "出牌须列出所出的牌 (cards)")]
+    try:  # the common case, every card already a name: one set test instead of a call per card
+        if _NAMES.issuperset(texts):
+            return list(texts)
+    except TypeError:  # an unhashable item: the slow way says what is wrong
+        pass
     try:
         return [card_name(t) for t in texts]
     except CardError as exc:
@@ -337,12 +376,57 @@ class TrickPlay:
         hand = self.hands[seat]
         return self.rules.options(hand.counts, self.beat, hand.levels)
 
+    def fast_play(self, seat: int, texts: Any) -> Combo | None:
+        """The combination of a play of ``texts`` by ``seat`` (the seat to act) when it is plainly legal:
+        a list of card names as records write them, each held once, a combination that beats the
+        standing play. ``None``: anything else, which :meth:`check_play` then explains (the same verdict)."""
+        if texts.__class__ is not list or not texts:
+            return None
+        mask, seen = self.hands[seat].mask, 0
+        try:
+            for name in texts:
+                bit = 1 << CODE[name]
+                if seen & bit or not mask & bit:
+                    return None
+                seen |= bit
+        except (KeyError, TypeError):
+            return None
+        combo = self.rules.classify(texts)
+        if combo is None or (self.beat is not None and not self.rules.beats(combo, self.beat)):
+            return None
+        return combo
+
+    def fast_move(self, seat: int, action: Action, may: Any = None) -> Action | None:
+        """Apply a plainly legal play (that ``may(cards)`` allows too, if given) or pass by ``seat``, the
+        seat to act, and return the event to log; ``None``: not plainly legal, nothing changed."""
+        kind = action.get("action")
+        if kind == "play":
+            cards = action.get("cards")
+            combo = self.fast_play(seat, cards)
+            if combo is None or (may is not None and not may(cards)):
+                return None
+            cards = list(cards)  # type: ignore[arg-type]
+            self.play(seat, cards, combo)
+            return {**action, "cards": cards}
+        if kind == "pass" and self.beat is not None:
+            self.pass_(seat)
+            return dict(action)
+        return None
+
     def check_play(self, seat: int, cards: list[str]) -> tuple[Combo | None, list[Violation]]:
         """The combination of a play by the seat to act, or the violation (not_in_hand, combo, follow)."""
         if not self.hands[seat].holds(cards):
             missing = [c for c in cards if c not in self.hands[seat]] or cards
-            return None, [violation("not_in_hand", f"seat {seat} does not hold {' '.join(missing)}",
-                             f"{seat}号位手中没有 {' '.join(missing)}", code="not_in_hand", seat=seat, cards=missing)]
+            return None, [
+                violation(
+                    "not_in_hand",
+                    f"seat {seat} does not hold {' '.join(missing)}",
+                    f"{seat}号位手中没有 {' '.join(missing)}",
+                    code="not_in_hand",
+                    seat=seat,
+                    cards=missing,
+                )
+            ]
         combo = self.rules.classify(cards)
         if combo is None:
             text = " ".join(cards)
@@ -358,7 +442,7 @@ class TrickPlay:
         if self.rules.is_bomb(combo):
             self.bombs += 1
         self.beat, self.beat_seat, self.beat_cards, self.passes = combo, seat, list(cards), 0
-        if not len(self.hands[seat]):
+        if not self.hands[seat].mask:  # (no card left: the mask has a bit per card held)
             self.out.append(seat)
         self.turn = self._next_in(seat)
 
@@ -381,16 +465,18 @@ class TrickPlay:
     def public(self, show: Any = str) -> dict[str, Any]:
         return {
             "turn": self.turn,
-            "standing": None if self.beat is None else {"seat": self.beat_seat,
-                                                        "cards": [show(c) for c in self.beat_cards]},
+            "standing": None
+            if self.beat is None
+            else {"seat": self.beat_seat, "cards": [show(c) for c in self.beat_cards]},
             "passes": self.passes,
             "out": list(self.out),
         }
 
 
 # ---------------------------------------------------------------------- bots
-def choose(rules: ClimbingRules, options: list[Combo], beat: Combo | None, rng: random.Random,
-           bot: str) -> Combo | None:
+def choose(
+    rules: ClimbingRules, options: list[Combo], beat: Combo | None, rng: random.Random, bot: str
+) -> Combo | None:
     """A bot's play (``None``: pass). ``random``: uniform over the plays and the pass; ``greedy``: the
     lowest play that gets rid of the most cards, bombs only when nothing else beats, never passing
     when it can beat."""
@@ -421,7 +507,8 @@ class BotTable:
             raise RuntimeError(f"a bot broke a rule: {action} → {violations}")
         self.events.append(action)
 
-    def record(self, game: Any, settings: Any, hands: list[list[str]], bottom: list[str],
-               first_seat: int) -> dict[str, Any]:
+    def record(
+        self, game: Any, settings: Any, hands: list[list[str]], bottom: list[str], first_seat: int
+    ) -> dict[str, Any]:
         """The game record of the hand (:meth:`engine.game.Game.bot_record`)."""
         return game.bot_record(self.state, settings, hands, bottom, self.events, first_seat=first_seat)

@@ -102,10 +102,15 @@ class GongzhuSettings:
         if self.decks == 2 and self.zide:
             raise ValueError("zide (自得) is one-deck only: with decks = 2 the copies cannot be told apart")
         if self.decks == 2 and self.teams == "zhuyang":
-            raise ValueError("teams = 'zhuyang' (猪羊一家) is one-deck only: with decks = 2 there are two "
-                             "pigs and two sheep")
-        if not (isinstance(self.first_lead_card, str) and self.first_lead_card.upper() in CODES
-                and self.first_lead_card.upper() not in ("BJ", "RJ")):
+            raise ValueError(
+                "teams = 'zhuyang' (猪羊一家) is one-deck only: with decks = 2 there are two "
+                "pigs and two sheep"
+            )
+        if not (
+            isinstance(self.first_lead_card, str)
+            and self.first_lead_card.upper() in CODES
+            and self.first_lead_card.upper() not in ("BJ", "RJ")
+        ):
             raise ValueError(f"first_lead_card = {self.first_lead_card!r} is not a card of the deck")
         if self.leader is not None and not (isinstance(self.leader, int) and 0 <= self.leader < SEATS):
             raise ValueError(f"leader = {self.leader!r} is not a seat 0..3")
@@ -116,8 +121,9 @@ PRESETS = {
     "partners": GongzhuSettings(teams="partners"),
     "zhuyang": GongzhuSettings(teams="zhuyang", exposure="none"),
     "quanliang": GongzhuSettings(exposure="all_but_sheep"),
-    "computer": GongzhuSettings(next_leader="pig_taker", all_hearts="negate", grand_slam_unexposed=None,
-                                force_last=True),
+    "computer": GongzhuSettings(
+        next_leader="pig_taker", all_hearts="negate", grand_slam_unexposed=None, force_last=True
+    ),
     # 拱双猪: two decks without jokers, 26 cards each; singles or pairs (docs/rules/gongzhu.md).
     "shuangzhu": GongzhuSettings(decks=2),
     "shuangzhu-quanliang": GongzhuSettings(decks=2, exposure="all_but_sheep"),  # 两副牌除羊全亮
@@ -135,11 +141,13 @@ class GongzhuState(LoggedState):
 
     def __init__(self, hands: list[list[Card]], settings: GongzhuSettings):
         self.settings = settings
-        self.dealt = [[CODES[str(c)] for c in h] for h in hands]
+        self.dealt = [
+            [CODES[c if c.__class__ is str else str(c)] for c in h] for h in hands
+        ]  # names or Cards
         self.hands = [self._hand(h) for h in self.dealt]
         self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.values = self._card_values()
-        self.exposed: dict[int, str] = {}   # card -> "open" | "first" (首明) | "hidden" (暗卖)
+        self.exposed: dict[int, str] = {}  # card -> "open" | "first" (首明) | "hidden" (暗卖)
         self.exposed_by: dict[int, int] = {}
         self.taken: list[list[int]] = [[] for _ in range(SEATS)]
         self.takers: list[int] = []  # who took each trick
@@ -216,8 +224,8 @@ class GongzhuState(LoggedState):
                 return sorted(hand)
             free = [c for c in hand if not (self._held_back(c) and _suit(c) not in self.led_suits)]
             return sorted(free or hand)
-        led = _suit(self.trick.lead[0])
-        suited = [c for c in hand if _suit(c) == led]
+        led = self.trick.lead[0] // 13
+        suited = [c for c in hand if c // 13 == led]  # (the suit inline: a call per card costs)
         if not suited:
             return sorted(hand)
         if len(suited) > 1 and self.first_round:
@@ -239,9 +247,9 @@ class GongzhuState(LoggedState):
             if not (held_back(card) and _suit(card) not in led):
                 return True  # a free card
             return not any(not (held_back(c) and _suit(c) not in led) for c in hand)  # no free card at all
-        led_suit = _suit(trick.lead[0])
-        if _suit(card) != led_suit:
-            return not any(_suit(c) == led_suit for c in hand)  # void in the led suit
+        led_suit = trick.plays[0][1][0] // 13  # (the suit, inline: every play asks)
+        if card // 13 != led_suit:
+            return not any(c // 13 == led_suit for c in hand)  # void in the led suit
         if self.first_round and held_back(card):
             suited = [c for c in hand if _suit(c) == led_suit]
             return len(suited) == 1 or all(held_back(c) for c in suited)
@@ -250,12 +258,18 @@ class GongzhuState(LoggedState):
     def expose_options(self, seat: int) -> list[int]:
         if self.started or self.settings.exposure in ("none", "all") or self.settings.teams == "zhuyang":
             return []
-        return [c for c in EXPOSABLE if c in self.hands[seat] and c not in self.exposed
-                and not (c == SHEEP and self.settings.exposure == "all_but_sheep")]
+        return [
+            c
+            for c in EXPOSABLE
+            if c in self.hands[seat]
+            and c not in self.exposed
+            and not (c == SHEEP and self.settings.exposure == "all_but_sheep")
+        ]
 
     def legal_actions(self, seat: int) -> list[Action]:
-        out: list[Action] = [{"seat": seat, "action": "play", "cards": [NAMES[c]]}
-                             for c in self.legal_plays(seat)]
+        out: list[Action] = [
+            {"seat": seat, "action": "play", "cards": [NAMES[c]]} for c in self.legal_plays(seat)
+        ]
         for c in self.expose_options(seat):
             out.append({"seat": seat, "action": "expose", "cards": [NAMES[c]]})
             if self.settings.anmai:
@@ -264,6 +278,33 @@ class GongzhuState(LoggedState):
 
     def seat_dealt(self, seat: int) -> list[str]:
         return names(self.dealt[seat])
+
+    def judge(self, action: Action) -> list[Violation]:
+        """A legal play of one card by the seat to play, written as records write it, is judged and logged
+        here; anything else goes the general way, which says why (the same verdicts and state, tested)."""
+        raw = action.get("cards")
+        seat = action.get("seat")
+        if (
+            action.get("action") == "play"
+            and raw.__class__ is list
+            and len(raw) == 1
+            and seat.__class__ is int
+        ):
+            trick = self.trick
+            try:
+                card = CODES[raw[0]]
+            except (KeyError, TypeError):
+                return LoggedState.judge(self, action)
+            # (the seat to play holds the card, so the hand is not over)
+            if (
+                seat == (trick.leader + len(trick.plays)) % SEATS
+                and card in self.hands[seat]
+                and self.may_play(seat, card)
+            ):
+                self._play(seat, card)
+                self.log.append(dict(action))
+                return []
+        return LoggedState.judge(self, action)
 
     def _judge(self, action: Action) -> list[Violation]:
         kind = action.get("action")
@@ -276,8 +317,13 @@ class GongzhuState(LoggedState):
             return self._judge_play(seat, action)
         if kind == "expose":
             return self._judge_expose(seat, action)
-        return [violation("phase", f"unknown action {kind!r} (拱猪: expose, play)",
-                      f"未知动作 {kind!r}（拱猪：expose 亮牌、play 出牌）")]
+        return [
+            violation(
+                "phase",
+                f"unknown action {kind!r} (拱猪: expose, play)",
+                f"未知动作 {kind!r}（拱猪：expose 亮牌、play 出牌）",
+            )
+        ]
 
     def _expose_request(self, action: Action) -> tuple[list[int], bool] | Violation:
         """The cards of an ``expose`` action and whether it is 暗卖, or why no exposing is allowed now."""
@@ -285,7 +331,9 @@ class GongzhuState(LoggedState):
         if isinstance(cards, Violation):
             return cards
         if self.started:
-            return violation("phase", "cards are exposed only before the first trick", "亮牌只能在出第一轮牌之前")
+            return violation(
+                "phase", "cards are exposed only before the first trick", "亮牌只能在出第一轮牌之前"
+            )
         if self.settings.teams == "zhuyang" or self.settings.exposure in ("none", "all"):
             return violation("expose_forbidden", "no exposing under these rules", "此玩法不许亮牌")
         hidden = bool(action.get("hidden", False))
@@ -300,15 +348,41 @@ class GongzhuState(LoggedState):
         cards, hidden = request
         for c in cards:
             if c not in self.hands[seat]:
-                return [violation("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中",
-                                  code="not_in_hand", seat=seat, cards=[NAMES[c]])]
+                return [
+                    violation(
+                        "not_in_hand",
+                        f"{NAMES[c]} is not in seat {seat}'s hand",
+                        f"{NAMES[c]} 不在该玩家手中",
+                        code="not_in_hand",
+                        seat=seat,
+                        cards=[NAMES[c]],
+                    )
+                ]
             if c not in EXPOSABLE:
-                return [violation("expose", f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
-                              f"{NAMES[c]} 不能亮（只能亮黑桃Q、红桃A、方块J、梅花10）")]
+                return [
+                    violation(
+                        "expose",
+                        f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
+                        f"{NAMES[c]} 不能亮（只能亮黑桃Q、红桃A、方块J、梅花10）",
+                    )
+                ]
             if c in self.exposed or cards.count(c) > 1:
-                return [violation("expose", f"{NAMES[c]} is already exposed", f"{NAMES[c]} 已经亮过", code="already_exposed", seat=seat, card=NAMES[c])]
+                return [
+                    violation(
+                        "expose",
+                        f"{NAMES[c]} is already exposed",
+                        f"{NAMES[c]} 已经亮过",
+                        code="already_exposed",
+                        seat=seat,
+                        card=NAMES[c],
+                    )
+                ]
             if c == SHEEP and self.settings.exposure == "all_but_sheep":
-                return [violation("expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮")]
+                return [
+                    violation(
+                        "expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮"
+                    )
+                ]
         for c in cards:
             first = self.settings.shouming and not hidden and self.dealt[seat][0] == c
             self._expose(seat, c, "hidden" if hidden else "first" if first else "open")
@@ -324,8 +398,14 @@ class GongzhuState(LoggedState):
         if isinstance(cards, Violation):
             return cards
         if seat != self.trick.to_play:
-            return violation("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
-                         f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号", code="not_your_turn", seat=seat, due=self.trick.to_play)
+            return violation(
+                "turn",
+                f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
+                f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号",
+                code="not_your_turn",
+                seat=seat,
+                due=self.trick.to_play,
+            )
         return cards
 
     def _judge_play(self, seat: int, action: Action) -> list[Violation]:
@@ -337,7 +417,16 @@ class GongzhuState(LoggedState):
         card = cards[0]
         hand = self.hands[seat]
         if card not in hand:
-            return [violation("not_in_hand", f"{NAMES[card]} is not in seat {seat}'s hand", f"{NAMES[card]} 不在该玩家手中", code="not_in_hand", seat=seat, cards=[NAMES[card]])]
+            return [
+                violation(
+                    "not_in_hand",
+                    f"{NAMES[card]} is not in seat {seat}'s hand",
+                    f"{NAMES[card]} 不在该玩家手中",
+                    code="not_in_hand",
+                    seat=seat,
+                    cards=[NAMES[card]],
+                )
+            ]
         if not self.may_play(seat, card):
             return [self._why_illegal(seat, card)]
         self._play(seat, card)
@@ -350,11 +439,19 @@ class GongzhuState(LoggedState):
         if self.trick.plays:
             led = _suit(self.trick.lead[0])
             if _suit(card) != led:
-                return violation("follow_suit", f"follow suit: seat {seat} holds {'SHDC'[led]}",
-                             f"有{'黑桃红桃方块梅花'[2 * led:2 * led + 2]}必须跟出", code="follow_suit", seat=seat, suit="SHDC"[led])
-        return violation("exposed_first_round",
-                     f"the exposed {NAMES[card]} may not be played on the first round of its suit",
-                     f"亮过的 {NAMES[card]} 不得在该花色首轮打出")
+                return violation(
+                    "follow_suit",
+                    f"follow suit: seat {seat} holds {'SHDC'[led]}",
+                    f"有{'黑桃红桃方块梅花'[2 * led : 2 * led + 2]}必须跟出",
+                    code="follow_suit",
+                    seat=seat,
+                    suit="SHDC"[led],
+                )
+        return violation(
+            "exposed_first_round",
+            f"the exposed {NAMES[card]} may not be played on the first round of its suit",
+            f"亮过的 {NAMES[card]} 不得在该花色首轮打出",
+        )
 
     def _play(self, seat: int, card: int) -> None:
         self.started = True
@@ -365,9 +462,11 @@ class GongzhuState(LoggedState):
             led = _suit(card)
             self.first_round = led not in self.led_suits
             self.led_suits.add(led)
-        led = _suit(trick.lead[0]) if trick.plays else _suit(card)
-        trick.add(seat, (card,), lambda new, best: _suit(new[0]) == led and new[0] > best[0])
-        if trick.done:
+        plays = trick.plays
+        plays.append((seat, (card,)))  # Trick.add: a card of the led suit above the best so far wins
+        if len(plays) > 1 and card // 13 == plays[0][1][0] // 13 and card > plays[trick.best][1][0]:
+            trick.best = len(plays) - 1
+        if len(plays) == SEATS:  # trick.done
             self._close(trick)
 
     def _close(self, trick: Trick) -> None:
@@ -409,11 +508,18 @@ class GongzhuState(LoggedState):
         own_heart_a = values[HEART_A] * hf * (f(HEART_A) // hf - 1) if HEART_A in taken else 0
         all_hearts = len(heart_cards) == 13
         if all_hearts and PIG in taken and SHEEP in taken and TRANSFORMER in taken:
-            if not self.exposed and not (s.zide and any(f(c) > 1 for c in EXPOSABLE)) \
-                    and s.grand_slam_unexposed is not None:
+            if (
+                not self.exposed
+                and not (s.zide and any(f(c) > 1 for c in EXPOSABLE))
+                and s.grand_slam_unexposed is not None
+            ):
                 return s.grand_slam_unexposed
-            total = (sum(abs(values[c]) for c in HEARTS) * hf + abs(own_heart_a)
-                     + abs(values[PIG]) * f(PIG) + abs(values[SHEEP]) * f(SHEEP))
+            total = (
+                sum(abs(values[c]) for c in HEARTS) * hf
+                + abs(own_heart_a)
+                + abs(values[PIG]) * f(PIG)
+                + abs(values[SHEEP]) * f(SHEEP)
+            )
             return total * s.transformer_factor * f(TRANSFORMER)
         hearts = sum(values[c] for c in heart_cards) * hf + own_heart_a
         if all_hearts:
@@ -555,10 +661,14 @@ class ShuangzhuState(GongzhuState):
     """One hand of 拱双猪 (``decks = 2``). Hands are per-seat lists of card codes (two copies of each card
     in the game). A play is a tuple of one or two codes, sorted."""
 
+    judge = LoggedState.judge  # plays of one or two cards: the general way
+
     def __init__(self, hands: list[list[Card]], settings: GongzhuSettings):
-        self.exposures: list[tuple[int, int, str]] = []   # (seat, card, "open" | "first" | "hidden")
+        self.exposures: list[tuple[int, int, str]] = []  # (seat, card, "open" | "first" | "hidden")
         self.held: list[dict[int, int]] = [{} for _ in range(SEATS)]  # openly exposed copies still held back
-        super().__init__(hands, settings)  # the lead: the lowest seat holding a copy (no deal order in the record)
+        super().__init__(
+            hands, settings
+        )  # the lead: the lowest seat holding a copy (no deal order in the record)
 
     @staticmethod
     def _hand(codes: list[int]) -> Any:
@@ -635,11 +745,17 @@ class ShuangzhuState(GongzhuState):
     def expose_options(self, seat: int) -> list[int]:
         if self.started or self.settings.exposure in ("none", "all"):
             return []
-        return [c for c in EXPOSABLE if self.hands[seat].count(c) > self._exposed_by_seat(seat, c)
-                and not (c == SHEEP and self.settings.exposure == "all_but_sheep")]
+        return [
+            c
+            for c in EXPOSABLE
+            if self.hands[seat].count(c) > self._exposed_by_seat(seat, c)
+            and not (c == SHEEP and self.settings.exposure == "all_but_sheep")
+        ]
 
     def legal_actions(self, seat: int) -> list[Action]:
-        out: list[Action] = [{"seat": seat, "action": "play", "cards": names(p)} for p in self.legal_combos(seat)]
+        out: list[Action] = [
+            {"seat": seat, "action": "play", "cards": names(p)} for p in self.legal_combos(seat)
+        ]
         for c in self.expose_options(seat):
             copies = [[NAMES[c]]]
             if self.hands[seat].count(c) - self._exposed_by_seat(seat, c) == 2:
@@ -659,22 +775,60 @@ class ShuangzhuState(GongzhuState):
         hand = self.hands[seat]
         for c in cards:
             if c not in hand:
-                return [violation("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand", f"{NAMES[c]} 不在该玩家手中",
-                                  code="not_in_hand", seat=seat, cards=[NAMES[c]])]
+                return [
+                    violation(
+                        "not_in_hand",
+                        f"{NAMES[c]} is not in seat {seat}'s hand",
+                        f"{NAMES[c]} 不在该玩家手中",
+                        code="not_in_hand",
+                        seat=seat,
+                        cards=[NAMES[c]],
+                    )
+                ]
             if c not in EXPOSABLE:
-                return [violation("expose", f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
-                              f"{NAMES[c]} 不能亮（只能亮黑桃Q、红桃A、方块J、梅花10）")]
+                return [
+                    violation(
+                        "expose",
+                        f"{NAMES[c]} cannot be exposed (only SQ, HA, DJ, C10)",
+                        f"{NAMES[c]} 不能亮（只能亮黑桃Q、红桃A、方块J、梅花10）",
+                    )
+                ]
             if cards.count(c) > hand.count(c):
-                return [violation("not_in_hand", f"seat {seat} holds {hand.count(c)} {NAMES[c]}, not {cards.count(c)}",
-                              f"该玩家只有 {hand.count(c)} 张 {NAMES[c]}", code="holds_fewer", seat=seat, card=NAMES[c], held=hand.count(c))]
+                return [
+                    violation(
+                        "not_in_hand",
+                        f"seat {seat} holds {hand.count(c)} {NAMES[c]}, not {cards.count(c)}",
+                        f"该玩家只有 {hand.count(c)} 张 {NAMES[c]}",
+                        code="holds_fewer",
+                        seat=seat,
+                        card=NAMES[c],
+                        held=hand.count(c),
+                    )
+                ]
             if self._exposed_by_seat(seat, c) + cards.count(c) > hand.count(c):
-                return [violation("expose", f"seat {seat}'s {NAMES[c]} is already exposed",
-                              f"该玩家的 {NAMES[c]} 已经亮过", code="already_exposed", seat=seat, card=NAMES[c])]
+                return [
+                    violation(
+                        "expose",
+                        f"seat {seat}'s {NAMES[c]} is already exposed",
+                        f"该玩家的 {NAMES[c]} 已经亮过",
+                        code="already_exposed",
+                        seat=seat,
+                        card=NAMES[c],
+                    )
+                ]
             if c == SHEEP and self.settings.exposure == "all_but_sheep":
-                return [violation("expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮")]
+                return [
+                    violation(
+                        "expose_forbidden", "除羊全亮: the sheep DJ must not be exposed", "除羊全亮：羊不得亮"
+                    )
+                ]
         for c in cards:
-            first = (self.settings.shouming and not hidden and self.dealt[seat][0] == c
-                     and not any(s == seat and x == c and k == "first" for s, x, k in self.exposures))
+            first = (
+                self.settings.shouming
+                and not hidden
+                and self.dealt[seat][0] == c
+                and not any(s == seat and x == c and k == "first" for s, x, k in self.exposures)
+            )
             self._expose(seat, c, "hidden" if hidden else "first" if first else "open")
         # 逼明 (force_last) is a one-deck rule ("在1副牌游戏中"): it does nothing here.
         return []
@@ -684,16 +838,28 @@ class ShuangzhuState(GongzhuState):
         if isinstance(cards, Violation):
             return [cards]
         if len(cards) not in (1, 2):
-            return [violation("malformed", "拱双猪 plays one card or two at a time", "拱双猪每次出一张或两张牌")]
+            return [
+                violation("malformed", "拱双猪 plays one card or two at a time", "拱双猪每次出一张或两张牌")
+            ]
         hand = self.hands[seat]
         for c in set(cards):
             if cards.count(c) > hand.count(c):
                 held = hand.count(c)
-                return [violation("not_in_hand", f"{NAMES[c]} is not in seat {seat}'s hand" if not held else
-                              f"seat {seat} holds only one {NAMES[c]}",
-                              f"{NAMES[c]} 不在该玩家手中" if not held else f"该玩家只有一张 {NAMES[c]}",
-                              **({"code": "holds_fewer", "card": NAMES[c], "held": held} if held else
-                                 {"code": "not_in_hand", "cards": [NAMES[c]]}), seat=seat)]
+                return [
+                    violation(
+                        "not_in_hand",
+                        f"{NAMES[c]} is not in seat {seat}'s hand"
+                        if not held
+                        else f"seat {seat} holds only one {NAMES[c]}",
+                        f"{NAMES[c]} 不在该玩家手中" if not held else f"该玩家只有一张 {NAMES[c]}",
+                        **(
+                            {"code": "holds_fewer", "card": NAMES[c], "held": held}
+                            if held
+                            else {"code": "not_in_hand", "cards": [NAMES[c]]}
+                        ),
+                        seat=seat,
+                    )
+                ]
         play = tuple(sorted(cards))
         if play not in self.legal_combos(seat):
             return [self._why_illegal_combo(seat, play)]
@@ -705,29 +871,53 @@ class ShuangzhuState(GongzhuState):
         if not trick.plays:
             if self.must_lead is not None:
                 m = NAMES[self.must_lead]
-                return violation("first_lead", f"the first trick is led with {m} (or the pair {m} {m})",
-                             f"第一轮必须先出 {m}（或一对 {m}）")
+                return violation(
+                    "first_lead",
+                    f"the first trick is led with {m} (or the pair {m} {m})",
+                    f"第一轮必须先出 {m}（或一对 {m}）",
+                )
             if len(play) == 2 and not _is_pair(play):
-                return violation("lead_pair", "lead one card or a pair (two identical cards)",
-                             "首家只能出一张牌或一对（两张相同的牌）")
+                return violation(
+                    "lead_pair",
+                    "lead one card or a pair (two identical cards)",
+                    "首家只能出一张牌或一对（两张相同的牌）",
+                )
         else:
             lead = trick.lead
             led = _suit(lead[0])
-            suit_zh = "黑桃红桃方块梅花"[2 * led:2 * led + 2]
+            suit_zh = "黑桃红桃方块梅花"[2 * led : 2 * led + 2]
             if len(play) != len(lead):
-                return violation("follow_count", f"the lead is {len(lead)} card(s): play {len(lead)}",
-                             f"首家出了 {len(lead)} 张：必须跟 {len(lead)} 张")
+                return violation(
+                    "follow_count",
+                    f"the lead is {len(lead)} card(s): play {len(lead)}",
+                    f"首家出了 {len(lead)} 张：必须跟 {len(lead)} 张",
+                )
             holding = sum(1 for c in self.hands[seat] if _suit(c) == led)
             if sum(1 for c in play if _suit(c) == led) < min(len(lead), holding):
-                return violation("follow_suit", f"follow suit: seat {seat} holds {'SHDC'[led]}", f"有{suit_zh}必须跟出", code="follow_suit", seat=seat, suit="SHDC"[led])
+                return violation(
+                    "follow_suit",
+                    f"follow suit: seat {seat} holds {'SHDC'[led]}",
+                    f"有{suit_zh}必须跟出",
+                    code="follow_suit",
+                    seat=seat,
+                    suit="SHDC"[led],
+                )
             counts = Counter(c for c in self.hands[seat] if _suit(c) == led)
             if len(lead) == 2 and any(k >= 2 for k in counts.values()) and not _is_pair(play):
-                return violation("follow_pair", f"a pair was led and seat {seat} holds a pair of {'SHDC'[led]}: "
-                             "give a pair", f"首家出对，有{suit_zh}对牌必须给对牌", code="follow_pair", seat=seat, suit="SHDC"[led])
+                return violation(
+                    "follow_pair",
+                    f"a pair was led and seat {seat} holds a pair of {'SHDC'[led]}: give a pair",
+                    f"首家出对，有{suit_zh}对牌必须给对牌",
+                    code="follow_pair",
+                    seat=seat,
+                    suit="SHDC"[led],
+                )
         names_ = " ".join(NAMES[c] for c in play)
-        return violation("exposed_first_round",
-                     f"the exposed {names_} may not be played on the first round of its suit",
-                     f"亮过的 {names_} 不得在该花色首轮打出")
+        return violation(
+            "exposed_first_round",
+            f"the exposed {names_} may not be played on the first round of its suit",
+            f"亮过的 {names_} 不得在该花色首轮打出",
+        )
 
     def _play_combo(self, seat: int, play: Combo) -> None:
         self.started = True
@@ -770,9 +960,12 @@ class ShuangzhuState(GongzhuState):
         if all_hearts and pigs == 2 and sheep == 2 and transformers == 2:
             if not self.exposures and s.grand_slam_unexposed is not None:
                 return s.grand_slam_unexposed * 2
-            total = (sum(abs(values[c]) for c in heart_cards) * hf + 2 * abs(values[PIG]) * self.factor(PIG)
-                     + 2 * abs(values[SHEEP]) * self.factor(SHEEP))
-            return total * s.transformer_factor ** 2 * self.factor(TRANSFORMER)
+            total = (
+                sum(abs(values[c]) for c in heart_cards) * hf
+                + 2 * abs(values[PIG]) * self.factor(PIG)
+                + 2 * abs(values[SHEEP]) * self.factor(SHEEP)
+            )
+            return total * s.transformer_factor**2 * self.factor(TRANSFORMER)
         hearts = sum(values[c] for c in heart_cards) * hf
         if all_hearts:
             hearts = 2 * s.all_hearts_value * hf if s.all_hearts == "fixed" else -hearts
@@ -780,7 +973,7 @@ class ShuangzhuState(GongzhuState):
         if transformers:
             if not any(values[c] for c in taken):
                 return transformers * s.transformer_alone * self.factor(TRANSFORMER)
-            return base * s.transformer_factor ** transformers * self.factor(TRANSFORMER)
+            return base * s.transformer_factor**transformers * self.factor(TRANSFORMER)
         return base
 
     def _exposure_entries(self) -> list[tuple[int, int, str]]:
@@ -825,16 +1018,21 @@ def _greedy_combo(state: ShuangzhuState, seat: int, options: list[Combo]) -> Com
     under = [p for p in options if play_strength(lead, p) <= top]
     if under:  # the strongest play that still loses, shedding the worst cards
         return max(under, key=lambda p: (riddance(p), play_strength(lead, p)))
-    return min(options, key=lambda p: (-riddance(p), play_strength(lead, p)))  # must win: as cheaply as can be
+    return min(
+        options, key=lambda p: (-riddance(p), play_strength(lead, p))
+    )  # must win: as cheaply as can be
 
 
-def play_bot_hand(game: GongzhuGame, rng: random.Random, bot: str, settings: GongzhuSettings) -> dict[str, Any]:
+def play_bot_hand(
+    game: GongzhuGame, rng: random.Random, bot: str, settings: GongzhuSettings
+) -> dict[str, Any]:
     plan = game.deal_plan(settings)
     deck = shuffled_deck(plan.deck.names(), rng)
     ends = [sum(plan.cards_per_seat[:i]) for i in range(SEATS + 1)]
-    hands_txt = [deck[ends[i]:ends[i + 1]] for i in range(SEATS)]
-    hands = [parse_cards(h) for h in hands_txt]
-    state = game.new_state(hands, [], settings)
+    hands_txt = [deck[ends[i] : ends[i + 1]] for i in range(SEATS)]
+    # 拱双猪's checks read Cards; one deck's state takes the names as they are
+    hands = [parse_cards(h) for h in hands_txt] if settings.decks == 2 else hands_txt
+    state = game.new_state(hands, [], settings)  # type: ignore[arg-type]
     events: list[Action] = []
     for seat in range(SEATS):
         for c in state.expose_options(seat):
@@ -846,9 +1044,11 @@ def play_bot_hand(game: GongzhuGame, rng: random.Random, bot: str, settings: Gon
                     ev["hidden"] = True
                 state.apply(ev)
                 events.append(ev)
+    two_decks = isinstance(state, ShuangzhuState)
     while not state.finished():
-        seat = state.trick.to_play
-        if isinstance(state, ShuangzhuState):
+        trick = state.trick
+        seat = (trick.leader + len(trick.plays)) % SEATS  # trick.to_play, without the property
+        if two_decks:
             combos = state.legal_combos(seat)
             combo = rng.choice(combos) if bot == "random" else _greedy_combo(state, seat, combos)
             ev = {"seat": seat, "action": "play", "cards": names(combo)}
@@ -877,36 +1077,52 @@ class GongzhuGame(Game):
             return DealPlan(seats=SEATS, cards_per_seat=(26,) * SEATS, bottom=0, deck=TWO_DECKS)
         return DealPlan(seats=SEATS, cards_per_seat=(13,) * SEATS, bottom=0, deck=DECKS["gongzhu"])
 
-    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any, *,
-                  first_seat: int | None = None, dealer: int | None = None) -> GongzhuState:
+    def new_state(
+        self,
+        hands: list[list[Card]],
+        bottom: list[Card],
+        settings: Any,
+        *,
+        first_seat: int | None = None,
+        dealer: int | None = None,
+    ) -> GongzhuState:
         from engine.record import RecordError
 
         settings = settings or self.settings()
         if settings.decks == 2:
             if len(hands) != SEATS or any(len(h) != 26 for h in hands) or bottom:
-                raise RecordError("拱双猪 (decks = 2) deals 26 cards to each of 4 seats and no bottom: "
-                                  f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
+                raise RecordError(
+                    "拱双猪 (decks = 2) deals 26 cards to each of 4 seats and no bottom: "
+                    f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards"
+                )
             copies = Counter(str(c) for h in hands for c in h)
             if any(str(c) not in CODES or c.is_joker or copies[str(c)] > 2 for h in hands for c in h):
-                raise RecordError("拱双猪 (decks = 2) plays two decks without jokers: each card at most twice")
+                raise RecordError(
+                    "拱双猪 (decks = 2) plays two decks without jokers: each card at most twice"
+                )
             return ShuangzhuState(hands, settings)
         if len(hands) != SEATS or any(len(h) != 13 for h in hands) or bottom:
-            raise RecordError("拱猪 deals 13 cards to each of 4 seats and no bottom: "
-                              f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
+            raise RecordError(
+                "拱猪 deals 13 cards to each of 4 seats and no bottom: "
+                f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards"
+            )
         return GongzhuState(hands, settings)
 
     def suit_of(self, card: str, view: dict[str, Any]) -> str | None:
         return card[0]
 
-    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+    def first_play(
+        self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0
+    ) -> FirstPlay:
         """The holder of ♣2 leads the first trick."""
         seat = holder(hands, "C2")
         if seat is None:
             raise ValueError("no seat holds C2: the deal is not a whole gongzhu deck")
         return FirstPlay(seat, "C2", "holder")
 
-    def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
-                 first_seat: int = 0) -> dict[str, Any]:
+    def bot_hand(
+        self, rng: random.Random, *, bot: str = "greedy", settings: Any = None, first_seat: int = 0
+    ) -> dict[str, Any]:
         """A whole hand by bots (``random`` or ``greedy``), exposing now and then; the first hand of a
         match (♣2 leads) unless ``settings.leader`` names the leader. ``first_seat`` is not used: the
         deal order does not matter in 拱猪."""

@@ -17,9 +17,12 @@ def judge_record(record: Record) -> dict[str, Any]:
     settings = game.settings(record.preset, record.rules)
     state = game.new_state(record.hands, record.bottom, settings)
     violations = []
+    judge = state.judge
     for index, event in enumerate(record.events):
-        # a violation may name an earlier event (e.g. a count not announced after a play): keep it
-        violations.extend(v.at(index) for v in state.judge(event))
+        found = judge(event)
+        if found:  # (most events are clean: no generator made for them)
+            # a violation may name an earlier event (e.g. a count not announced after a play): keep it
+            violations.extend(v.at(index) for v in found)
     verdict = state.verdict()
     verdict["violations"] = [v.to_json() for v in violations]
     return verdict

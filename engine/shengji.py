@@ -14,10 +14,12 @@ too), ``bury`` (the dealer, ``cards``: 1..8 cards at a time, 8 in all) and ``pla
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
 from typing import Any, Literal, NamedTuple
 
 from engine.cards import DECKS, RANKS, Card
@@ -27,6 +29,7 @@ from engine.game import (
     FirstPlay,
     Game,
     GameInfo,
+    IllegalAction,
     LoggedState,
     News,
     Violation,
@@ -54,8 +57,8 @@ SUIT_LETTERS = "SHDC"
 OPTION_CAP = 64  # legal_actions lists at most this many follows when the choices explode (see the digest)
 POINTS = [0] * 54
 for _s in range(4):
-    POINTS[_s * 13 + 3] = 5    # 5
-    POINTS[_s * 13 + 8] = 10   # 10
+    POINTS[_s * 13 + 3] = 5  # 5
+    POINTS[_s * 13 + 8] = 10  # 10
     POINTS[_s * 13 + 11] = 10  # K
 
 
@@ -102,8 +105,18 @@ class Trumps:
         eff[BJ], order[BJ] = TRUMP, top + 1
         eff[RJ], order[RJ] = TRUMP, top + 2
         self.eff, self.order = eff, order
-        self.suit_codes = [sorted((c for c in range(54) if eff[c] == s), key=lambda c: order[c])
-                           for s in range(5)]
+        self.suit_codes = [
+            sorted((c for c in range(54) if eff[c] == s), key=lambda c: order[c]) for s in range(5)
+        ]
+        self.others = [
+            tuple(c for c in range(54) if eff[c] != s) for s in range(5)
+        ]  # the other suits, by code
+
+
+@functools.cache
+def trumps_for(level: int, suit: int | None) -> Trumps:
+    """The :class:`Trumps` of a level and trump suit, made once (they are only read)."""
+    return Trumps(level, suit)
 
 
 _COPIES = tuple(range(n) for n in range(9))  # a count's copies (two decks: 0..2), no range made each time
@@ -144,7 +157,7 @@ def _tractors(pair_codes: list[int], order: list[int], length: int | None = None
         lengths = range(2, len(run) + 1) if length is None else [length]
         for n in lengths:
             for start in range(len(run) - n + 1):
-                for pick in itertools.product(*run[start:start + n]):
+                for pick in itertools.product(*run[start : start + n]):
                     out.append(tuple(pick))
     return out
 
@@ -186,8 +199,9 @@ def shape(cards: tuple[int, ...] | list[int], trumps: Trumps) -> Shape:
     counts = _counts(list(cards))
     pair_codes = [c for c, k in counts.items() if k == 2]
     tractor = _longest_run(pair_codes, order) if len(pair_codes) >= 2 else 0
-    return Shape(suit, len(cards), len(pair_codes), tractor if tractor >= 2 else 0,
-                 max(order[c] for c in cards))
+    return Shape(
+        suit, len(cards), len(pair_codes), tractor if tractor >= 2 else 0, max(order[c] for c in cards)
+    )
 
 
 class ShengjiState(LoggedState):
@@ -201,7 +215,9 @@ class ShengjiState(LoggedState):
         self.bottom = [CODES[c if c.__class__ is str else str(c)] for c in bottom]
         self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.counts = [[0] * 54 for _ in range(SEATS)]
-        self._held: list[dict[int, list[int]]] = [{} for _ in range(SEATS)]  # holding() by suit, until counts change
+        self._held: list[dict[int, list[int]]] = [
+            {} for _ in range(SEATS)
+        ]  # holding() by suit, until counts change
         for seat, cards in enumerate(self.dealt):
             for c in cards:
                 self.counts[seat][c] += 1
@@ -229,20 +245,38 @@ class ShengjiState(LoggedState):
         offset = (seat - self.dealer) % SEATS
         return max(0, (dealt - offset + 3) // 4)
 
-    def _declaration(self, seat: int, cards: list[int], dealt: int) -> tuple[str, int | None, int] | Violation:
+    def _declaration(
+        self, seat: int, cards: list[int], dealt: int
+    ) -> tuple[str, int | None, int] | Violation:
         """Check a declaration without applying it: (kind, suit, strength) or the violation."""
         if self.phase != "deal":
             return violation("phase", "trump is declared only during the deal", "只能在抓牌过程中亮主")
         if dealt < self.last_dealt:
-            return violation("dealt", f"dealt = {dealt} is before an earlier declaration ({self.last_dealt})",
-                         f"dealt = {dealt} 早于之前的亮主（{self.last_dealt}）")
+            return violation(
+                "dealt",
+                f"dealt = {dealt} is before an earlier declaration ({self.last_dealt})",
+                f"dealt = {dealt} 早于之前的亮主（{self.last_dealt}）",
+            )
         if not has_cards(self.counts[seat], cards):
-            return violation("not_in_hand", f"seat {seat} does not hold {' '.join(names(cards))}",
-                         f"{seat} 号座位没有 {' '.join(names(cards))}", code="not_in_hand", seat=seat, cards=names(cards))
-        got = _counts(self.dealt[seat][:self.received(seat, dealt)])
+            return violation(
+                "not_in_hand",
+                f"seat {seat} does not hold {' '.join(names(cards))}",
+                f"{seat} 号座位没有 {' '.join(names(cards))}",
+                code="not_in_hand",
+                seat=seat,
+                cards=names(cards),
+            )
+        got = _counts(self.dealt[seat][: self.received(seat, dealt)])
         if not all(got.get(c, 0) >= k for c, k in _counts(cards).items()):
-            return violation("not_dealt", f"seat {seat} had not been dealt {' '.join(names(cards))} "
-                         f"after {dealt} cards", f"发出 {dealt} 张牌时 {seat} 号座位还没有抓到这些牌", code="not_dealt", seat=seat, cards=names(cards), dealt=dealt)
+            return violation(
+                "not_dealt",
+                f"seat {seat} had not been dealt {' '.join(names(cards))} after {dealt} cards",
+                f"发出 {dealt} 张牌时 {seat} 号座位还没有抓到这些牌",
+                code="not_dealt",
+                seat=seat,
+                cards=names(cards),
+                dealt=dealt,
+            )
         level_cards = all(c < 52 and c % 13 == self.level for c in cards)
         jokers = all(c >= 52 for c in cards)
         if len(cards) == 1 and level_cards:
@@ -252,18 +286,25 @@ class ShengjiState(LoggedState):
         elif len(cards) == 2 and jokers and (cards[0] == cards[1] or self.settings.joker_pair == "any"):
             kind, suit, strength = "jokers", TRUMP, 3
         else:
-            return violation("declare", "a declaration is one level card, a pair of them, or a pair of jokers",
-                         "亮主只能亮一张级牌、一对级牌或一对王")
+            return violation(
+                "declare",
+                "a declaration is one level card, a pair of them, or a pair of jokers",
+                "亮主只能亮一张级牌、一对级牌或一对王",
+            )
         if kind == "single" and self.decl_strength:
             if suit != self.decl_suit or self.decl_strength > 1:
-                return violation("declare", "a single level card cannot overturn a declaration",
-                             "单张级牌不能反主")
+                return violation(
+                    "declare", "a single level card cannot overturn a declaration", "单张级牌不能反主"
+                )
             if self.settings.reinforce == "declarer" and seat != self.declarer:
                 return violation("declare", "only the declarer may reinforce (加固)", "只有亮主者可以加固")
             return "reinforce", suit, 2 if self.settings.reinforce_protects else 1
         if strength <= self.decl_strength:
-            return violation("declare", "a declaration must outrank the one before: pair > single, jokers > pair",
-                         "反主必须大于之前的亮主：对子大于单张，对王大于对子")
+            return violation(
+                "declare",
+                "a declaration must outrank the one before: pair > single, jokers > pair",
+                "反主必须大于之前的亮主：对子大于单张，对王大于对子",
+            )
         return kind, suit, strength
 
     def _judge_declare(self, seat: int, action: Action) -> list[Violation]:
@@ -272,8 +313,13 @@ class ShengjiState(LoggedState):
             return [cards]
         dealt = action.get("dealt", SEATS * HAND)
         if not isinstance(dealt, int) or isinstance(dealt, bool) or not 1 <= dealt <= SEATS * HAND:
-            return [violation("dealt", f"dealt = {dealt!r} is not a count of dealt cards 1..100",
-                          f"dealt = {dealt!r} 不是已发牌数 1..100")]
+            return [
+                violation(
+                    "dealt",
+                    f"dealt = {dealt!r} is not a count of dealt cards 1..100",
+                    f"dealt = {dealt!r} 不是已发牌数 1..100",
+                )
+            ]
         found = self._declaration(seat, cards, dealt)
         if isinstance(found, Violation):
             return [found]
@@ -289,7 +335,7 @@ class ShengjiState(LoggedState):
         """Every declaration ``seat`` could make now with the cards it had after ``dealt`` cards."""
         if self.phase != "deal":
             return []
-        got = _counts(self.dealt[seat][:self.received(seat, dealt)])
+        got = _counts(self.dealt[seat][: self.received(seat, dealt)])
         options: list[list[int]] = []
         for s in range(4):
             c = s * 13 + self.level
@@ -310,12 +356,12 @@ class ShengjiState(LoggedState):
         if self.decl_strength:
             return (None if self.decl_suit == TRUMP else self.decl_suit), "declared", []
         i = next(i for i, c in enumerate(self.bottom) if c < 52)
-        return self.bottom[i] // 13, "bottom", self.bottom[:i + 1]
+        return self.bottom[i] // 13, "bottom", self.bottom[: i + 1]
 
     def _fix_trump(self) -> None:
         """At the dealer's first bury the trump is fixed and the dealer picks up the bottom."""
         suit, self.trump_from, self.flipped = self.trump_choice()
-        self.trumps = Trumps(self.level, suit)
+        self.trumps = trumps_for(self.level, suit)
         for c in self.bottom:
             self.counts[self.dealer][c] += 1
         self._held[self.dealer] = {}
@@ -325,8 +371,15 @@ class ShengjiState(LoggedState):
         if self.phase != "deal":
             return [violation("phase", "the dealer has already picked up the bottom", "庄家已经拿过底牌")]
         if seat != self.dealer:
-            return [violation("turn", f"only the dealer (seat {self.dealer}) takes the bottom",
-                          f"只有庄家（{self.dealer} 号）拿底", code="dealer_only", seat=self.dealer)]
+            return [
+                violation(
+                    "turn",
+                    f"only the dealer (seat {self.dealer}) takes the bottom",
+                    f"只有庄家（{self.dealer} 号）拿底",
+                    code="dealer_only",
+                    seat=self.dealer,
+                )
+            ]
         self._fix_trump()
         return []
 
@@ -334,7 +387,15 @@ class ShengjiState(LoggedState):
         if self.phase not in ("deal", "bury"):
             return [violation("phase", "the bottom is buried before play", "埋底只能在出牌之前")]
         if seat != self.dealer:
-            return [violation("turn", f"only the dealer (seat {self.dealer}) buries", f"只有庄家（{self.dealer} 号）埋底", code="dealer_only", seat=self.dealer)]
+            return [
+                violation(
+                    "turn",
+                    f"only the dealer (seat {self.dealer}) buries",
+                    f"只有庄家（{self.dealer} 号）埋底",
+                    code="dealer_only",
+                    seat=self.dealer,
+                )
+            ]
         cards = event_cards(action)
         if isinstance(cards, Violation):
             return [cards]
@@ -343,8 +404,13 @@ class ShengjiState(LoggedState):
             for c in self.bottom:
                 hand[c] += 1
         if not has_cards(hand, cards):
-            return [violation("not_in_hand", f"the dealer does not hold {' '.join(names(cards))}",
-                          f"庄家没有 {' '.join(names(cards))}")]
+            return [
+                violation(
+                    "not_in_hand",
+                    f"the dealer does not hold {' '.join(names(cards))}",
+                    f"庄家没有 {' '.join(names(cards))}",
+                )
+            ]
         if len(self.buried) + len(cards) > BOTTOM:
             return [violation("bury", f"exactly {BOTTOM} cards are buried", f"只能埋 {BOTTOM} 张底牌")]
         if self.phase == "deal":
@@ -363,7 +429,8 @@ class ShengjiState(LoggedState):
         return list(self._holding(seat, suit))
 
     def _holding(self, seat: int, suit: int) -> list[int]:
-        """:meth:`holding`, kept until the seat's cards change (callers do not change it)."""
+        """:meth:`holding`, kept as the seat plays (``_play`` removes the cards played; a bury or the
+        bottom taken lists it again). Callers do not change it."""
         held = self._held[seat]
         out = held.get(suit)
         if out is None:
@@ -377,13 +444,15 @@ class ShengjiState(LoggedState):
         out: list[tuple[int, ...]] = []
         order = self.trumps.order
         counts = self.counts[seat]
-        for suit in range(5):
-            codes = [c for c in self.trumps.suit_codes[suit] if counts[c]]
-            out.extend((c,) for c in codes)
+        get = counts.__getitem__
+        for codes in self.trumps.suit_codes:  # per suit: singles, pairs, tractors (zip makes the tuples in C)
+            codes = list(compress(codes, map(get, codes)))
+            out.extend(zip(codes))
             pairs = [c for c in codes if counts[c] >= 2]
-            out.extend((c, c) for c in pairs)
-            if len(pairs) >= 2:
-                out.extend(tuple(c for c in t for _ in (0, 1)) for t in _tractors(pairs, order))
+            if pairs:
+                out.extend(zip(pairs, pairs, strict=True))
+                if len(pairs) >= 2:
+                    out.extend(tuple(c for c in t for _ in (0, 1)) for t in _tractors(pairs, order))
         return out
 
     def follow_options(self, seat: int, cap: int = OPTION_CAP) -> list[tuple[int, ...]]:
@@ -394,15 +463,18 @@ class ShengjiState(LoggedState):
         n = lead.size
         suited = self._holding(seat, lead.suit)
         if len(suited) <= n:
-            counts, eff = self.counts[seat], self.trumps.eff
-            if n - len(suited) == 1:  # one card to fill: each distinct card of the other suits once, in code order
-                base = tuple(suited)
-                return [base + (c,) for c in range(54) if counts[c] and eff[c] != lead.suit][:cap]
-            rest = [c for c in range(54) if eff[c] != lead.suit for _ in _COPIES[counts[c]]]
-            return _unique(tuple(suited) + f for f in itertools.combinations(rest, n - len(suited)))[:cap] \
-                if n > len(suited) else [tuple(suited)]
-        if lead.pairs == 0:
-            return [(c,) for c in sorted(set(suited), key=suited.index)]
+            if len(suited) == n:
+                return [tuple(suited)]
+            counts = self.counts[seat]
+            others = self.trumps.others[lead.suit]
+            spare = list(compress(others, map(counts.__getitem__, others)))  # the other suits' cards, by code
+            base = tuple(suited)
+            if n - len(suited) == 1:  # one card to fill: each distinct card of the other suits once
+                return [base + (c,) for c in spare[:cap]]
+            rest = [c for c in spare for _ in _COPIES[counts[c]]]
+            return _unique(base + f for f in itertools.combinations(rest, n - len(suited)))[:cap]
+        if lead.pairs == 0:  # each distinct card once, in the order held
+            return list(zip(dict.fromkeys(suited)))
         held = _counts(suited)
         held_pairs = [c for c in held if held[c] == 2]
         tractor = lead.tractor if lead.tractor and _longest_run(held_pairs, order) >= lead.tractor else 0
@@ -436,7 +508,7 @@ class ShengjiState(LoggedState):
         lead, bs = self.lead_shape, self.best_shape
         if ns.suit < 0 or ns.pairs != lead.pairs or ns.tractor != lead.tractor:
             return False
-        if lead.kind == "other":  # a throw (甩牌): only a trump of the same shape beats it
+        if lead.size > 1 and lead.kind == "other":  # a throw (甩牌): only a trump of the same shape beats it
             if ns.suit != TRUMP or lead.suit == TRUMP:
                 return False
         if ns.suit != lead.suit and ns.suit != TRUMP:
@@ -447,18 +519,39 @@ class ShengjiState(LoggedState):
 
     def _judge_play(self, seat: int, action: Action) -> list[Violation]:
         if self.phase in ("deal", "bury"):
-            return [violation("phase", f"play starts after the dealer buried {BOTTOM} cards",
-                          f"庄家埋完 {BOTTOM} 张底牌后才能出牌")]
+            return [
+                violation(
+                    "phase",
+                    f"play starts after the dealer buried {BOTTOM} cards",
+                    f"庄家埋完 {BOTTOM} 张底牌后才能出牌",
+                )
+            ]
         trick = self.trick
         if seat != (trick.leader + len(trick.plays)) % SEATS:  # trick.to_play, without the property
-            return [violation("turn", f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
-                          f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号", code="not_your_turn", seat=seat, due=self.trick.to_play)]
+            return [
+                violation(
+                    "turn",
+                    f"it is seat {self.trick.to_play}'s turn, not seat {seat}'s",
+                    f"现在轮到 {self.trick.to_play} 号座位出牌，不是 {seat} 号",
+                    code="not_your_turn",
+                    seat=seat,
+                    due=self.trick.to_play,
+                )
+            ]
         cards = event_cards(action)
         if isinstance(cards, Violation):
             return [cards]
         if not has_cards(self.counts[seat], cards):
-            return [violation("not_in_hand", f"seat {seat} does not hold {' '.join(names(cards))}",
-                          f"{seat} 号座位没有 {' '.join(names(cards))}", code="not_in_hand", seat=seat, cards=names(cards))]
+            return [
+                violation(
+                    "not_in_hand",
+                    f"seat {seat} does not hold {' '.join(names(cards))}",
+                    f"{seat} 号座位没有 {' '.join(names(cards))}",
+                    code="not_in_hand",
+                    seat=seat,
+                    cards=names(cards),
+                )
+            ]
         assert self.trumps is not None
         play = tuple(cards)
         if not trick.plays:
@@ -471,15 +564,20 @@ class ShengjiState(LoggedState):
         return []
 
     def _check_lead(self, seat: int, play: tuple[int, ...]) -> Violation | None:
+        if len(play) == 1 or (len(play) == 2 and play[0] == play[1]):  # a single or a pair: always a lead
+            return None
         assert self.trumps is not None
         sh = shape(play, self.trumps)
         if sh.kind in ("single", "pair", "tractor"):
             return None
         if sh.kind == "other" and self.settings.throw:
             return self._check_throw(seat, play, sh)
-        return violation("lead_combo", "lead a single, a pair or a tractor, all of one suit"
-                     + (" (甩牌 is off)" if not self.settings.throw else ""),
-                     "首家只能出单张、对子或拖拉机（同一门）" + ("（未开启甩牌）" if not self.settings.throw else ""))
+        return violation(
+            "lead_combo",
+            "lead a single, a pair or a tractor, all of one suit"
+            + (" (甩牌 is off)" if not self.settings.throw else ""),
+            "首家只能出单张、对子或拖拉机（同一门）" + ("（未开启甩牌）" if not self.settings.throw else ""),
+        )
 
     def _check_throw(self, seat: int, play: tuple[int, ...], sh: Shape) -> Violation | None:
         """甩牌: several units of one suit; legal only if no other seat could beat any unit of it."""
@@ -501,8 +599,11 @@ class ShengjiState(LoggedState):
                 break
         else:
             return None
-        return violation("throw", "甩牌 fails: another seat can beat a part of it; lead that part alone",
-                     "甩牌失败：别家能管住其中一部分")
+        return violation(
+            "throw",
+            "甩牌 fails: another seat can beat a part of it; lead that part alone",
+            "甩牌失败：别家能管住其中一部分",
+        )
 
     def _check_follow(self, seat: int, play: tuple[int, ...]) -> Violation | None:
         assert self.trumps is not None
@@ -511,41 +612,55 @@ class ShengjiState(LoggedState):
             return violation("follow_count", f"follow with {lead.size} cards", f"跟牌必须出 {lead.size} 张")
         eff, order = self.trumps.eff, self.trumps.order
         suited = self._holding(seat, lead.suit)
+        if lead.size == 1 and (eff[play[0]] == lead.suit or not suited):  # a single that follows (or may not)
+            return None
         in_suit = [c for c in play if eff[c] == lead.suit]
         if len(in_suit) < min(lead.size, len(suited)):
             name = "trump" if lead.suit == TRUMP else SUIT_LETTERS[lead.suit]
-            return violation("follow_suit", f"follow suit: play your {name} cards first", "有该门牌必须先跟该门牌")
+            return violation(
+                "follow_suit", f"follow suit: play your {name} cards first", "有该门牌必须先跟该门牌"
+            )
         if lead.pairs:
             held = _counts(suited)
             held_pairs = [c for c in held if held[c] == 2]
             got = _counts(in_suit)
             got_pairs = [c for c in got if got[c] == 2]
-            if lead.tractor >= 2 and _longest_run(held_pairs, order) >= lead.tractor \
-                    and _longest_run(got_pairs, order) < lead.tractor:
-                return violation("follow_structure", "a tractor must be followed with a tractor you hold",
-                             "有拖拉机必须跟拖拉机")
+            if (
+                lead.tractor >= 2
+                and _longest_run(held_pairs, order) >= lead.tractor
+                and _longest_run(got_pairs, order) < lead.tractor
+            ):
+                return violation(
+                    "follow_structure",
+                    "a tractor must be followed with a tractor you hold",
+                    "有拖拉机必须跟拖拉机",
+                )
             if len(got_pairs) < min(lead.pairs, len(held_pairs)):
-                return violation("follow_structure", "follow pairs with the pairs you hold in the suit",
-                             "有对子必须跟对子")
+                return violation(
+                    "follow_structure", "follow pairs with the pairs you hold in the suit", "有对子必须跟对子"
+                )
         return None
 
     def _play(self, seat: int, play: tuple[int, ...]) -> None:
         counts = self.counts[seat]
+        trumps = self.trumps
+        assert trumps is not None
+        held, eff = self._held[seat], trumps.eff
         for c in play:
             counts[c] -= 1
-        self._held[seat] = {}
+            suited = held.get(eff[c])
+            if suited is not None:  # the kept holding loses the card (cheaper than listing it again)
+                suited.remove(c)
         trick = self.trick
-        assert self.trumps is not None
-        ns = shape(play, self.trumps)
-        if not trick.plays:
+        plays = trick.plays
+        ns = Shape(eff[play[0]], 1, 0, 0, trumps.order[play[0]]) if len(play) == 1 else shape(play, trumps)
+        plays.append((seat, play))  # Trick.add, the verdict known here
+        if len(plays) == 1:
             self.lead_shape = self.best_shape = ns
-            trick.add(seat, play, _never)
-        else:
-            wins = self._beats(ns)
-            trick.add(seat, play, _always if wins else _never)
-            if wins:
-                self.best_shape = ns
-        if len(trick.plays) == SEATS:  # trick.done
+        elif self._beats(ns):
+            trick.best = len(plays) - 1
+            self.best_shape = ns
+        if len(plays) == SEATS:  # trick.done
             self._close(trick)
 
     def _close(self, trick: Trick) -> None:
@@ -561,8 +676,13 @@ class ShengjiState(LoggedState):
                 assert self.trumps is not None
                 lead = self.lead_shape
                 s = self.settings
-                self.bottom_multiplier = (s.bottom_single if lead.pairs == 0 else
-                                          s.bottom_pair if lead.tractor < 2 else 2 ** lead.tractor)
+                self.bottom_multiplier = (
+                    s.bottom_single
+                    if lead.pairs == 0
+                    else s.bottom_pair
+                    if lead.tractor < 2
+                    else 2**lead.tractor
+                )
                 self.attacker_points += self.bottom_points() * self.bottom_multiplier
         else:
             self.trick = Trick(winner, SEATS)
@@ -584,8 +704,10 @@ class ShengjiState(LoggedState):
     def legal_actions(self, seat: int) -> list[Action]:
         out: list[Action] = []
         if self.phase == "deal":
-            out += [{"seat": seat, "action": "declare", "cards": names(o), "dealt": SEATS * HAND}
-                    for o in self.declaration_options(seat)]
+            out += [
+                {"seat": seat, "action": "declare", "cards": names(o), "dealt": SEATS * HAND}
+                for o in self.declaration_options(seat)
+            ]
         if self.phase in ("deal", "bury") and seat == self.dealer:
             # only the dealer's own cards: the bottom is face down until taken (a bury before
             # take_bottom takes it, and the referee allows one, but offering it would show the bottom)
@@ -607,6 +729,34 @@ class ShengjiState(LoggedState):
     def deal_args(self) -> dict[str, Any]:
         return {"dealer": self.dealer}
 
+    def judge(self, action: Action) -> list[Violation]:
+        """A legal play by the seat to play, its cards written as records write them, is judged and logged
+        here; anything else (other actions, faults, odd spellings) goes the general way, which says why
+        (the same verdicts and state, tested)."""
+        trick = self.trick
+        raw = action.get("cards")
+        seat = action.get("seat")
+        if (
+            self.phase == "play"
+            and action.get("action") == "play"
+            and raw.__class__ is list
+            and raw
+            and seat.__class__ is int
+            and seat == (trick.leader + len(trick.plays)) % SEATS
+        ):
+            try:
+                play = tuple(map(CODES.__getitem__, raw))
+            except (KeyError, TypeError):
+                return LoggedState.judge(self, action)
+            counts = self.counts[seat]
+            if counts[play[0]] if len(play) == 1 else has_cards(counts, play):
+                found = self._check_follow(seat, play) if trick.plays else self._check_lead(seat, play)
+                if found is None:
+                    self._play(seat, play)
+                    self.log.append(dict(action))
+                    return []
+        return LoggedState.judge(self, action)
+
     def _judge(self, action: Action) -> list[Violation]:
         if self.phase == "over":
             return [violation("finished", "the hand is over", "这一副牌已经打完")]
@@ -622,8 +772,13 @@ class ShengjiState(LoggedState):
             return self._judge_take_bottom(seat)
         if kind == "bury":
             return self._judge_bury(seat, action)
-        return [violation("phase", f"unknown action {kind!r} (升级: declare, take_bottom, bury, play)",
-                      f"未知动作 {kind!r}（升级：declare 亮主、take_bottom 拿底、bury 埋底、play 出牌）")]
+        return [
+            violation(
+                "phase",
+                f"unknown action {kind!r} (升级: declare, take_bottom, bury, play)",
+                f"未知动作 {kind!r}（升级：declare 亮主、take_bottom 拿底、bury 埋底、play 出牌）",
+            )
+        ]
 
     # ------------------------------------------------------------------ results
     def level_change(self) -> tuple[list[int], int] | None:
@@ -661,9 +816,11 @@ class ShengjiState(LoggedState):
 
     def _trump_json(self) -> dict[str, Any]:
         t = self.trumps
-        return {"trump_suit": None if t is None or t.suit is None else SUIT_LETTERS[t.suit],
-                "no_trump": t is not None and t.suit is None,
-                "trump_from": self.trump_from}
+        return {
+            "trump_suit": None if t is None or t.suit is None else SUIT_LETTERS[t.suit],
+            "no_trump": t is not None and t.suit is None,
+            "trump_from": self.trump_from,
+        }
 
     def public_action(self, event: Action) -> Action:
         """The dealer buries face down."""
@@ -671,13 +828,20 @@ class ShengjiState(LoggedState):
 
     def public_view(self, seat: int | None = None) -> dict[str, Any]:
         view: dict[str, Any] = {
-            "game": "shengji", "phase": self.phase, "level": self.settings.level, "dealer": self.dealer,
-            "teams": [[0, 2], [1, 3]], "to_play": self.current_player(),
-            "declarations": list(self.declarations), "declarer": self.declarer,
-            **self._trump_json(), "flipped": names(self.flipped),
+            "game": "shengji",
+            "phase": self.phase,
+            "level": self.settings.level,
+            "dealer": self.dealer,
+            "teams": [[0, 2], [1, 3]],
+            "to_play": self.current_player(),
+            "declarations": list(self.declarations),
+            "declarer": self.declarer,
+            **self._trump_json(),
+            "flipped": names(self.flipped),
             "hand_sizes": [sum(c) for c in self.counts],
             "trick": self.trick.to_json() if self.trick.plays else None,
-            "tricks_done": len(self.tricks), "attacker_points": self.trick_points,
+            "tricks_done": len(self.tricks),
+            "attacker_points": self.trick_points,
         }
         if seat is not None:
             view["seat"] = seat
@@ -690,9 +854,14 @@ class ShengjiState(LoggedState):
         done = self.phase == "over"
         found = self.level_change()
         return {
-            "game": "shengji", "level": self.settings.level, "dealer": self.dealer,
-            "teams": [[0, 2], [1, 3]], "attackers": sorted(self.attackers),
-            "declarations": list(self.declarations), "declarer": self.declarer, **self._trump_json(),
+            "game": "shengji",
+            "level": self.settings.level,
+            "dealer": self.dealer,
+            "teams": [[0, 2], [1, 3]],
+            "attackers": sorted(self.attackers),
+            "declarations": list(self.declarations),
+            "declarer": self.declarer,
+            **self._trump_json(),
             "flipped": names(self.flipped),
             "buried": names(self.buried) if done else None,
             "leader": self.dealer if self.tricks or self.trick.plays else None,
@@ -711,14 +880,6 @@ class ShengjiState(LoggedState):
         }
 
 
-def _never(new: tuple[int, ...], best: tuple[int, ...]) -> bool:
-    return False
-
-
-def _always(new: tuple[int, ...], best: tuple[int, ...]) -> bool:
-    return True
-
-
 def _unique(options: Any) -> list[tuple[int, ...]]:
     out, seen = [], set()
     for o in options:
@@ -734,8 +895,9 @@ def _unique(options: Any) -> list[tuple[int, ...]]:
 # ---------------------------------------------------------------------- bots
 def _value(state: ShengjiState, option: tuple[int, ...]) -> tuple[int, int]:
     assert state.trumps is not None
-    return sum(POINTS[c] for c in option), sum(state.trumps.order[c] + 20 * (state.trumps.eff[c] == TRUMP)
-                                              for c in option)
+    return sum(POINTS[c] for c in option), sum(
+        state.trumps.order[c] + 20 * (state.trumps.eff[c] == TRUMP) for c in option
+    )
 
 
 def _greedy_play(state: ShengjiState, seat: int, options: list[tuple[int, ...]]) -> tuple[int, ...]:
@@ -758,13 +920,15 @@ def _greedy_bury(hand: list[int], t: Trumps) -> list[int]:
     return sorted(hand, key=lambda c: (t.eff[c] == TRUMP, POINTS[c] > 0, t.order[c]))[:BOTTOM]
 
 
-def play_bot_hand(game: ShengjiGame, rng: random.Random, bot: str, settings: ShengjiSettings) -> dict[str, Any]:
+def play_bot_hand(
+    game: ShengjiGame, rng: random.Random, bot: str, settings: ShengjiSettings
+) -> dict[str, Any]:
     deck = shuffled_deck(DECKS["shengji"].names(), rng)
     dealer = settings.dealer
     hands_txt: list[list[str]] = [[] for _ in range(SEATS)]
     for k in range(SEATS * HAND):
         hands_txt[(dealer + k) % SEATS].append(deck[k])
-    bottom_txt = deck[SEATS * HAND:]
+    bottom_txt = deck[SEATS * HAND :]
     state = ShengjiState(hands_txt, bottom_txt, settings)  # type: ignore[arg-type]  # card names, as parsed
     events: list[Action] = []
     level = state.level
@@ -776,32 +940,47 @@ def play_bot_hand(game: ShengjiGame, rng: random.Random, bot: str, settings: She
         seat = (dealer + k) % SEATS
         options = state.declaration_options(seat, k + 1)
         if options:
-            ev: Action = {"seat": seat, "action": "declare", "cards": names(rng.choice(options)), "dealt": k + 1}
+            ev: Action = {
+                "seat": seat,
+                "action": "declare",
+                "cards": names(rng.choice(options)),
+                "dealt": k + 1,
+            }
             state.apply(ev)
             events.append(ev)
     hand = [c for c in range(54) for _ in range(state.counts[dealer][c])] + state.bottom
     suit = state.trump_choice()[0]
-    bury = rng.sample(hand, BOTTOM) if bot == "random" else _greedy_bury(hand, Trumps(level, suit))
+    bury = rng.sample(hand, BOTTOM) if bot == "random" else _greedy_bury(hand, trumps_for(level, suit))
     ev = {"seat": dealer, "action": "bury", "cards": names(bury)}
     state.apply(ev)
     events.append(ev)
     while state.phase == "play":
-        seat = state.trick.to_play
-        options = state.follow_options(seat) if state.trick.plays else state.lead_options(seat)
+        trick = state.trick
+        seat = (trick.leader + len(trick.plays)) % SEATS  # trick.to_play, without the property
+        options = state.follow_options(seat) if trick.plays else state.lead_options(seat)
         option = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
-        ev = {"seat": seat, "action": "play", "cards": names(option)}
-        state.apply(ev)  # every bot action goes through the referee
+        ev = {"seat": seat, "action": "play", "cards": list(map(NAMES.__getitem__, option))}
+        # every bot action goes through the referee (升级 has no warnings: all errors)
+        found = state.judge(ev)
+        if found:
+            raise IllegalAction(found[0])
         events.append(ev)
-    return game.bot_record(state, settings, hands_txt, bottom_txt, events, first_seat=settings.dealer,
-                           attacker_points=state.attacker_points if state.phase == "over" else None)
+    return game.bot_record(
+        state,
+        settings,
+        hands_txt,
+        bottom_txt,
+        events,
+        first_seat=settings.dealer,
+        attacker_points=state.attacker_points if state.phase == "over" else None,
+    )
 
 
 class ShengjiGame(Game):
     """升级. Preset ``sijen`` (the text: 四人升级)."""
 
     name = "shengji"
-    info = GameInfo("升级", "Tractor", trick_taking=True, declares_before_play=True,
-                    zero_sum=False)
+    info = GameInfo("升级", "Tractor", trick_taking=True, declares_before_play=True, zero_sum=False)
     settings_type = ShengjiSettings
     presets = PRESETS
     default_preset = "sijen"
@@ -809,8 +988,15 @@ class ShengjiGame(Game):
     def deal_plan(self, settings: Any) -> DealPlan:
         return DealPlan(seats=SEATS, cards_per_seat=(HAND,) * SEATS, bottom=BOTTOM, deck=DECKS["shengji"])
 
-    def new_state(self, hands: list[list[Card]], bottom: list[Card], settings: Any, *,
-                  first_seat: int | None = None, dealer: int | None = None) -> ShengjiState:
+    def new_state(
+        self,
+        hands: list[list[Card]],
+        bottom: list[Card],
+        settings: Any,
+        *,
+        first_seat: int | None = None,
+        dealer: int | None = None,
+    ) -> ShengjiState:
         """``dealer``: the dealer, unless the settings already name it."""
         from engine.record import RecordError
 
@@ -818,8 +1004,10 @@ class ShengjiGame(Game):
         if dealer is not None and dealer != settings.dealer:
             settings = dataclasses.replace(settings, dealer=dealer)
         if len(hands) != SEATS or any(len(h) != HAND for h in hands) or len(bottom) != BOTTOM:
-            raise RecordError(f"升级 deals {HAND} cards to each of 4 seats and {BOTTOM} to the bottom: "
-                              f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards")
+            raise RecordError(
+                f"升级 deals {HAND} cards to each of 4 seats and {BOTTOM} to the bottom: "
+                f"got {[len(h) for h in hands]} and {len(bottom)} bottom cards"
+            )
         return ShengjiState(hands, bottom, settings)
 
     def suit_of(self, card: str, view: dict[str, Any]) -> str | None:
@@ -828,7 +1016,9 @@ class ShengjiGame(Game):
             return "T"
         return card[0]
 
-    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+    def first_play(
+        self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0
+    ) -> FirstPlay:
         """The dealer (庄家), the seat the deal started from, plays first."""
         return FirstPlay(dealer, None, "dealer")
 
@@ -845,8 +1035,9 @@ class ShengjiGame(Game):
             return News("trump", {"suit": after["trump_suit"]})
         return None
 
-    def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
-                 first_seat: int = 0) -> dict[str, Any]:
+    def bot_hand(
+        self, rng: random.Random, *, bot: str = "greedy", settings: Any = None, first_seat: int = 0
+    ) -> dict[str, Any]:
         """A whole hand by bots: the deal card by card from the dealer with declarations now and then (each
         with its ``dealt``), the bury, and the play. The dealer deals first, so a non-zero ``first_seat``
         is the dealer (self-play passes the last verdict's ``next_first_seat`` = ``next_dealer``);

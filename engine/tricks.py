@@ -62,8 +62,11 @@ def event_cards(event: dict[str, Any]) -> list[int] | Violation:
     if raw is None and "card" in event:
         raw = [event["card"]]
     if not isinstance(raw, list) or not raw:
-        return violation("malformed", "the action needs 'cards': a non-empty list of cards",
-                     "该动作需要 cards：非空的牌列表")
+        return violation(
+            "malformed",
+            "the action needs 'cards': a non-empty list of cards",
+            "该动作需要 cards：非空的牌列表",
+        )
     try:  # the common case: every card written exactly as a record writes it
         return [CODES[text] for text in raw]
     except (KeyError, TypeError):
@@ -87,8 +90,9 @@ def has_cards(counts: Sequence[int], cards: Sequence[int]) -> bool:
     return all(counts[c] >= k for c, k in need.items())
 
 
-def follow_suit_ok(played: Sequence[int], holding: int, led_count: int, led_suit: int,
-                   effective_suit: Sequence[int]) -> bool:
+def follow_suit_ok(
+    played: Sequence[int], holding: int, led_count: int, led_suit: int, effective_suit: Sequence[int]
+) -> bool:
     """Follow suit: the play holds ``min(led_count, holding)`` cards of the led effective suit.
 
     ``holding`` is how many cards of that suit the follower held before playing."""
@@ -123,8 +127,9 @@ class Trick:
     def winner(self) -> int:
         return self.plays[self.best][0]
 
-    def add(self, seat: int, cards: tuple[int, ...],
-            beats: Callable[[tuple[int, ...], tuple[int, ...]], bool]) -> None:
+    def add(
+        self, seat: int, cards: tuple[int, ...], beats: Callable[[tuple[int, ...], tuple[int, ...]], bool]
+    ) -> None:
         """Add a play; it becomes the best if ``beats(cards, best cards)`` (strictly better)."""
         self.plays.append((seat, cards))
         if len(self.plays) > 1 and beats(cards, self.plays[self.best][1]):
@@ -134,8 +139,12 @@ class Trick:
         return [c for _, cs in self.plays for c in cs]
 
     def to_json(self) -> dict[str, Any]:
-        return {"leader": self.leader, "plays": [{"seat": s, "cards": names(cs)} for s, cs in self.plays],
-                "winner": self.winner if self.plays else None}
+        name = NAMES.__getitem__
+        return {
+            "leader": self.leader,
+            "plays": [{"seat": s, "cards": list(map(name, cs))} for s, cs in self.plays],
+            "winner": self.winner if self.plays else None,
+        }
 
 
 def shuffled_deck(deck_cards: list[Any], rng: random.Random) -> list[str]:

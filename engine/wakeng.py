@@ -99,8 +99,13 @@ def forced_to_dig(cards: list[str], rule: str) -> bool:
 
 
 class WakengState(State):
-    def __init__(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
-                 settings: WakengSettings, first_seat: int | None = None):
+    def __init__(
+        self,
+        hands: list[list[Card]] | list[list[str]],
+        bottom: list[Card] | list[str],
+        settings: WakengSettings,
+        first_seat: int | None = None,
+    ):
         self.s = settings
         self.rules = rules_of(settings)
         self.n = len(hands)
@@ -149,8 +154,7 @@ class WakengState(State):
             out.append({"seat": seat, "action": "take_bottom"})
         elif self.phase == "play" and self.trick is not None and seat == self.trick.turn:
             hand = self.hands[seat]
-            out += [{"seat": seat, "action": "play", "cards": hand.pick(c)}
-                    for c in self.trick.options(seat)]
+            out += [{"seat": seat, "action": "play", "cards": hand.pick(c)} for c in self.trick.options(seat)]
             if self.trick.beat is not None:
                 out.append({"seat": seat, "action": "pass"})
         return out
@@ -164,6 +168,23 @@ class WakengState(State):
 
     # ------------------------------------------------------------------ the referee
     def judge(self, action: Action) -> list[Violation]:
+        """Referee one action: a plainly legal play or pass by the seat to act here, anything else by
+        :meth:`_judge` (the same verdicts and state, tested)."""
+        seat = action.get("seat")
+        trick = self.trick
+        if self.phase == "play" and seat.__class__ is int and seat == trick.turn:  # type: ignore[union-attr]
+            # the common cases first: a plainly legal play or pass (else the general way says why)
+            assert trick is not None
+            event = trick.fast_move(seat, action)
+            if event is not None:
+                if trick.out:  # a seat went out: the hand is over
+                    self._end()
+                self.history.append(event)
+                return []
+        return self._judge(action)
+
+    def _judge(self, action: Action) -> list[Violation]:
+        """The general way: every action, and every fault said."""
         seat, kind = action.get("seat"), action.get("action")
         if self.phase == "over":
             return [violation("finished", "the hand is over", "本局已结束")]
@@ -191,7 +212,16 @@ class WakengState(State):
 
     def _turn(self, seat: int, due: int | None) -> list[Violation]:
         if seat != due:
-            return [violation("turn", f"not seat {seat}'s turn (seat {due} is to act)", f"还没轮到{seat}号位 (应{due}号位)", code="not_your_turn", seat=seat, due=due)]
+            return [
+                violation(
+                    "turn",
+                    f"not seat {seat}'s turn (seat {due} is to act)",
+                    f"还没轮到{seat}号位 (应{due}号位)",
+                    code="not_your_turn",
+                    seat=seat,
+                    due=due,
+                )
+            ]
         return []
 
     def _black_dig(self, seat: int, action: Action) -> list[Violation]:
@@ -220,11 +250,24 @@ class WakengState(State):
             return v
         value = action.get("value")
         if value not in (0, 1, 2, 3) or isinstance(value, bool):
-            return [violation("bid", f"a bid is 0 (pass), 1, 2 or 3, not {value!r}", f"叫分只能是0(不叫)、1、2、3, 不是{value!r}")]
+            return [
+                violation(
+                    "bid",
+                    f"a bid is 0 (pass), 1, 2 or 3, not {value!r}",
+                    f"叫分只能是0(不叫)、1、2、3, 不是{value!r}",
+                )
+            ]
         high = max((b for _, b in self.bids), default=0)
         if forced_to_dig(self.dealt[seat], self.s.forced_bid) and value != 3:
-            return [violation("forced_bid", f"seat {seat} holds the cards that must dig: bid 3",
-                       f"{seat}号位持必挖之牌, 须叫3分", code="forced_bid", seat=seat)]
+            return [
+                violation(
+                    "forced_bid",
+                    f"seat {seat} holds the cards that must dig: bid 3",
+                    f"{seat}号位持必挖之牌, 须叫3分",
+                    code="forced_bid",
+                    seat=seat,
+                )
+            ]
         if value and value <= high:
             return [violation("bid", f"a bid must be higher than {high}", f"叫分须高于{high}分")]
         self.bids.append((seat, value))
@@ -236,10 +279,21 @@ class WakengState(State):
 
     def _take_bottom(self, seat: int, action: Action) -> list[Violation]:
         if self.phase != "take_bottom":
-            return [violation("phase", "the bottom is taken once, after the bidding", "底牌只在叫分后由挖坑者抓一次")]
+            return [
+                violation(
+                    "phase", "the bottom is taken once, after the bidding", "底牌只在叫分后由挖坑者抓一次"
+                )
+            ]
         if seat != self.digger:
-            return [violation("take_bottom", f"only the digger (seat {self.digger}) takes the bottom",
-                       f"只有挖坑者({self.digger}号位)抓底", code="digger_only", seat=self.digger)]
+            return [
+                violation(
+                    "take_bottom",
+                    f"only the digger (seat {self.digger}) takes the bottom",
+                    f"只有挖坑者({self.digger}号位)抓底",
+                    code="digger_only",
+                    seat=self.digger,
+                )
+            ]
         assert self.digger is not None
         self.hands[self.digger].add(self.bottom)
         if any(H4 in h for h in self.dealt):
@@ -288,7 +342,7 @@ class WakengState(State):
 
     def multiplier(self) -> int:
         bombs = self.trick.bombs if self.trick else 0
-        return min(2 ** bombs, max(self.s.bomb_top, 1)) if self.s.is_can_bomb else 1
+        return min(2**bombs, max(self.s.bomb_top, 1)) if self.s.is_can_bomb else 1
 
     def returns(self) -> list[int] | None:
         if self.phase != "over":
@@ -333,7 +387,9 @@ class WakengState(State):
             "first_out": first_out,
             "winners": winners,
             "scores": scores,
-            "next_first_seat": (self.leader if self.leader is not None else self.first_bidder) if over else None,
+            "next_first_seat": (self.leader if self.leader is not None else self.first_bidder)
+            if over
+            else None,
         }
 
     def applied_events(self) -> list[Action]:
@@ -371,8 +427,13 @@ class WakengState(State):
         return view
 
 
-_HANDLERS = {"black_dig": WakengState._black_dig, "bid": WakengState._bid,
-             "take_bottom": WakengState._take_bottom, "play": WakengState._play, "pass": WakengState._pass}
+_HANDLERS = {
+    "black_dig": WakengState._black_dig,
+    "bid": WakengState._bid,
+    "take_bottom": WakengState._take_bottom,
+    "play": WakengState._play,
+    "pass": WakengState._pass,
+}
 
 
 class WakengGame(Game):
@@ -384,15 +445,24 @@ class WakengGame(Game):
 
     def deal_plan(self, settings: WakengSettings) -> DealPlan:
         per = 16 if settings.players == 3 else 12
-        return DealPlan(seats=settings.players, cards_per_seat=(per,) * settings.players, bottom=4,
-                        deck=DECKS["wakeng"])
+        return DealPlan(
+            seats=settings.players, cards_per_seat=(per,) * settings.players, bottom=4, deck=DECKS["wakeng"]
+        )
 
-    def new_state(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
-                  settings: WakengSettings, *, first_seat: int | None = None,
-                  dealer: int | None = None) -> WakengState:
+    def new_state(
+        self,
+        hands: list[list[Card]] | list[list[str]],
+        bottom: list[Card] | list[str],
+        settings: WakengSettings,
+        *,
+        first_seat: int | None = None,
+        dealer: int | None = None,
+    ) -> WakengState:
         return WakengState(hands, bottom, settings, first_seat)
 
-    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+    def first_play(
+        self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0
+    ) -> FirstPlay:
         """The holder of ♥4; if it is in the bottom, the holder of the lowest heart (4 5 … A 2 3)."""
         for rank in CLIMBING.ranks:
             seat = holder(hands, "H" + rank)
@@ -409,15 +479,21 @@ class WakengGame(Game):
             return News("digger", {"seat": after["digger"], "bid": after.get("bid")})
         return None
 
-    def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: WakengSettings | None = None,
-                 first_seat: int = 0) -> dict[str, Any]:
+    def bot_hand(
+        self,
+        rng: random.Random,
+        *,
+        bot: str = "greedy",
+        settings: WakengSettings | None = None,
+        first_seat: int = 0,
+    ) -> dict[str, Any]:
         s = settings or self.settings()
         plan = self.deal_plan(s)
         deck = plan.deck.names()
         rng.shuffle(deck)
         per = plan.cards_per_seat[0]
-        hands = [deck[i * per:(i + 1) * per] for i in range(plan.seats)]
-        bottom = deck[plan.seats * per:]
+        hands = [deck[i * per : (i + 1) * per] for i in range(plan.seats)]
+        bottom = deck[plan.seats * per :]
         first_seat %= plan.seats
         state = self.new_state(hands, bottom, s, first_seat=first_seat)
         act = BotTable(state)

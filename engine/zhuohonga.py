@@ -65,9 +65,11 @@ class ZhuohongaSettings:
             raise ValueError("setting base must be a whole number ≥ 1")
 
 
-PRESETS = {"hebei": ZhuohongaSettings(),
-           "hebei-tianxuan": ZhuohongaSettings(tian_xuan=True),
-           "hebei-youxuanbigen": ZhuohongaSettings(you_xuan_bi_gen=True)}
+PRESETS = {
+    "hebei": ZhuohongaSettings(),
+    "hebei-tianxuan": ZhuohongaSettings(tian_xuan=True),
+    "hebei-youxuanbigen": ZhuohongaSettings(you_xuan_bi_gen=True),
+}
 
 
 def hidden(card: str) -> str:
@@ -76,8 +78,12 @@ def hidden(card: str) -> str:
 
 
 class ZhuohongaState(State):
-    def __init__(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
-                 settings: ZhuohongaSettings):
+    def __init__(
+        self,
+        hands: list[list[Card]] | list[list[str]],
+        bottom: list[Card] | list[str],
+        settings: ZhuohongaSettings,
+    ):
         self.s = settings
         self.n = len(hands)
         self.dealt = hands = [[str(c) for c in h] for h in hands]
@@ -143,11 +149,32 @@ class ZhuohongaState(State):
                 out.append({"seat": seat, "action": "pass"})
         return out
 
+    def _shows_h4(self, cards: list[str]) -> bool:
+        """Whether a play of ``cards`` by the seat to act may be the first play (♥4 shown if it must be)."""
+        return H4 in cards or not self._must_show_h4()
+
     def _must_show_h4(self) -> bool:
         return not self.started and self.s.first_lead_h4 and H4 in self.hands[self.trick.turn]
 
     # ------------------------------------------------------------------ the referee
     def judge(self, action: Action) -> list[Violation]:
+        """Referee one action: a plainly legal play or pass by the seat to act here, anything else by
+        :meth:`_judge` (the same verdicts and state, tested)."""
+        seat = action.get("seat")
+        trick = self.trick
+        if not self.over and self.xuan != "pending" and seat.__class__ is int and seat == trick.turn:
+            # the common cases first: a plainly legal play or pass (else the general way says why)
+            event = trick.fast_move(seat, action, None if self.started else self._shows_h4)
+            if event is not None:
+                if event["action"] == "play":
+                    self.started = True
+                    self.over = bool(trick.out) and trick.out[-1] == seat and self._decided()
+                self.history.append(event)
+                return []
+        return self._judge(action)
+
+    def _judge(self, action: Action) -> list[Violation]:
+        """The general way: every action, and every fault said."""
         seat, kind = action.get("seat"), action.get("action")
         if self.over:
             return [violation("finished", "the hand is over", "本局已结束")]
@@ -158,7 +185,15 @@ class ZhuohongaState(State):
             return [violation("phase", f"unknown action {kind!r}", f"未知动作 {kind!r}")]
         if self.xuan == "pending" and kind not in ("xuan_consent", "xuan_refuse"):
             due = self.current_player()
-            return [violation("turn", f"seat {due} must first answer the 宣红A", f"须先由{due}号位回应宣红A", code="xuan_answer_due", seat=due)]
+            return [
+                violation(
+                    "turn",
+                    f"seat {due} must first answer the 宣红A",
+                    f"须先由{due}号位回应宣红A",
+                    code="xuan_answer_due",
+                    seat=due,
+                )
+            ]
         return handler(self, seat, action)
 
     def _log(self, action: Action) -> list[Violation]:
@@ -169,7 +204,15 @@ class ZhuohongaState(State):
         if self.started:
             return [violation("phase", "宣红A only before the first play", "宣红A只能在首次出牌之前")]
         if seat not in self.red:
-            return [violation("xuan", f"seat {seat} holds no red ace", f"{seat}号位没有红A", code="xuan_no_red_ace", seat=seat)]
+            return [
+                violation(
+                    "xuan",
+                    f"seat {seat} holds no red ace",
+                    f"{seat}号位没有红A",
+                    code="xuan_no_red_ace",
+                    seat=seat,
+                )
+            ]
         if self.xuan is not None:
             return [violation("xuan", "宣红A was already declared this hand", "本局已宣过红A")]
         self.xuan_by = seat
@@ -186,8 +229,15 @@ class ZhuohongaState(State):
             return [violation("xuan", "no 宣红A is waiting for an answer", "没有待回应的宣红A")]
         if seat != self.current_player():
             due = self.current_player()
-            return [violation("xuan", f"only seat {due}, the other red ace, answers the 宣红A",
-                       f"只有持另一张红A的{due}号位可回应宣红A", code="xuan_answer_only", seat=due)]
+            return [
+                violation(
+                    "xuan",
+                    f"only seat {due}, the other red ace, answers the 宣红A",
+                    f"只有持另一张红A的{due}号位可回应宣红A",
+                    code="xuan_answer_only",
+                    seat=due,
+                )
+            ]
         self.xuan = "xuan" if action["action"] == "xuan_consent" else "refused"
         return self._log(action)
 
@@ -199,16 +249,40 @@ class ZhuohongaState(State):
         if not self.xuan_ok:
             return [violation("fan_xuan", "反宣 answers a successful 宣红A", "反宣须在宣红A成功之后")]
         if seat not in self.others:
-            return [violation("fan_xuan", f"seat {seat} is on the red-ace side", f"{seat}号位是红A一方", code="fan_xuan_red", seat=seat)]
+            return [
+                violation(
+                    "fan_xuan",
+                    f"seat {seat} is on the red-ace side",
+                    f"{seat}号位是红A一方",
+                    code="fan_xuan_red",
+                    seat=seat,
+                )
+            ]
         if seat in self.fan:
-            return [violation("fan_xuan", f"seat {seat} already declared 反宣", f"{seat}号位已反宣", code="fan_xuan_again", seat=seat)]
+            return [
+                violation(
+                    "fan_xuan",
+                    f"seat {seat} already declared 反宣",
+                    f"{seat}号位已反宣",
+                    code="fan_xuan_again",
+                    seat=seat,
+                )
+            ]
         self.fan.add(seat)
         return self._log(action)
 
     def _play(self, seat: int, action: Action) -> list[Violation]:
         if seat != self.trick.turn:
-            return [violation("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
-                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)", code="not_your_turn", seat=seat, due=self.trick.turn)]
+            return [
+                violation(
+                    "turn",
+                    f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
+                    f"还没轮到{seat}号位 (应{self.trick.turn}号位)",
+                    code="not_your_turn",
+                    seat=seat,
+                    due=self.trick.turn,
+                )
+            ]
         cards = parse_play_cards(action)
         if cards and isinstance(cards[0], Violation):
             return cards  # type: ignore[return-value]
@@ -225,8 +299,16 @@ class ZhuohongaState(State):
 
     def _pass(self, seat: int, action: Action) -> list[Violation]:
         if seat != self.trick.turn:
-            return [violation("turn", f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
-                       f"还没轮到{seat}号位 (应{self.trick.turn}号位)", code="not_your_turn", seat=seat, due=self.trick.turn)]
+            return [
+                violation(
+                    "turn",
+                    f"not seat {seat}'s turn (seat {self.trick.turn} is to act)",
+                    f"还没轮到{seat}号位 (应{self.trick.turn}号位)",
+                    code="not_your_turn",
+                    seat=seat,
+                    due=self.trick.turn,
+                )
+            ]
         if v := self.trick.check_pass():
             return v
         self.trick.pass_(seat)
@@ -365,9 +447,14 @@ class ZhuohongaState(State):
         return view
 
 
-_HANDLERS = {"xuan": ZhuohongaState._xuan, "xuan_consent": ZhuohongaState._answer,
-             "xuan_refuse": ZhuohongaState._answer, "fan_xuan": ZhuohongaState._fan_xuan,
-             "play": ZhuohongaState._play, "pass": ZhuohongaState._pass}
+_HANDLERS = {
+    "xuan": ZhuohongaState._xuan,
+    "xuan_consent": ZhuohongaState._answer,
+    "xuan_refuse": ZhuohongaState._answer,
+    "fan_xuan": ZhuohongaState._fan_xuan,
+    "play": ZhuohongaState._play,
+    "pass": ZhuohongaState._pass,
+}
 
 
 class ZhuohongaGame(Game):
@@ -381,12 +468,20 @@ class ZhuohongaGame(Game):
         per = (14, 14, 13, 13) if settings.extra_cards == "first_two" else (13, 13, 14, 14)
         return DealPlan(seats=4, cards_per_seat=per, bottom=0, deck=DECKS["zhuohonga"])
 
-    def new_state(self, hands: list[list[Card]] | list[list[str]], bottom: list[Card] | list[str],
-                  settings: ZhuohongaSettings, *, first_seat: int | None = None,
-                  dealer: int | None = None) -> ZhuohongaState:
+    def new_state(
+        self,
+        hands: list[list[Card]] | list[list[str]],
+        bottom: list[Card] | list[str],
+        settings: ZhuohongaSettings,
+        *,
+        first_seat: int | None = None,
+        dealer: int | None = None,
+    ) -> ZhuohongaState:
         return ZhuohongaState(hands, bottom, settings)
 
-    def first_play(self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0) -> FirstPlay:
+    def first_play(
+        self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0
+    ) -> FirstPlay:
         """The holder of ♥4 plays first."""
         seat = holder(hands, "H4")
         if seat is None:
@@ -400,7 +495,9 @@ class ZhuohongaGame(Game):
         """A 宣红A (or 独宣) that stands doubles the hand."""
         if before.get("xuan") != after.get("xuan") and after.get("xuan") in ("xuan", "du_xuan"):
             by = after.get("xuan_by")
-            return News("xuan", {"seat": by if isinstance(by, int) else None, "alone": after["xuan"] == "du_xuan"})
+            return News(
+                "xuan", {"seat": by if isinstance(by, int) else None, "alone": after["xuan"] == "du_xuan"}
+            )
         return None
 
     def deal(self, rng: random.Random, settings: ZhuohongaSettings, first_seat: int = 0) -> list[list[str]]:
@@ -416,8 +513,14 @@ class ZhuohongaGame(Game):
                     hands[(first_seat + k) % 4].append(next(it))
         return hands
 
-    def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: ZhuohongaSettings | None = None,
-                 first_seat: int = 0) -> dict[str, Any]:
+    def bot_hand(
+        self,
+        rng: random.Random,
+        *,
+        bot: str = "greedy",
+        settings: ZhuohongaSettings | None = None,
+        first_seat: int = 0,
+    ) -> dict[str, Any]:
         s = settings or self.settings()
         first_seat %= 4
         hands = self.deal(rng, s, first_seat)

@@ -33,8 +33,12 @@ seeds = st.integers(0, 2**32 - 1)
 def _combos_slow(mask: int, bombs: bool, min_pair_run: int, trick: C.Combo | None) -> list[C.Combo]:
     """Every combination of ``mask`` (that beats ``trick``), from the rank counts alone."""
     counts = C.counts_of(mask)
-    out = [C.Combo(k, 1, r) for k in (C.SINGLE, C.PAIR, C.TRIPLE, C.BOMB) for r in range(C.N_RANKS)
-           if counts[r] >= C.MULTIPLICITY[k] and (k != C.BOMB or bombs)]
+    out = [
+        C.Combo(k, 1, r)
+        for k in (C.SINGLE, C.PAIR, C.TRIPLE, C.BOMB)
+        for r in range(C.N_RANKS)
+        if counts[r] >= C.MULTIPLICITY[k] and (k != C.BOMB or bombs)
+    ]
     for kind, least, need in ((C.STRAIGHT, 3, 1), (C.PAIR_RUN, min_pair_run, 2)):
         for low in range(C.RUN_RANKS):
             for top in range(low + least - 1, C.RUN_RANKS):
@@ -65,8 +69,9 @@ def test_hongsi_listing_and_rank_masks_match_the_slow_way(seed, bombs, min_pair_
         assert C.mask_of(codes) == cards and C.cards_of(cards) == [C.CARD_NAMES[c] for c in sorted(codes)]
         slow = C.classify(codes, bombs=True, min_pair_run=min_pair_run)
         assert slow == combo
-        assert C.classify_mask(cards, codes, bombs=bombs, min_pair_run=min_pair_run) == \
-            C.classify(codes, bombs=bombs, min_pair_run=min_pair_run)
+        assert C.classify_mask(cards, codes, bombs=bombs, min_pair_run=min_pair_run) == C.classify(
+            codes, bombs=bombs, min_pair_run=min_pair_run
+        )
         assert C.after_play(masks, combo) == C.rank_masks(hand & ~cards)
         if combo.kind == C.SINGLE:  # the look-up's pick: the lowest suit held, ``avoid`` only if nothing else
             have = hand & C.RANK_MASK[combo.top]
@@ -101,8 +106,17 @@ def test_hongsi_moves_and_clones_match_the_slow_way(seed, bombs):
 
 
 def _snapshot(state: HongsiState) -> tuple:
-    return (json.dumps(state.public_view(), sort_keys=True), state.hands, state.n_events, state.passes,
-            state.trick, state.trick_mask, state.turn, state.pending, state.log)
+    return (
+        json.dumps(state.public_view(), sort_keys=True),
+        state.hands,
+        state.n_events,
+        state.passes,
+        state.trick,
+        state.trick_mask,
+        state.turn,
+        state.pending,
+        state.log,
+    )
 
 
 @settings(max_examples=12, deadline=None)
@@ -121,10 +135,15 @@ def test_hongsi_judge_fast_path_matches_the_general_path(seed, bombs):
         else:
             good = choose_play(state, seat, rng, "random")
         hand = C.cards_of(state.hands[seat])
-        broken = [{**good, "seat": (seat + 1) % 4}, {**good, "seat": True}, {"seat": seat, "action": "pass"},
-                  {"seat": seat, "action": "play", "cards": [rng.choice(hand), rng.choice(C.CARD_NAMES)]},
-                  {"seat": seat, "action": "play", "cards": hand[:1]}, {"seat": seat, "action": "play", "cards": []},
-                  {"seat": seat, "action": "play", "cards": ["h" + hand[0][1:]]}]
+        broken = [
+            {**good, "seat": (seat + 1) % 4},
+            {**good, "seat": True},
+            {"seat": seat, "action": "pass"},
+            {"seat": seat, "action": "play", "cards": [rng.choice(hand), rng.choice(C.CARD_NAMES)]},
+            {"seat": seat, "action": "play", "cards": hand[:1]},
+            {"seat": seat, "action": "play", "cards": []},
+            {"seat": seat, "action": "play", "cards": ["h" + hand[0][1:]]},
+        ]
         for action in [*broken, good]:
             fast, slow = state.clone(), state.clone()
             assert fast.judge(action) == slow._judge(action)
@@ -132,8 +151,10 @@ def test_hongsi_judge_fast_path_matches_the_general_path(seed, bombs):
         assert state.judge(good) == []
 
 
-@pytest.mark.parametrize("preset,rules", [("gonglue", {}), ("quanliang", {}), ("computer", {}),
-                                          ("partners", {}), ("gonglue", {"anmai": True})])
+@pytest.mark.parametrize(
+    "preset,rules",
+    [("gonglue", {}), ("quanliang", {}), ("computer", {}), ("partners", {}), ("gonglue", {"anmai": True})],
+)
 @settings(max_examples=25, deadline=None)
 @given(seed=seeds)
 def test_gongzhu_may_play_matches_legal_plays(preset, rules, seed):
@@ -151,6 +172,16 @@ def test_gongzhu_may_play_matches_legal_plays(preset, rules, seed):
                 checked += 1
         assert state.judge(event) == []
     assert checked
+
+
+def _dealt(game, record):
+    """A fresh state of ``record``'s deal (its rules, its first seat)."""
+    return game.new_state(
+        [parse_cards(h) for h in record["hands"]],
+        parse_cards(record["bottom"]),
+        game.settings(None, record.get("rules")),
+        first_seat=record["first_seat"],
+    )
 
 
 def _lower(obj):
@@ -172,8 +203,11 @@ def _outcome(obj):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seeds, st.sampled_from(["hongsi", "wakeng", "zhuohonga", "gongzhu", "shengji"]),
-       st.sampled_from(["none", "duplicate", "foreign", "drop", "bad_event"]))
+@given(
+    seeds,
+    st.sampled_from(["hongsi", "wakeng", "zhuohonga", "gongzhu", "shengji"]),
+    st.sampled_from(["none", "duplicate", "foreign", "drop", "bad_event"]),
+)
 def test_record_fast_parse_matches_the_slow_way(seed, name, damage):
     rng = random.Random(seed)
     record = get_game(name).bot_hand(rng, bot="random")
@@ -205,8 +239,7 @@ def test_climbing_levels_match_the_counts(name, seed):
     rng = random.Random(seed)
     game = get_game(name)
     record = game.bot_hand(rng, bot="random")
-    state = game.new_state([parse_cards(h) for h in record["hands"]], parse_cards(record["bottom"]),
-                           game.settings(), first_seat=record["first_seat"])
+    state = _dealt(game, record)
     for event in record["events"]:
         assert state.judge(event) == []
         trick = getattr(state, "trick", None)
@@ -214,7 +247,9 @@ def test_climbing_levels_match_the_counts(name, seed):
             assert hand.levels == [sum(1 << r for r, n in enumerate(hand.counts) if n > i) for i in range(4)]
             if trick is not None:
                 rules = trick.rules
-                assert rules.options(hand.counts, trick.beat, hand.levels) == rules.options(hand.counts, trick.beat)
+                assert rules.options(hand.counts, trick.beat, hand.levels) == rules.options(
+                    hand.counts, trick.beat
+                )
 
 
 @settings(max_examples=25, deadline=None)
@@ -229,8 +264,7 @@ def test_shengji_follow_options_match_the_slow_way(seed):
     rng = random.Random(seed)
     game = get_game("shengji")
     record = game.bot_hand(rng, bot="random")
-    state = game.new_state([parse_cards(h) for h in record["hands"]], parse_cards(record["bottom"]),
-                           game.settings(None, record.get("rules")))
+    state = _dealt(game, record)
     short = 0
     for event in record["events"]:
         if state.phase == "play" and state.trick.plays:
@@ -238,10 +272,209 @@ def test_shengji_follow_options_match_the_slow_way(seed):
             suited = state.holding(seat, state.lead_shape.suit)
             n = state.lead_shape.size
             if len(suited) < n:
-                rest = [c for c in range(54) if state.trumps.eff[c] != state.lead_shape.suit
-                        for _ in range(state.counts[seat][c])]
+                rest = [
+                    c
+                    for c in range(54)
+                    if state.trumps.eff[c] != state.lead_shape.suit
+                    for _ in range(state.counts[seat][c])
+                ]
                 slow = sj._unique(tuple(suited) + f for f in itertools.combinations(rest, n - len(suited)))
-                assert state.follow_options(seat) == slow[:sj.OPTION_CAP]
+                assert state.follow_options(seat) == slow[: sj.OPTION_CAP]
                 short += 1
         assert state.judge(event) == []
     assert short
+
+
+def _shengji_lead_options_slow(state, seat):
+    """升级's leads the plain way: per suit its singles, pairs and tractors."""
+    from engine import shengji as sj
+
+    out, counts, order = [], state.counts[seat], state.trumps.order
+    for suit in range(5):
+        codes = [c for c in state.trumps.suit_codes[suit] if counts[c]]
+        pairs = [c for c in codes if counts[c] >= 2]
+        out += [(c,) for c in codes] + [(c, c) for c in pairs]
+        if len(pairs) >= 2:
+            out += [tuple(c for c in t for _ in (0, 1)) for t in sj._tractors(pairs, order)]
+    return out
+
+
+def _shengji_snapshot(state) -> tuple:
+    return (
+        json.dumps(state.public_view(), sort_keys=True),
+        state.counts,
+        state.log,
+        state.lead_shape,
+        state.best_shape,
+        state.trick.best,
+        state.trick.plays,
+        len(state.tricks),
+        state.trick_points,
+    )
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=seeds)
+def test_shengji_judge_options_and_holdings_match_the_slow_way(seed):
+    """升级's ``judge`` (a fast path for plays) and ``LoggedState.judge`` over ``_judge`` (the general path)
+    give the same violations and leave the same state, for the bots' plays and broken ones; the leads
+    and single follows listed equal the plain way's; the holdings kept through play equal those listed
+    afresh from the counts."""
+    import copy
+
+    from engine import shengji as sj
+    from engine.game import LoggedState
+
+    rng = random.Random(seed)
+    game = get_game("shengji")
+    record = game.bot_hand(rng, bot="random")
+    state = _dealt(game, record)
+    for event in record["events"]:
+        if state.phase == "play":
+            seat = state.trick.to_play
+            if state.trick.plays:
+                suited = state.holding(seat, state.lead_shape.suit)
+                if state.lead_shape.size == 1 and suited:
+                    assert state.follow_options(seat) == [(c,) for c in sorted(set(suited), key=suited.index)]
+            else:
+                assert state.lead_options(seat) == _shengji_lead_options_slow(state, seat)
+            hand = [sj.NAMES[c] for c in range(54) for _ in range(state.counts[seat][c])]
+            n = len(event["cards"])
+            broken = [
+                {**event, "seat": (seat + 1) % 4},
+                {**event, "seat": True},
+                {**event, "cards": []},
+                {**event, "cards": rng.sample(hand, min(n, len(hand)))},
+                {**event, "cards": [rng.choice(sj.NAMES)] * n},
+                {**event, "cards": hand[: n + 1]},
+                {**event, "cards": [c.lower() for c in event["cards"]]},
+                {**event, "cards": ["X9"]},
+                {"seat": seat, "action": "play", "card": event["cards"][0]},
+            ]
+            if n == 1 and rng.random() > 0.2:  # (copies are slow: a fifth of the singles, every other play)
+                broken = []
+            for action in [*broken, event]:
+                fast, slow = copy.deepcopy(state), copy.deepcopy(state)
+                assert fast.judge(action) == LoggedState.judge(slow, action)
+                assert _shengji_snapshot(fast) == _shengji_snapshot(slow)
+        assert state.judge(event) == []
+        if state.trumps is not None:
+            for seat in range(4):
+                for suit, kept in state._held[seat].items():
+                    assert kept == [
+                        c for c in state.trumps.suit_codes[suit] for _ in range(state.counts[seat][c])
+                    ]
+    assert state.is_terminal()
+
+
+def _gongzhu_snapshot(state) -> tuple:
+    return (
+        json.dumps(state.public_view(), sort_keys=True),
+        state.hands,
+        state.log,
+        state.taken,
+        state.takers,
+        state.trick.plays,
+        state.trick.best,
+        state.led_suits,
+        state.first_round,
+        state.must_lead,
+        state.started,
+        state.penalties,
+        len(state.tricks),
+    )
+
+
+@pytest.mark.parametrize("preset", ["gonglue", "computer", "partners"])
+@settings(max_examples=4, deadline=None)
+@given(seed=seeds)
+def test_gongzhu_judge_fast_path_matches_the_general_path(preset, seed):
+    """拱猪's ``judge`` (a fast path for one-card plays) and ``LoggedState.judge`` over ``_judge`` (the
+    general path) give the same violations and leave the same state, for the bots' plays and broken ones."""
+    import copy
+
+    from engine.game import LoggedState
+    from engine.tricks import NAMES
+
+    rng = random.Random(seed)
+    game = get_game("gongzhu")
+    record = game.bot_hand(rng, bot="random", settings=game.settings(preset))
+    state = game.new_state([parse_cards(h) for h in record["hands"]], [], game.settings(preset))
+    for event in record["events"]:
+        seat = state.current_player()
+        if event["action"] == "play" and rng.random() < 0.3:  # (copies are slow: about a third of the plays)
+            hand = [NAMES[c] for c in state.hands[seat]]
+            broken = [
+                {**event, "seat": (seat + 1) % 4},
+                {**event, "seat": True},
+                {**event, "cards": []},
+                {**event, "cards": [rng.choice(hand)]},
+                {**event, "cards": [rng.choice(NAMES[:52])]},
+                {**event, "cards": hand[:2]},
+                {**event, "cards": [event["cards"][0].lower()]},
+                {**event, "cards": [["H4"]]},
+                {"seat": seat, "action": "play", "card": event["cards"][0]},
+            ]
+            for action in [*broken, event]:
+                fast, slow = copy.deepcopy(state), copy.deepcopy(state)
+                assert fast.judge(action) == LoggedState.judge(slow, action)
+                assert _gongzhu_snapshot(fast) == _gongzhu_snapshot(slow)
+        assert state.judge(event) == []
+    assert state.is_terminal()
+
+
+def _climbing_snapshot(state) -> tuple:
+    t = state.trick
+    return (
+        json.dumps(state.public_view(), sort_keys=True),
+        state.history,
+        [h.cards() for h in state.hands],
+        [(h.mask, h.counts, h.levels) for h in state.hands],
+        t.turn,
+        t.beat,
+        t.beat_seat,
+        t.beat_cards,
+        t.passes,
+        t.out,
+        t.bombs,
+        state.is_terminal(),
+    )
+
+
+@pytest.mark.parametrize("name", ["wakeng", "zhuohonga"])
+@settings(max_examples=5, deadline=None)
+@given(seed=seeds)
+def test_climbing_judge_fast_path_matches_the_general_path(name, seed):
+    """The climbing games' ``judge`` (a fast path for plainly legal plays and passes) and ``_judge`` (the
+    general path) give the same violations and leave the same state, for the bots' events and broken ones."""
+    import copy
+
+    from engine.climbing import CODE
+
+    rng = random.Random(seed)
+    game = get_game(name)
+    record = game.bot_hand(rng, bot="random")
+    state = _dealt(game, record)
+    for event in record["events"]:
+        seat = event["seat"]
+        if event["action"] in ("play", "pass") and rng.random() < 0.25:  # (copies are slow)
+            hand = state.hands[seat].cards()
+            play = event.get("cards") or hand[:1]
+            broken = [
+                {**event, "seat": (seat + 1) % len(state.hands)},
+                {**event, "seat": True},
+                {"seat": seat, "action": "pass"},
+                {"seat": seat, "action": "play", "cards": []},
+                {"seat": seat, "action": "play", "cards": [rng.choice(hand)]},
+                {"seat": seat, "action": "play", "cards": rng.sample(hand, min(2, len(hand)))},
+                {"seat": seat, "action": "play", "cards": [rng.choice(list(CODE))]},
+                {"seat": seat, "action": "play", "cards": play + play[:1]},
+                {"seat": seat, "action": "play", "cards": [c.lower() for c in play]},
+                {"seat": seat, "action": "play", "cards": [play]},
+            ]
+            for action in [*broken, event]:
+                fast, slow = copy.deepcopy(state), copy.deepcopy(state)
+                assert fast.judge(action) == slow._judge(action)
+                assert _climbing_snapshot(fast) == _climbing_snapshot(slow)
+        assert state.judge(event) == []
+    assert state.is_terminal()
