@@ -27,19 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.vision_policy import family  # noqa: E402
 from vision.card_art import ART_DESIGNS  # noqa: E402
 from vision.labels import LABELS  # noqa: E402
-from vision.localize import corner_crops, localize, warp_card  # noqa: E402
+from vision.localize import corner_crops, localize, quad_error, warp_card  # noqa: E402
 from vision.reader import CardReader, is_colourless  # noqa: E402
 from vision.render import render_table_frame, render_window_frame, table_scene, tight_scene  # noqa: E402
-
-
-def quad_error(found: np.ndarray, truth: np.ndarray) -> float:
-    """The largest corner distance between two quads (best cyclic match either way), per unit of long side."""
-    long = max(np.linalg.norm(truth - np.roll(truth, -1, axis=0), axis=1))
-    best = np.inf
-    for q in (found, found[::-1]):
-        for k in range(4):
-            best = min(best, float(np.linalg.norm(np.roll(q, k, axis=0) - truth, axis=1).max()))
-    return best / long
 
 
 def oracle(reader: CardReader, image: np.ndarray, quad: np.ndarray) -> str | None:

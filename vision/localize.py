@@ -295,6 +295,16 @@ def _meet(l1: np.ndarray, l2: np.ndarray) -> np.ndarray | None:
     return np.array([(l1[1] * c2 - c1 * l2[1]) / det, (-s1 * l2[1] + s2 * l1[1]) / det])
 
 
+def quad_error(found: np.ndarray, truth: np.ndarray) -> float:
+    """The largest corner distance between two quads (best cyclic match either way), per unit of long side."""
+    long = max(np.linalg.norm(truth - np.roll(truth, -1, axis=0), axis=1))
+    best = np.inf
+    for q in (found, found[::-1]):
+        for k in range(4):
+            best = min(best, float(np.linalg.norm(np.roll(q, k, axis=0) - truth, axis=1).max()))
+    return best / long
+
+
 def area_of(quad: np.ndarray) -> float:
     return float(cv2.contourArea(quad.astype(np.float32)))
 

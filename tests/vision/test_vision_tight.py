@@ -8,9 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.vision_tight import quad_error
 from vision.labels import LABELS
-from vision.localize import filling_cards, localize
+from vision.localize import filling_cards, localize, quad_error
 from vision.render import DESIGNS, tight_scene
 
 
