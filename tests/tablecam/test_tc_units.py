@@ -31,7 +31,7 @@ def test_a_picture_settles_once_per_run_of_still_frames(moves, n):
         img = base.copy()
         if move:  # a hand somewhere over the area
             x, y = int(rng.integers(0, 250)), int(rng.integers(0, 170))
-            img[y:y + 60, x:x + 60] = (90, 140, 200)
+            img[y : y + 60, x : x + 60] = (90, 140, 200)
         img = np.clip(img.astype(np.int16) + rng.integers(-2, 3, img.shape), 0, 255).astype(np.uint8)
         run = run + 1 if i > 0 and not move and not moves[i - 1] else 1
         expected.append(run == n)
@@ -80,3 +80,28 @@ def test_a_play_is_read_among_the_seats_options_and_never_as_another(table):
         read += got.labels is not None
         assert read_play(before, after, [["C2"], ["D3", "S3"]]).labels is None
     assert read >= 2  # the reader does read most plays on this deck
+
+
+@pytest.mark.parametrize(
+    "play, others, seed",
+    [
+        (["CQ", "SQ"], [["SQ"], ["CQ"]], 7),  # the service's hand: only SQ was read, SQ alone was legal
+        (["CQ", "SQ"], [["SQ"], ["CQ"]], 9),
+        (["DQ", "DQ"], [["DQ"]], 0),  # two decks: one DQ of the pair read
+        (["DQ", "DQ"], [["DQ"]], 3),
+    ],
+)
+def test_a_play_is_never_read_as_a_part_of_it(play, others, seed):
+    """A play whose every card is not read on an index of its own, or whose change is bigger than the
+    cards read, is not read as the legal play those cards make: the seat is asked (the stand-in reader
+    applied SQ of CQ+SQ, and one DQ of a pair, on these very tables)."""
+    vt = VirtualTable(seed=seed, design="poker", hand_rate=0.0)
+    try:
+        vt.noise = np.random.default_rng(seed)
+        vt.base = vt._lay(vt.base, ["H5"])  # an older play lies there
+        before = vt.picture()
+        vt.base = vt._lay(vt.base, play)
+        got = read_play(before, vt.picture(), [play, *others])
+        assert got.labels is None or sorted(got.labels) == sorted(play)
+    finally:
+        vt.stop()
