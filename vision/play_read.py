@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from vision.labels import LABELS
+from vision.play_weigh import _reader as _pile_reader
 from vision.play_weigh import changed_mask, weigh
 
 SURE = 0.8  # a card of the play: some new index of its own reads it at least this surely
@@ -49,6 +50,7 @@ class Change:
     short: float
     area: float
     fill: float
+    rect: tuple = ()  # cv2.minAreaRect of the hull: ((cx, cy), (w, h), angle)
 
 
 @dataclass
@@ -70,9 +72,9 @@ def change_shape(before: np.ndarray | None, after: np.ndarray) -> Change | None:
     if not points:
         return None
     hull = cv2.convexHull(np.concatenate(points))
-    _, (w, h), _ = cv2.minAreaRect(hull)
+    (w, h) = cv2.minAreaRect(hull)[1]
     area = float(cv2.contourArea(hull))
-    return Change(float(max(w, h)), float(min(w, h)), area, area / max(w * h, 1.0))
+    return Change(float(max(w, h)), float(min(w, h)), area, area / max(w * h, 1.0), cv2.minAreaRect(hull))
 
 
 def one_card_shape(change: Change, card: tuple[float, float] | None) -> bool:
@@ -142,20 +144,56 @@ def read_play(
     best = w.options[int(w.posterior.argmax())]
     conf = float(w.posterior.max())
     change = change_shape(before, after)
-    why = ""
-    if w.read.labels is None:
-        why = "no option is clearly best"
-    elif (least := _own_indices(probs, best)) < SURE:
-        why = "a card of the play is not read on an index of its own"
-    elif _surest_other(probs, best) > least:
-        why = "a new index reads a card the play does not hold more surely than the play's own"
-    elif _bigger_play_seen(probs, best, options):
-        why = "a bigger legal play's other cards are read too"
-    elif change is not None and len(best) == 1 and not one_card_shape(change, card):
-        why = "more changed than one card"
-    elif change is not None and card is not None and change.area > (len(best) + 0.5) * card[0] * card[1]:
-        why = "more changed than the play's cards cover"
+    one = change is not None and one_card_shape(change, card)
+    # only once the table's card size is known: a tight fan may look like one card by its shape alone
+    top = _top_card(after, change, options, reader) if one and card is not None else None
+    why = _unexplained(w, best, options, change, card)
+    if top is not None and (why or top != best):
+        # the one card that landed, read whole as the dealer camera reads a card: an answer of its own
+        if not why:  # the indices and the whole card disagree
+            return PlayRead(None, conf, boxes, f"its indices read {best}, the whole card {top}", change)
+        if not _bigger_play_seen(probs, top, options):
+            return PlayRead(top, conf, boxes, "", change)
     return PlayRead(None if why else tuple(w.read.labels), conf, boxes, why, change)
+
+
+def _unexplained(w, best: tuple[str, ...], options, change: Change | None, card) -> str:
+    """Why the weighed best play does not explain everything new ("" when it does)."""
+    probs = w.evidence.probs
+    if w.read.labels is None:
+        return "no option is clearly best"
+    if (least := _own_indices(probs, best)) < SURE:
+        return "a card of the play is not read on an index of its own"
+    if _surest_other(probs, best) > least:
+        return "a new index reads a card the play does not hold more surely than the play's own"
+    if _bigger_play_seen(probs, best, options):
+        return "a bigger legal play's other cards are read too"
+    if change is not None and len(best) == 1 and not one_card_shape(change, card):
+        return "more changed than one card"
+    if change is not None and card is not None and change.area > (len(best) + 0.5) * card[0] * card[1]:
+        return "more changed than the play's cards cover"
+    return ""
+
+
+def _top_card(after: np.ndarray, change: Change, options, reader: Any) -> tuple[str] | None:
+    """The one card that landed, read whole (:func:`upright_card`, the committee's ``frame`` policy),
+    when that one card is a legal play; else None."""
+    if not any(len(o) == 1 for o in options):
+        return None
+    got = _pile_reader(reader).reader.read(upright_card(after, change), kind="frame")
+    return (got.label,) if got.label is not None and (got.label,) in options else None
+
+
+def upright_card(after: np.ndarray, change: Change, long: int = 280) -> np.ndarray:
+    """The card that one card's change is, cut out and turned upright (its long side vertical; upside
+    down or not: its two index corners are alike)."""
+    box = cv2.boxPoints(change.rect).astype(np.float32)
+    # order the corners so that the first side is a short one
+    if np.linalg.norm(box[1] - box[0]) > np.linalg.norm(box[2] - box[1]):
+        box = np.roll(box, -1, axis=0)
+    short = max(4, int(round(long * change.short / max(change.long, 1.0))))
+    dst = np.array([[0, 0], [short, 0], [short, long], [0, long]], np.float32)
+    return cv2.warpPerspective(after, cv2.getPerspectiveTransform(box, dst), (short, long))
 
 
 class CardSize:
