@@ -127,6 +127,17 @@ def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None) ->
     return out
 
 
+def _figures(got: Counter) -> list[str]:
+    n = max(got["plays"], 1)
+    right = f"{got['right']} ({100 * got['right'] / n:.1f} %)"
+    return [str(got[k]) for k in ("hands", "alone", "plays")] + [
+        right,
+        str(got["asked"]),
+        str(got["wrong"]),
+        f"{got['ms'] / n:.0f}",
+    ]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=1, help="hands per game and design")
@@ -152,30 +163,8 @@ def main() -> None:
             for i in range(args.hands):
                 got.update(one_hand(game, design, args.seed + i, reader, log))
             total.update(got)
-            n = got["plays"]
-            table.add_row(
-                design,
-                game,
-                str(got["hands"]),
-                str(got["alone"]),
-                str(n),
-                f"{got['right']}",
-                str(got["asked"]),
-                str(got["wrong"]),
-                f"{got['ms'] / max(n, 1):.0f}",
-            )
-    n = total["plays"]
-    table.add_row(
-        "all",
-        "",
-        str(total["hands"]),
-        str(total["alone"]),
-        str(n),
-        f"{total['right']} ({100 * total['right'] / max(n, 1):.1f} %)",
-        str(total["asked"]),
-        str(total["wrong"]),
-        f"{total['ms'] / max(n, 1):.0f}",
-    )
+            table.add_row(design, game, *_figures(got))
+    table.add_row("all", "", *_figures(total))
     Console(width=150).print(table)
 
 

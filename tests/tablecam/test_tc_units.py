@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from controller.table_camera.settle import Settler
 from controller.table_camera.tracker import PlayTracker
 from firmware_bridge.sim.table_camera import VirtualTable
-from vision.play_read import read_play
+from vision.play_read import CardSize, change_shape, one_card_shape, read_play
 
 
 def _base() -> np.ndarray:
@@ -103,5 +103,29 @@ def test_a_play_is_never_read_as_a_part_of_it(play, others, seed):
         vt.base = vt._lay(vt.base, play)
         got = read_play(before, vt.picture(), [play, *others])
         assert got.labels is None or sorted(got.labels) == sorted(play)
+    finally:
+        vt.stop()
+
+
+def test_the_table_learns_a_cards_size_and_two_cards_do_not_change_as_one():
+    """A card's size is learnt from a play that surely was one card (every legal play one card); with it,
+    two cards thrown together are never one card's change, however they lie; one card always is."""
+    vt = VirtualTable(seed=11, design="poker", hand_rate=0.0)
+    try:
+        size = CardSize()
+        empty = vt.picture()
+        vt.base = vt._lay(vt.base, ["S3"])
+        one = change_shape(empty, vt.picture())
+        size.learn(one, [["S3"], ["H4"]])
+        size.learn(one, [["S3", "S4"], ["S3"]])  # a play that may have been two cards teaches nothing
+        assert len(size.seen) == 1 and abs(size.card[0] - vt.long_side) < 0.1 * vt.long_side
+        for k in range(6):
+            vt.base = vt.cloth.copy()
+            before = vt.picture()
+            vt.base = vt._lay(vt.base, ["H5"])
+            assert one_card_shape(change_shape(before, vt.picture()), size.card)
+            before = vt.picture()
+            vt.base = vt._lay(vt.base, ["C9", "D9"])
+            assert not one_card_shape(change_shape(before, vt.picture()), size.card), k
     finally:
         vt.stop()
