@@ -11,13 +11,16 @@ against it. The best option is answered only when it also *explains everything n
 1. each of its cards is read surely (:data:`SURE`) on an index of its own: two copies of a card (two
    decks) need two indices, and a card nobody read is not assumed;
 2. no new index reads a card the play does not hold more surely than the play's own are read (a
-   pip cluster may read as a card, but less surely than a real index); no legal play that holds it and more has its other cards read on new indices (:data:`OTHER`);
-3. the change is as big as its cards: one card leaves a change no bigger than a card (``card``: its
+   pip cluster may read as a card, but less surely than a real index), and no legal play that holds
+   it and more has its other cards read on new indices (:data:`OTHER`);
+3. when a bigger legal play holds it, it is one card of the table's known size (else that play's other
+   card may lie unread in the fan);
+4. the change is as big as its cards: one card leaves a change no bigger than a card (``card``: its
    long and short sides, when the caller has measured them; else a filled rectangle of a card's
    proportions, :func:`one_card_shape`), and no play covers more than its cards could.
 
 A strict subset of the real play (SQ read of CQ+SQ, whose CQ index went unread; one DQ of two) fails
-1-3 rather than being applied; a person is asked instead.
+1-4 rather than being applied; a person is asked instead.
 """
 
 from __future__ import annotations
@@ -109,6 +112,12 @@ def _surest_other(probs: np.ndarray, play: tuple[str, ...]) -> float:
     return float(probs[:, outside].max())
 
 
+def _bigger_play(play: tuple[str, ...], options: list[tuple[str, ...]]) -> bool:
+    """Whether some legal play holds ``play`` and more."""
+    have = Counter(play)
+    return any(len(o) > len(play) and not have - Counter(o) for o in options)
+
+
 def _bigger_play_seen(probs: np.ndarray, play: tuple[str, ...], options: list[tuple[str, ...]]) -> bool:
     """Whether a legal play holding ``play`` and more has its other cards read too (each at least
     :data:`OTHER` on some new index): the play may be that one with a card read unsurely. Ink read
@@ -170,6 +179,10 @@ def _unexplained(w, best: tuple[str, ...], options, change: Change | None, card)
         return "a bigger legal play's other cards are read too"
     if change is not None and len(best) == 1 and not one_card_shape(change, card):
         return "more changed than one card"
+    if _bigger_play(best, options) and (len(best) > 1 or card is None):
+        # the cards read may be part of that play, its other card's index unread: only one card of a
+        # known size rules that out (a fan of n or n + 1 cards, or a tight fan and one card, look alike)
+        return "a bigger legal play holds it, and the change cannot tell them apart"
     if change is not None and card is not None and change.area > (len(best) + 0.5) * card[0] * card[1]:
         return "more changed than the play's cards cover"
     return ""
