@@ -161,7 +161,7 @@ def read_play(
         # the one card that landed, read whole as the dealer camera reads a card: an answer of its own
         if not why:  # the indices and the whole card disagree
             return PlayRead(None, conf, boxes, f"its indices read {best}, the whole card {top}", change)
-        if not _bigger_play_seen(probs, top, options):
+        if not _bigger_play_seen(probs, top, options) and not _index_says_other(probs, top, options):
             return PlayRead(top, conf, boxes, "", change)
     return PlayRead(None if why else tuple(w.read.labels), conf, boxes, why, change)
 
@@ -186,6 +186,15 @@ def _unexplained(w, best: tuple[str, ...], options, change: Change | None, card)
     if change is not None and card is not None and change.area > (len(best) + 0.5) * card[0] * card[1]:
         return "more changed than the play's cards cover"
     return ""
+
+
+def _index_says_other(probs: np.ndarray, top: tuple[str], options: list[tuple[str, ...]]) -> bool:
+    """Whether a new index reads another legal single more surely than any reads ``top`` (the whole
+    card read S9 where its index read S8 at 1.0)."""
+    others = [_INDEX[o[0]] for o in options if len(o) == 1 and o != top]
+    if not len(probs) or not others:
+        return False
+    return bool(probs[:, others].max() > probs[:, _INDEX[top[0]]].max())
 
 
 def _top_card(after: np.ndarray, change: Change, options, reader: Any) -> tuple[str] | None:
