@@ -19,6 +19,11 @@ against it. The best option is answered only when it also *explains everything n
    long and short sides, when the caller has measured them; else a filled rectangle of a card's
    proportions, :func:`one_card_shape`), and no play covers more than its cards could.
 
+5. on the indices alone, a single card is read at both its corners and a joker not at all (on designs
+   whose indices the models do not know, stray ink reads surely as a joker or a court card); a
+   single card's whole-card reading (``kind="frame"``, once the table's card size is known) may stand
+   in, and is declined when the indices read another legal card more surely.
+
 A strict subset of the real play (SQ read of CQ+SQ, whose CQ index went unread; one DQ of two) fails
 1-4 rather than being applied; a person is asked instead.
 """
@@ -157,6 +162,8 @@ def read_play(
     # only once the table's card size is known: a tight fan may look like one card by its shape alone
     top = _top_card(after, change, options, reader) if one and card is not None else None
     why = _unexplained(w, best, options, change, card)
+    if not why and top != best:
+        why = _one_look(w, best)
     if top is not None and (why or top != best):
         # the one card that landed, read whole as the dealer camera reads a card: an answer of its own
         if not why:  # the indices and the whole card disagree
@@ -164,6 +171,24 @@ def read_play(
         if not _bigger_play_seen(probs, top, options) and not _index_says_other(probs, top, options):
             return PlayRead(top, conf, boxes, "", change)
     return PlayRead(None if why else tuple(w.read.labels), conf, boxes, why, change)
+
+
+def _one_look(w, best: tuple[str, ...]) -> str:
+    """Why the indices alone are not enough ("" when they are): stray ink on designs whose indices the
+    models do not know reads surely as some card, most often a joker or a court card. A joker must be
+    read whole; a single card must be read at both its corners (it lies on top: both show)."""
+    if any(c in ("BJ", "RJ") for c in best):
+        return "a joker is answered only when read whole"
+    if len(best) == 1:
+        col = _INDEX[best[0]]
+        seen = sum(
+            len(where)
+            for row, where in zip(w.evidence.probs, w.evidence.boxes, strict=True)
+            if row[col] >= SURE
+        )
+        if seen < 2:
+            return "one corner of the card read"
+    return ""
 
 
 def _unexplained(w, best: tuple[str, ...], options, change: Change | None, card) -> str:
