@@ -1,98 +1,268 @@
-"""One play read from the play area: the cards added between two settled pictures.
-
-A minimal stand-in with the pile reader's interface (the pile reader's own version replaces it):
-the pixels that changed are kept, the rest painted with the table's colour, the picture read with
-:class:`vision.pile.PileReader`, and the option (a legal play: a multiset of cards) that the indices
-read name exactly is picked; ``labels`` None when the reader is unsure of anything in view (a card of
-the play may be unread), or when no option, or more than one, fits.
+"""One play read from the play area: the cards added between two settled pictures (issue 29).
 
 >>> r = read_play(before, after, [["S3"], ["S3", "H3"]])     # doctest: +SKIP
->>> r.labels, r.confidence                                   # ("S3", "H3"), 0.93
+>>> r.labels, r.confidence                                   # ("H3", "S3"), 0.97 -- labels None: ask
+
+The new cards are read by difference, with the seat's legal plays as the constraint:
+:func:`vision.play_weigh.weigh` reads only the ink that is new in ``after`` (each new index turned
+upright, the committee's evidence pooled, a card's two corners merged) and weighs every option
+against it. The best option is answered only when it also *explains everything new*:
+
+1. each of its cards is read surely (:data:`SURE`) on an index of its own: two copies of a card (two
+   decks) need two indices, and a card nobody read is not assumed;
+2. no new index reads a card the play does not hold more surely than the play's own are read (a
+   pip cluster may read as a card, but less surely than a real index), and no legal play that holds
+   it and more has its other cards read on new indices (:data:`OTHER`);
+3. when a bigger legal play holds it, it is one card of the table's known size (else that play's other
+   card may lie unread in the fan);
+4. the change is as big as its cards: one card leaves a change no bigger than a card (``card``: its
+   long and short sides, when the caller has measured them; else a filled rectangle of a card's
+   proportions, :func:`one_card_shape`), and no play covers more than its cards could.
+
+5. on the indices alone, a single card is read at both its corners and a joker not at all (on designs
+   whose indices the models do not know, stray ink reads surely as a joker or a court card); a
+   single card's whole-card reading (``kind="frame"``, once the table's card size is known) may stand
+   in, and is declined when the indices read another legal card more surely.
+
+A strict subset of the real play (SQ read of CQ+SQ, whose CQ index went unread; one DQ of two) fails
+1-4 rather than being applied; a person is asked instead.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
 import numpy as np
 
-CHANGED = 28  # grey levels a pixel must change by to be part of the play
-GROW = 21  # the hull of the change grows by this (px): a fanned card's paper over older paper hardly changes
+from vision.labels import LABELS
+from vision.play_weigh import _reader as _pile_reader
+from vision.play_weigh import changed_mask, weigh
+
+SURE = 0.8  # a card of the play: some new index of its own reads it at least this surely
+OTHER = 0.35  # a new index read this surely as a bigger legal play's other card: maybe that play
+ASPECT = 0.8  # one card's change: its short side over its long side at most (cards are 0.62..0.72)
+FILL = 0.85  # ... and it fills this much of its bounding rectangle (two cards in a heap do not)
+BIGGER = 1.1  # one card's change is at most this much longer and wider than a card (when its size is known)
+SPECK = 30  # changed patches smaller than this (px at the working size) are noise
+_INDEX = {label: i for i, label in enumerate(LABELS)}
+
+
+@dataclass(frozen=True)
+class Change:
+    """The shape of what changed: its convex hull's rectangle (long, short sides, px) and fill."""
+
+    long: float
+    short: float
+    area: float
+    fill: float
+    rect: tuple = ()  # cv2.minAreaRect of the hull: ((cx, cy), (w, h), angle)
 
 
 @dataclass
 class PlayRead:
     labels: tuple[str, ...] | None
     confidence: float
-    boxes: list[dict[str, Any]] = field(default_factory=list)  # every index read: label, box, confidence
+    boxes: list[dict[str, Any]] = field(default_factory=list)  # every new index: label, box, confidence
+    why: str = ""  # why it was not answered (for the log and the benchmarks)
+    change: Change | None = None  # the shape of what changed
 
 
-_reader = None
-
-
-def _default_reader() -> Any:
-    global _reader
-    if _reader is None:
-        from vision.pile import PileReader
-
-        _reader = PileReader()
-    return _reader
-
-
-def _diff(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    d = cv2.absdiff(cv2.GaussianBlur(before, (5, 5), 0), cv2.GaussianBlur(after, (5, 5), 0)).max(axis=2)
-    return (d > CHANGED).astype(np.uint8) * 255
-
-
-def changed_mask(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """Where the cards thrown lie (uint8 0/255): the hull of what changed. A card thrown lies on top,
-    and its paper over older paper hardly changes, so the changed pixels are only its outline's parts."""
-    mask = cv2.morphologyEx(_diff(before, after), cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+def change_shape(before: np.ndarray | None, after: np.ndarray) -> Change | None:
+    """The convex hull of everything that changed, or None when nothing did."""
+    if before is None:
+        return None
+    mask = changed_mask(before, after).astype(np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    points = [c for c in contours if cv2.contourArea(c) > 30]
-    filled = np.zeros_like(mask)
-    if points:
-        cv2.fillConvexPoly(filled, cv2.convexHull(np.concatenate(points)), 255)
-        filled = cv2.dilate(filled, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (GROW, GROW)))
-    return filled
+    points = [c for c in contours if cv2.contourArea(c) > SPECK]
+    if not points:
+        return None
+    hull = cv2.convexHull(np.concatenate(points))
+    (w, h) = cv2.minAreaRect(hull)[1]
+    area = float(cv2.contourArea(hull))
+    return Change(float(max(w, h)), float(min(w, h)), area, area / max(w * h, 1.0), cv2.minAreaRect(hull))
 
 
-def only_new(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """``after`` with everything that did not change painted the table's colour."""
-    mask = changed_mask(before, after)
-    out = after.copy()
-    edge = np.concatenate([after[:4].reshape(-1, 3), after[-4:].reshape(-1, 3)])  # the cloth shows at the edges
-    cloth = np.median(edge, axis=0)
-    out[mask == 0] = cloth.astype(np.uint8)
-    return out
+def one_card_shape(change: Change, card: tuple[float, float] | None) -> bool:
+    """Whether a change could be one card: no longer nor wider than ``card`` (long, short sides) when
+    known (a fan of two is wider, a heap of two longer); else a filled rectangle of a card's proportions."""
+    if card is not None:
+        return change.long <= BIGGER * card[0] and change.short <= BIGGER * card[1]
+    return change.short <= ASPECT * change.long and change.fill >= FILL
 
 
-def _new(diff: np.ndarray, box: Sequence[float]) -> bool:
-    """Whether an index's box changed: its ink was not there before."""
-    x0, y0, x1, y1 = (int(round(v)) for v in box)
-    patch = diff[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
-    return patch.size > 0 and float(patch.mean()) / 255 > 0.15
+def _own_indices(probs: np.ndarray, play: tuple[str, ...]) -> float:
+    """How surely each card of ``play`` is read on a new index of its own (two copies: two indices):
+    the least of those readings (0 when a card has none)."""
+    free = list(range(len(probs)))
+    least = 1.0
+    for lab in sorted(play, key=lambda c: -probs[:, _INDEX[c]].max() if len(probs) else 0):
+        col = _INDEX[lab]
+        best = max(free, key=lambda i: probs[i, col], default=None)
+        if best is None:
+            return 0.0
+        least = min(least, float(probs[best, col]))
+        free.remove(best)
+    return least
 
 
-def read_play(before: np.ndarray, after: np.ndarray, options: Sequence[Sequence[str]], *,
-              reader: Any = None) -> PlayRead:
-    """The option ``after`` added to ``before``, or ``labels`` None when unsure."""
-    reading = (reader or _default_reader()).read(only_new(before, after))
-    diff = _diff(before, after)
-    found = [f for f in reading.found if _new(diff, f.box)]  # an older card's index inside the hull is not new
-    boxes = [{"label": f.label, "box": [round(v, 1) for v in f.box], "confidence": round(f.confidence, 3)}
-             for f in found]
-    seen = {f.label for f in found}
-    # the reader must account for everything new in view: a fan whose other indices it missed (labels
-    # None) is not the one card it read, however legal that card alone would be
-    if not seen or reading.labels is None:
-        return PlayRead(None, float(reading.confidence), boxes)
-    shown = Counter(reading.labels)  # every card in view, with any older one inside the hull
-    fits = {tuple(sorted(o)) for o in options if set(o) == seen and not Counter(o) - shown}
-    if len(fits) != 1:  # none, or a card once and twice (two decks) both fit
-        return PlayRead(None, float(reading.confidence), boxes)
-    return PlayRead(next(iter(fits)), float(reading.confidence), boxes)
+def _surest_other(probs: np.ndarray, play: tuple[str, ...]) -> float:
+    """How surely some new index reads a card the play does not hold."""
+    if not len(probs):
+        return 0.0
+    outside = np.ones(probs.shape[1], bool)
+    outside[[_INDEX[c] for c in play]] = False
+    return float(probs[:, outside].max())
+
+
+def _bigger_play(play: tuple[str, ...], options: list[tuple[str, ...]]) -> bool:
+    """Whether some legal play holds ``play`` and more."""
+    have = Counter(play)
+    return any(len(o) > len(play) and not have - Counter(o) for o in options)
+
+
+def _bigger_play_seen(probs: np.ndarray, play: tuple[str, ...], options: list[tuple[str, ...]]) -> bool:
+    """Whether a legal play holding ``play`` and more has its other cards read too (each at least
+    :data:`OTHER` on some new index): the play may be that one with a card read unsurely. Ink read
+    as some card no bigger play holds is a stray (a pip, the art) and weighed as one."""
+    if not len(probs):
+        return False
+    have = Counter(play)
+    for opt in options:
+        extra = Counter(opt) - have
+        if extra and not have - Counter(opt) and all(probs[:, _INDEX[c]].max() >= OTHER for c in extra):
+            return True
+    return False
+
+
+def read_play(
+    before, after, options, *, reader: Any = None, card: tuple[float, float] | None = None
+) -> PlayRead:
+    """The option among ``options`` (lists of labels) that ``after`` added to ``before``, or ``labels``
+    None when unsure. ``card``: a card's long and short sides in ``after``'s pixels, when known."""
+    options = [tuple(o) for o in options if o]
+    if not options:
+        return PlayRead(None, 0.0, [], "no play is legal")
+    w = weigh(before, after, options, reader=reader)
+    probs = w.evidence.probs
+    boxes = [
+        {
+            "label": LABELS[int(row.argmax())],
+            "box": [round(float(v), 1) for v in where[0]],
+            "confidence": round(float(row.max()), 3),
+        }
+        for row, where in zip(probs, w.evidence.boxes, strict=True)
+    ]
+    best = w.options[int(w.posterior.argmax())]
+    conf = float(w.posterior.max())
+    change = change_shape(before, after)
+    one = change is not None and one_card_shape(change, card)
+    # only once the table's card size is known: a tight fan may look like one card by its shape alone
+    top = _top_card(after, change, options, reader) if one and card is not None else None
+    why = _unexplained(w, best, options, change, card)
+    if not why and top != best:
+        why = _one_look(w, best)
+    if top is not None and (why or top != best):
+        # the one card that landed, read whole as the dealer camera reads a card: an answer of its own
+        if not why:  # the indices and the whole card disagree
+            return PlayRead(None, conf, boxes, f"its indices read {best}, the whole card {top}", change)
+        if not _bigger_play_seen(probs, top, options) and not _index_says_other(probs, top, options):
+            return PlayRead(top, conf, boxes, "", change)
+    return PlayRead(None if why else tuple(w.read.labels), conf, boxes, why, change)
+
+
+def _one_look(w, best: tuple[str, ...]) -> str:
+    """Why the indices alone are not enough ("" when they are): stray ink on designs whose indices the
+    models do not know reads surely as some card, most often a joker or a court card. A joker must be
+    read whole; a single card must be read at both its corners (it lies on top: both show)."""
+    if any(c in ("BJ", "RJ") for c in best):
+        return "a joker is answered only when read whole"
+    if len(best) == 1:
+        col = _INDEX[best[0]]
+        seen = sum(
+            len(where)
+            for row, where in zip(w.evidence.probs, w.evidence.boxes, strict=True)
+            if row[col] >= SURE
+        )
+        if seen < 2:
+            return "one corner of the card read"
+    return ""
+
+
+def _unexplained(w, best: tuple[str, ...], options, change: Change | None, card) -> str:
+    """Why the weighed best play does not explain everything new ("" when it does)."""
+    probs = w.evidence.probs
+    if w.read.labels is None:
+        return "no option is clearly best"
+    if (least := _own_indices(probs, best)) < SURE:
+        return "a card of the play is not read on an index of its own"
+    if _surest_other(probs, best) > least:
+        return "a new index reads a card the play does not hold more surely than the play's own"
+    if _bigger_play_seen(probs, best, options):
+        return "a bigger legal play's other cards are read too"
+    if change is not None and len(best) == 1 and not one_card_shape(change, card):
+        return "more changed than one card"
+    if _bigger_play(best, options) and (len(best) > 1 or card is None):
+        # the cards read may be part of that play, its other card's index unread: only one card of a
+        # known size rules that out (a fan of n or n + 1 cards, or a tight fan and one card, look alike)
+        return "a bigger legal play holds it, and the change cannot tell them apart"
+    if change is not None and card is not None and change.area > (len(best) + 0.5) * card[0] * card[1]:
+        return "more changed than the play's cards cover"
+    return ""
+
+
+def _index_says_other(probs: np.ndarray, top: tuple[str], options: list[tuple[str, ...]]) -> bool:
+    """Whether a new index reads another legal single more surely than any reads ``top`` (the whole
+    card read S9 where its index read S8 at 1.0)."""
+    others = [_INDEX[o[0]] for o in options if len(o) == 1 and o != top]
+    if not len(probs) or not others:
+        return False
+    return bool(probs[:, others].max() > probs[:, _INDEX[top[0]]].max())
+
+
+def _top_card(after: np.ndarray, change: Change, options, reader: Any) -> tuple[str] | None:
+    """The one card that landed, read whole (:func:`upright_card`, the committee's ``frame`` policy),
+    when that one card is a legal play; else None."""
+    if not any(len(o) == 1 for o in options):
+        return None
+    got = _pile_reader(reader).reader.read(upright_card(after, change), kind="frame")
+    return (got.label,) if got.label is not None and (got.label,) in options else None
+
+
+def upright_card(after: np.ndarray, change: Change, long: int = 280) -> np.ndarray:
+    """The card that one card's change is, cut out and turned upright (its long side vertical; upside
+    down or not: its two index corners are alike)."""
+    box = cv2.boxPoints(change.rect).astype(np.float32)
+    # order the corners so that the first side is a short one
+    if np.linalg.norm(box[1] - box[0]) > np.linalg.norm(box[2] - box[1]):
+        box = np.roll(box, -1, axis=0)
+    short = max(4, int(round(long * change.short / max(change.long, 1.0))))
+    dst = np.array([[0, 0], [short, 0], [short, long], [0, long]], np.float32)
+    return cv2.warpPerspective(after, cv2.getPerspectiveTransform(box, dst), (short, long))
+
+
+class CardSize:
+    """A card's size on this table (for :func:`read_play`'s ``card``), learnt from plays that surely
+    were one card: every legal play was one card (a trick's follow), and the change is a whole card
+    (it fills its rectangle: it landed on the cloth, not half over older cards)."""
+
+    KEEP = 15
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[float, float]] = []
+
+    def learn(self, change: Change | None, options) -> None:
+        if change is not None and change.fill >= 0.95 and options and all(len(o) == 1 for o in options):
+            self.seen = [*self.seen[-(self.KEEP - 1) :], (change.long, change.short)]
+
+    @property
+    def card(self) -> tuple[float, float] | None:
+        if not self.seen:
+            return None
+        long, short = np.median(np.array(self.seen), axis=0)
+        return float(long), float(short)
+
+
+__all__ = ["PlayRead", "CardSize", "read_play", "change_shape", "one_card_shape"]

@@ -53,8 +53,18 @@ class TableWatcher:
     ``virtual``: the virtual table (``firmware_bridge.sim.table_camera.VirtualTable``) whose virtual
     players are the bots; ``corners``: the play area's four corners in the camera's picture."""
 
-    def __init__(self, service: Any, camera: Any, *, virtual: Any = None, corners: list | None = None,
-                 settle_frames: int = 4, pass_after: float = 0.0, reader: Any = None, stall: float = STALL):
+    def __init__(
+        self,
+        service: Any,
+        camera: Any,
+        *,
+        virtual: Any = None,
+        corners: list | None = None,
+        settle_frames: int = 4,
+        pass_after: float = 0.0,
+        reader: Any = None,
+        stall: float = STALL,
+    ):
         self.svc, self.camera, self.virtual = service, camera, virtual
         self.warp = _warp(corners)
         self.settler = Settler(settle_frames)
@@ -67,8 +77,13 @@ class TableWatcher:
         self.problem: str | None = None  # a message code the table is told (camera stopped, ...)
         self.round_id: int | None = None
         self.need_empty = True  # the next settled picture is the empty play area of a new hand
-        self.thrown: dict[int, dict[str, Any]] = {}  # seat -> the play a virtual player threw, not yet applied
+        self.thrown: dict[
+            int, dict[str, Any]
+        ] = {}  # seat -> the play a virtual player threw, not yet applied
         self.stats = {"read": 0, "asked": 0, "verdict_ms": []}
+        from vision.play_read import CardSize
+
+        self.card_size = CardSize()  # a card's size on this table, learnt from plays that were one card
         self.turn_since = (None, 0.0)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="table-camera", daemon=True)
@@ -86,8 +101,11 @@ class TableWatcher:
     def status(self) -> dict[str, Any]:
         with self.lock:
             ask = self.ask
-            return {"state": "problem" if self.problem else "ok", "problem": self.problem,
-                    "ask": None if ask is None else {"round": ask.round, "seat": ask.seat, "code": ask.code}}
+            return {
+                "state": "problem" if self.problem else "ok",
+                "problem": self.problem,
+                "ask": None if ask is None else {"round": ask.round, "seat": ask.seat, "code": ask.code},
+            }
 
     # ------------------------------------------------------------------ the virtual players
     def busy(self) -> bool:
@@ -121,7 +139,11 @@ class TableWatcher:
                 continue
             if self.problem == "stopped":
                 self._tell_problem(None)
-            picture = frames[0].image if self.warp is None else cv2.warpPerspective(frames[0].image, self.warp, AREA)
+            picture = (
+                frames[0].image
+                if self.warp is None
+                else cv2.warpPerspective(frames[0].image, self.warp, AREA)
+            )
             try:
                 self._new_hand()
                 if self.settler.feed(picture):
@@ -163,16 +185,29 @@ class TableWatcher:
         with rnd.lock:
             state = rnd.state
             seat = state.current_player() if state is not None and not state.is_terminal() else None
-            options = [list(a["cards"]) for a in state.legal_actions(seat)
-                       if a.get("action") == "play" and a.get("cards")] if seat is not None else []
+            options = (
+                [
+                    list(a["cards"])
+                    for a in state.legal_actions(seat)
+                    if a.get("action") == "play" and a.get("cards")
+                ]
+                if seat is not None
+                else []
+            )
             hands = [list(rnd.seat_view(s)["hand"]) for s in range(rnd.plan.seats)]
         if seat is None:
             self._tell_problem("no_turn")
             return
         t_read = time.monotonic()
-        read = read_play(change.before, change.after, options, reader=self.reader)
-        log.info("seat %s: read %s in %.0f ms (%d options)", seat, read.labels, 1000 * (time.monotonic() - t_read),
-                 len(options))
+        read = read_play(change.before, change.after, options, reader=self.reader, card=self.card_size.card)
+        log.info(
+            "seat %s: read %s in %.0f ms (%d options) %s",
+            seat,
+            read.labels,
+            1000 * (time.monotonic() - t_read),
+            len(options),
+            read.why,
+        )
         frame = _jpeg(change.after)
         crops = [self.svc.journal.store_image(_jpeg(_crop(change.after, b["box"]))) for b in read.boxes]
         if read.labels is None:
@@ -190,22 +225,52 @@ class TableWatcher:
             self._ask(rnd, seat, "illegal", change, list(read.labels), frame, crops, read.boxes)
             return
         self.stats["read"] += 1
+        self.card_size.learn(read.change, options)
         self.tracker.taken(change)
-        self._journal(rnd.id, seat, out["index"], "applied", list(read.labels), read.confidence, frame, crops,
-                      read.boxes, ms)
+        self._journal(
+            rnd.id,
+            seat,
+            out["index"],
+            "applied",
+            list(read.labels),
+            read.confidence,
+            frame,
+            crops,
+            read.boxes,
+            ms,
+        )
         self._tell_problem(None)
 
     # ------------------------------------------------------------------ asking the seat
-    def _ask(self, rnd: Any, seat: int, code: str, change: Change, cards: list[str] | None, frame: bytes,
-             crops: list[str], boxes: list) -> None:
+    def _ask(
+        self,
+        rnd: Any,
+        seat: int,
+        code: str,
+        change: Change,
+        cards: list[str] | None,
+        frame: bytes,
+        crops: list[str],
+        boxes: list,
+    ) -> None:
         with self.lock:
             self.ask = Ask(rnd.id, seat, code, change, cards, frame, crops, boxes)
             self.stats["asked"] += 1
         words = table_camera_words(code, seat)
-        self.svc.journal.append(rnd.id, KIND, {"seat": seat, "verdict": "asked", "code": code,
-                                              "crops": crops}, image=frame)
-        self.svc.hub.publish({"type": "table_camera", "round": rnd.id, "state": "ask", "seat": seat, "code": code,
-                              "message": words[1], "message_zh": words[0]})
+        self.svc.journal.append(
+            rnd.id, KIND, {"seat": seat, "verdict": "asked", "code": code, "crops": crops}, image=frame
+        )
+        self.svc.hub.publish(
+            {
+                "type": "table_camera",
+                "round": rnd.id,
+                "state": "ask",
+                "seat": seat,
+                "code": code,
+                "message": words[1],
+                "message_zh": words[0],
+            }
+        )
         self.svc.voice.say(*words)
         thrown = self.thrown.get(seat)
         if thrown is not None and seat in rnd.bots:  # a virtual player taps the cards it threw
@@ -249,9 +314,26 @@ class TableWatcher:
                 self.ask = None
         if answered:
             self.tracker.taken(ask.change)
-            verdict = "confirmed" if ask.cards and list(event.get("cards") or []) == ask.cards else "corrected"
-            self._journal(rid, seat, event.get("index"), verdict, event.get("cards"), None, ask.frame, ask.crops,
-                          ask.boxes, None)
+            cards = list(event.get("cards") or [])
+            if len(cards) == 1:  # the seat says it was one card: what changed is a card's size
+                from vision.play_read import change_shape
+
+                self.card_size.learn(change_shape(ask.change.before, ask.change.after), [cards])
+            verdict = (
+                "confirmed" if ask.cards and list(event.get("cards") or []) == ask.cards else "corrected"
+            )
+            self._journal(
+                rid,
+                seat,
+                event.get("index"),
+                verdict,
+                event.get("cards"),
+                None,
+                ask.frame,
+                ask.crops,
+                ask.boxes,
+                None,
+            )
             self.svc.hub.publish({"type": "table_camera", "round": rid, "state": "answered", "seat": seat})
         rnd = self.svc.current
         if self.virtual is not None and rnd is not None and rnd.game.info.trick_taking:
@@ -259,11 +341,34 @@ class TableWatcher:
             if len(plays) >= rnd.plan.seats:
                 self.virtual.clear()
 
-    def _journal(self, rid: int, seat: int, index: Any, verdict: str, cards: Any, confidence: float | None,
-                 frame: bytes, crops: list[str], boxes: list, ms: int | None) -> None:
-        self.svc.journal.append(rid, KIND, {"seat": seat, "index": index, "verdict": verdict, "cards": cards,
-                                            "confidence": confidence, "boxes": boxes, "crops": crops, "ms": ms},
-                                image=frame)
+    def _journal(
+        self,
+        rid: int,
+        seat: int,
+        index: Any,
+        verdict: str,
+        cards: Any,
+        confidence: float | None,
+        frame: bytes,
+        crops: list[str],
+        boxes: list,
+        ms: int | None,
+    ) -> None:
+        self.svc.journal.append(
+            rid,
+            KIND,
+            {
+                "seat": seat,
+                "index": index,
+                "verdict": verdict,
+                "cards": cards,
+                "confidence": confidence,
+                "boxes": boxes,
+                "crops": crops,
+                "ms": ms,
+            },
+            image=frame,
+        )
 
     def _tell_problem(self, code: str | None) -> None:
         """A bad picture or a stopped camera: the display and the operator page say it (once)."""
@@ -276,8 +381,16 @@ class TableWatcher:
             self.svc.hub.publish({"type": "table_camera", "round": cur.id if cur else None, "state": "ok"})
             return
         words = table_camera_words(code, None)
-        self.svc.hub.publish({"type": "table_camera", "round": cur.id if cur else None, "state": "problem",
-                              "code": code, "message": words[1], "message_zh": words[0]})
+        self.svc.hub.publish(
+            {
+                "type": "table_camera",
+                "round": cur.id if cur else None,
+                "state": "problem",
+                "code": code,
+                "message": words[1],
+                "message_zh": words[0],
+            }
+        )
 
     def _timeout_pass(self) -> None:
         """A seat that may pass and plays nothing for ``pass_after`` seconds passes."""
@@ -298,7 +411,7 @@ class TableWatcher:
 
 def _why(read: Any, seat: int, hands: list[list[str]]) -> str:
     """Why a play was not read: cards from no hand, cards from two hands, or just not read."""
-    labels = [b["label"] for b in read.boxes]
+    labels = [b["label"] for b in read.boxes if b["confidence"] >= 0.8]  # not a pip read as some card
     if not labels:
         return "unread"
     holders = [{s for s, h in enumerate(hands) if c in h} for c in labels]

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from controller.table_camera.settle import Settler
 from controller.table_camera.tracker import PlayTracker
 from firmware_bridge.sim.table_camera import VirtualTable
-from vision.play_read import read_play
+from vision.play_read import CardSize, change_shape, one_card_shape, read_play
 
 
 def _base() -> np.ndarray:
@@ -31,7 +31,7 @@ def test_a_picture_settles_once_per_run_of_still_frames(moves, n):
         img = base.copy()
         if move:  # a hand somewhere over the area
             x, y = int(rng.integers(0, 250)), int(rng.integers(0, 170))
-            img[y:y + 60, x:x + 60] = (90, 140, 200)
+            img[y : y + 60, x : x + 60] = (90, 140, 200)
         img = np.clip(img.astype(np.int16) + rng.integers(-2, 3, img.shape), 0, 255).astype(np.uint8)
         run = run + 1 if i > 0 and not move and not moves[i - 1] else 1
         expected.append(run == n)
@@ -80,3 +80,52 @@ def test_a_play_is_read_among_the_seats_options_and_never_as_another(table):
         read += got.labels is not None
         assert read_play(before, after, [["C2"], ["D3", "S3"]]).labels is None
     assert read >= 2  # the reader does read most plays on this deck
+
+
+@pytest.mark.parametrize(
+    "play, others, seed",
+    [
+        (["CQ", "SQ"], [["SQ"], ["CQ"]], 7),  # the service's hand: only SQ was read, SQ alone was legal
+        (["CQ", "SQ"], [["SQ"], ["CQ"]], 9),
+        (["DQ", "DQ"], [["DQ"]], 0),  # two decks: one DQ of the pair read
+        (["DQ", "DQ"], [["DQ"]], 3),
+    ],
+)
+def test_a_play_is_never_read_as_a_part_of_it(play, others, seed):
+    """A play whose every card is not read on an index of its own, or whose change is bigger than the
+    cards read, is not read as the legal play those cards make: the seat is asked (the stand-in reader
+    applied SQ of CQ+SQ, and one DQ of a pair, on these very tables)."""
+    vt = VirtualTable(seed=seed, design="poker", hand_rate=0.0)
+    try:
+        vt.noise = np.random.default_rng(seed)
+        vt.base = vt._lay(vt.base, ["H5"])  # an older play lies there
+        before = vt.picture()
+        vt.base = vt._lay(vt.base, play)
+        got = read_play(before, vt.picture(), [play, *others])
+        assert got.labels is None or sorted(got.labels) == sorted(play)
+    finally:
+        vt.stop()
+
+
+def test_the_table_learns_a_cards_size_and_two_cards_do_not_change_as_one():
+    """A card's size is learnt from a play that surely was one card (every legal play one card); with it,
+    two cards thrown together are never one card's change, however they lie; one card always is."""
+    vt = VirtualTable(seed=11, design="poker", hand_rate=0.0)
+    try:
+        size = CardSize()
+        empty = vt.picture()
+        vt.base = vt._lay(vt.base, ["S3"])
+        one = change_shape(empty, vt.picture())
+        size.learn(one, [["S3"], ["H4"]])
+        size.learn(one, [["S3", "S4"], ["S3"]])  # a play that may have been two cards teaches nothing
+        assert len(size.seen) == 1 and abs(size.card[0] - vt.long_side) < 0.1 * vt.long_side
+        for k in range(6):
+            vt.base = vt.cloth.copy()
+            before = vt.picture()
+            vt.base = vt._lay(vt.base, ["H5"])
+            assert one_card_shape(change_shape(before, vt.picture()), size.card)
+            before = vt.picture()
+            vt.base = vt._lay(vt.base, ["C9", "D9"])
+            assert not one_card_shape(change_shape(before, vt.picture()), size.card), k
+    finally:
+        vt.stop()

@@ -1,0 +1,172 @@
+"""The table camera's plays read offline: real hands of each game, played by the greedy bots, each play
+thrown onto the virtual table (``firmware_bridge.sim.table_camera``) and read from two settled pictures
+(JPEG as the stream sends them) against the seat's legal plays, without the service's threads. Fast and
+repeatable (seeded), for tuning the play reader; benchmarks/table_camera.py is the end-to-end figure.
+
+Per design and game: plays read right, asked (None), wrong (target: none), and the hands with no play
+asked (an estimate of issue 29's "record = truth with nobody asked").
+
+    .venv/bin/python benchmarks/table_camera_plays.py --hands 2 [--game wakeng] [--design paris]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.bots.greedy import greedy_action  # noqa: E402
+from engine.registry import game_names, get_game  # noqa: E402
+from firmware_bridge.sim.table_camera import VirtualTable  # noqa: E402
+from vision import play_read, play_weigh  # noqa: E402
+from vision.card_art import HELD_OUT, cached_designs  # noqa: E402
+from vision.pile import PileReader  # noqa: E402
+
+READERS = {"read": play_read.read_play, "weigh": lambda *a, card=None, **k: play_weigh.read_play(*a, **k)}
+READER = "read"
+
+
+def shot(vt: VirtualTable) -> np.ndarray:
+    """A settled picture as the service gets it: through the stream's JPEG."""
+    jpg = cv2.imencode(".jpg", vt.picture(), [cv2.IMWRITE_JPEG_QUALITY, 88])[1]
+    return cv2.imdecode(jpg, cv2.IMREAD_COLOR)
+
+
+def plays_of_a_hand(game_name: str, seed: int):
+    """(seat, cards, legal plays) of every play of one hand played by the greedy bots."""
+    game = get_game(game_name)
+    rules = game.settings()
+    plan = game.deal_plan(rules)
+    rng = random.Random(seed)
+    cards = plan.deck.names()
+    rng.shuffle(cards)
+    hands, at = [], 0
+    for n in plan.cards_per_seat:
+        hands.append(cards[at : at + n])
+        at += n
+    from engine.cards import parse_cards
+
+    state = game.new_state([parse_cards(h) for h in hands], parse_cards(cards[at:]), rules)
+    out = []
+    for _ in range(2000):
+        if state.is_terminal():
+            break
+        seat = state.current_player()
+        if seat is None:
+            break
+        legal = state.legal_actions(seat)
+        action = greedy_action(state, seat, rng)
+        if action.get("action") == "play" and action.get("cards"):
+            out.append(
+                (
+                    seat,
+                    list(action["cards"]),
+                    [list(a["cards"]) for a in legal if a.get("action") == "play" and a.get("cards")],
+                )
+            )
+        state.apply(action)
+    return out, game.info.trick_taking, plan.seats
+
+
+def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None) -> Counter:
+    plays, tricks, seats = plays_of_a_hand(game, seed)
+    vt = VirtualTable(seed=seed, design=design, hand_rate=0.0)
+    out = Counter(hands=1)
+    try:
+        before = shot(vt)
+        in_trick = 0
+        size = play_read.CardSize()
+        for _seat, cards, options in plays:
+            with vt.lock:
+                vt.base = vt._lay(vt.base, cards)
+            after = shot(vt)
+            t = time.process_time()
+            got = READERS[READER](before, after, options, reader=reader, card=size.card)
+            out["ms"] += 1000 * (time.process_time() - t)
+            verdict = (
+                "asked" if got.labels is None else "right" if sorted(got.labels) == sorted(cards) else "wrong"
+            )
+            out[verdict] += 1
+            out["plays"] += 1
+            if log is not None:
+                log.write(
+                    json.dumps(
+                        {
+                            "game": game,
+                            "design": design,
+                            "seed": seed,
+                            "cards": cards,
+                            "read": got.labels,
+                            "n_options": len(options),
+                            "verdict": verdict,
+                            "why": getattr(got, "why", ""),
+                        }
+                    )
+                    + "\n"
+                )
+            size.learn(getattr(got, "change", None), options)  # read or tapped: the play is known
+            before = after
+            in_trick += 1
+            if tricks and in_trick == seats:
+                vt.base = vt.cloth.copy()
+                before, in_trick = shot(vt), 0
+    finally:
+        vt.stop()
+    out["alone"] += out["asked"] == 0 and out["wrong"] == 0
+    return out
+
+
+def _figures(got: Counter) -> list[str]:
+    n = max(got["plays"], 1)
+    right = f"{got['right']} ({100 * got['right'] / n:.1f} %)"
+    return [str(got[k]) for k in ("hands", "alone", "plays")] + [
+        right,
+        str(got["asked"]),
+        str(got["wrong"]),
+        f"{got['ms'] / n:.0f}",
+    ]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=1, help="hands per game and design")
+    ap.add_argument("--game", action="append", help="a game (default: every game)")
+    ap.add_argument("--design", action="append", help="a deck design (default: the held-out ones cached)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--log", type=Path, help="write each play's reading as a JSON line")
+    ap.add_argument("--reader", choices=sorted(READERS), default="read", help="which play reader")
+    args = ap.parse_args()
+    global READER
+    READER = args.reader
+    games = args.game or game_names()
+    designs = args.design or [d for d in HELD_OUT if d in cached_designs()] or ["poker"]
+    reader = PileReader(threads=1)
+    table = Table(title="plays of real hands read from the virtual table (offline)")
+    for col in ("design", "game", "hands", "no play asked", "plays", "right", "asked", "wrong", "ms / read"):
+        table.add_column(col, justify="right")
+    total = Counter()
+    log = open(args.log, "w") if args.log else None
+    for design in designs:
+        for game in games:
+            got = Counter()
+            for i in range(args.hands):
+                got.update(one_hand(game, design, args.seed + i, reader, log))
+            total.update(got)
+            table.add_row(design, game, *_figures(got))
+    table.add_row("all", "", *_figures(total))
+    Console(width=150).print(table)
+
+
+if __name__ == "__main__":
+    main()
