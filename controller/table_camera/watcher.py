@@ -194,7 +194,13 @@ class TableWatcher:
                 if seat is not None
                 else []
             )
-            hands = [list(rnd.seat_view(s)["hand"]) for s in range(rnd.plan.seats)]
+            own = list(rnd.seat_view(seat)["hand"]) if seat is not None else []
+            played = [
+                c
+                for ev, ok in zip(rnd.events, rnd.applied, strict=True)
+                if ok and ev.get("action") == "play"
+                for c in ev.get("cards") or []
+            ]
         if seat is None:
             self._tell_problem("no_turn")
             return
@@ -211,7 +217,7 @@ class TableWatcher:
         frame = _jpeg(change.after)
         crops = [self.svc.journal.store_image(_jpeg(_crop(change.after, b["box"]))) for b in read.boxes]
         if read.labels is None:
-            self._ask(rnd, seat, _why(read, seat, hands), change, None, frame, crops, read.boxes)
+            self._ask(rnd, seat, _why(read, own, played), change, None, frame, crops, read.boxes)
             return
         action = {"seat": seat, "action": "play", "cards": list(read.labels)}
         try:
@@ -409,17 +415,15 @@ class TableWatcher:
             self.svc.act(rnd.id, {"seat": seat, "action": "pass"})
 
 
-def _why(read: Any, seat: int, hands: list[list[str]]) -> str:
-    """Why a play was not read: cards from no hand, cards from two hands, or just not read."""
+def _why(read: Any, own: list[str], played: list[str]) -> str:
+    """Why a play was not read, told to the whole table: so it is worked out from the seat's own hand and the
+    cards already played (public), never from where a card it is not hides (another hand, the bottom)."""
     labels = [b["label"] for b in read.boxes if b["confidence"] >= 0.8]  # not a pip read as some card
-    if not labels:
+    if not labels or all(c in own for c in labels):
         return "unread"
-    holders = [{s for s, h in enumerate(hands) if c in h} for c in labels]
-    if any(not h for h in holders):
-        return "no_hand"
-    if not all(seat in h for h in holders) and len(set().union(*holders)) > 1:
-        return "two_plays"
-    return "unread"
+    if any(c in played and c not in own for c in labels):
+        return "no_hand"  # a card already played: in nobody's hand
+    return "two_plays" if any(c in own for c in labels) else "unread"
 
 
 def _warp(corners: list | None) -> np.ndarray | None:

@@ -129,3 +129,22 @@ def test_the_table_learns_a_cards_size_and_two_cards_do_not_change_as_one():
             assert not one_card_shape(change_shape(before, vt.picture()), size.card), k
     finally:
         vt.stop()
+
+
+def test_why_a_play_was_not_read_is_told_from_public_facts_only():
+    """The table hears why: a card already played, two seats' cards, or not read. Where a misread card hides
+    (another hand or the bottom) is never the reason, or the table would learn it."""
+    from types import SimpleNamespace
+
+    from controller.table_camera.watcher import _why
+
+    def read(*labels):
+        return SimpleNamespace(boxes=[{"label": c, "confidence": 0.9} for c in labels])
+
+    own, played = ["S3", "H5"], ["C9", "DK"]
+    assert _why(read("S3"), own, played) == "unread"
+    assert _why(read("C9"), own, played) == "no_hand"  # played already: public
+    assert _why(read("S3", "HQ"), own, played) == "two_plays"
+    # a card in the bottom and one in another hand give the same answer: the table cannot tell them apart
+    assert _why(read("HQ"), own, played) == _why(read("D2"), own, played) == "unread"
+    assert _why(SimpleNamespace(boxes=[{"label": "HQ", "confidence": 0.5}]), own, played) == "unread"
