@@ -48,7 +48,7 @@ def constraints(game: Game, info: InfoSet) -> tuple[list[Counter[str]], Counter[
             spent[s] += open_cards
         elif kind in SHOWN:
             shown[s] |= open_cards
-    bottom = Counter(info.bottom or ())
+    bottom = Counter(known_bottom(info))
     # a card from a bottom another seat took was never dealt to it; a bottom this seat took (升级's dealer)
     # went to no other seat, so another seat's card of the same name (two decks) is its own
     took = any(ev.get("seat") == info.seat and ev.get("action") == "take_bottom" for ev in info.events)
@@ -61,6 +61,15 @@ def constraints(game: Game, info: InfoSet) -> tuple[list[Counter[str]], Counter[
             raise Unsampleable(f"seat {s} showed cards the deck cannot give it: {sorted(known[s] - pool)}")
         pool -= known[s]
     return known, pool
+
+
+def known_bottom(info: InfoSet) -> tuple[str, ...]:
+    """The bottom cards the seat knows, in the bottom's order: all it has seen, else the cards flipped
+    from its top in the open (升级's 翻底 names the trump: a sample with another first card has another
+    trump, and was refused by the replay or, before any play showed it, searched a different hand)."""
+    if info.bottom is not None:
+        return info.bottom
+    return tuple(str(c) for c in info.view.get("flipped") or ())
 
 
 def voids(game: Game, info: InfoSet) -> list[set[str]]:
@@ -103,7 +112,7 @@ def sample_deal(game: Game, info: InfoSet, rng: random.Random, known: list[Count
         need.append(n - len(mine) if s != info.seat else 0)
     rest = list(pool.elements())
     rng.shuffle(rest)
-    bottom = list(info.bottom or ())
+    bottom = list(known_bottom(info))
     room = plan.bottom - len(bottom)
     if void and any(void):
         def allowed(card: str) -> list[int]:
