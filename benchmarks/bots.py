@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 
+from engine.bots.search import outcome  # noqa: E402
 from engine.bots.table import deal, greedy_policy, run_hand, search_policy  # noqa: E402
 from engine.registry import game_names, get_game  # noqa: E402
 
@@ -73,6 +74,7 @@ def bench_game(name: str, deals: int, style: str, budget_ms: float, seed: int, p
     base_wins: dict[str, list[int]] = {}  # greedy's own wins in the same seats on the same deals
     better = worse = 0
     gains: list[float] = []
+    value_gains: list[float] = []  # the search's own measure (升级: levels and card points)
     moves_t: list[float] = []
     task = progress.add_task(f"{name} ({deals} deals)", total=deals)
     search = search_policy(style, budget_ms)
@@ -94,10 +96,12 @@ def bench_game(name: str, deals: int, style: str, budget_ms: float, seed: int, p
         wins.setdefault(role(name, final, seat), []).append(int(mine > 0))
         base_wins.setdefault(role(name, base, seat), []).append(int(theirs > 0))
         gains.append(mine - theirs)
+        value_gains.append(outcome(final, seat) - outcome(base, seat))  # type: ignore[operator]
         better += mine > theirs
         worse += mine < theirs
         progress.advance(task)
-    return {"wins": wins, "base_wins": base_wins, "better": better, "worse": worse, "gains": gains, "moves": moves_t}
+    return {"wins": wins, "base_wins": base_wins, "better": better, "worse": worse, "gains": gains, "value_gains": value_gains,
+            "moves": moves_t}
 
 
 def main() -> None:
@@ -123,6 +127,8 @@ def report(console: Console, name: str, r: dict[str, Any]) -> None:
     console.print(f"  beats greedy in its seat on the same deal: {rate(r['better'], r['better'] + r['worse'])}"
                   f" ({len(r['gains']) - r['better'] - r['worse']} ties)")
     console.print(f"  score gain per hand: {mean_ci(r['gains'])}")
+    if r["value_gains"] != r["gains"]:
+        console.print(f"  the search's value gain per hand: {mean_ci(r['value_gains'])}")
     if r["moves"]:
         ms = sorted(1000 * t for t in r["moves"])
         console.print(f"  move time: median {ms[len(ms) // 2]:.0f} ms, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.0f} ms"

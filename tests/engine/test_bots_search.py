@@ -72,3 +72,74 @@ def test_styles_weigh_only_declarations() -> None:
     quiet += [{"action": "bid", "value": 0}, {"action": "black_dig", "dig": False}]
     assert all(search.is_declaration(a) for a in declares)
     assert not any(search.is_declaration(a) for a in quiet)
+
+
+def _shengji_positions(n: int):
+    from engine.cards import parse_cards
+    game = get_game("shengji")
+    settings = game.settings()
+    rng = random.Random(11)
+    for _ in range(n):
+        hands, bottom = deal(game, settings, rng)
+        state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), settings)
+        for step in range(200):
+            if state.is_terminal():
+                break
+            seat = state.current_player()
+            if step % 9 == 4:
+                yield state, seat
+            state.judge(greedy_policy(game, state, seat, rng))
+
+
+def test_the_fast_shengji_play_out_ends_as_the_judged_one_and_leaves_the_state_alone() -> None:
+    """The rollouts' private copy and unjudged greedy loop (engine.bots.fast) against a deep copy played
+    out through the referee, every play judged."""
+    import copy
+
+    from engine.bots import fast
+    from engine.bots.greedy import greedy_action
+
+    checked = 0
+    for state, _seat in _shengji_positions(3):
+        before = copy.deepcopy(state)
+        quick = fast.clone(state)
+        judged = copy.deepcopy(state)
+        played = fast.play_out(quick)
+        while not judged.is_terminal():
+            who = judged.current_player()
+            assert not [v for v in judged.judge(greedy_action(judged, who, random.Random(0))) if v.severity == "error"]
+        if played:
+            assert quick.is_terminal()
+            assert quick.returns() == judged.returns() and quick.attacker_points == judged.attacker_points
+            checked += 1
+        assert state.public_view(None) == before.public_view(None) and state.counts == before.counts
+        assert state.log == before.log
+    assert checked >= 5
+
+
+def test_another_play_replaces_the_greedy_move_only_on_a_clear_edge() -> None:
+    play = [{"action": "play", "cards": [c]} for c in ("S3", "S4", "S5")]
+    noisy = [[0.0, 1.0, 0.1], [0.0, -1.0, 0.1], [0.0, 1.2, 0.1], [0.0, -0.9, 0.1]]  # S4: +0.08 on average, spread 1
+    best, edge = search.pick(play, noisy, search.STYLES["careful"])
+    assert best == 2 and abs(edge - 0.1) < 1e-9  # S5's steady +0.1, not S4's lucky mean
+    assert search.pick(play, [[0.0, 1.0, -0.1], [0.0, -1.0, -0.1]], 0.0)[0] == 0  # nothing clear: greedy
+    refused = [[0.0, float("nan"), 0.0], [0.0, 5.0, 0.0], [0.0, 5.0, 0.0]]
+    assert search.pick(play, refused, 0.0)[0] == 0  # refused in one sample: never chosen
+
+
+def test_shengji_value_counts_card_points_for_the_side() -> None:
+    """Between two level steps (every 40 points) more card points are worth more to the attackers and
+    less to the dealer's side; a level is worth more than any points within a step."""
+    from engine.bots.fast import clone, play_out
+    state, _ = next(_shengji_positions(1))
+    s = clone(state)
+    while not play_out(s):
+        s.judge(search.greedy_action(s, s.current_player(), random.Random(0)))
+    attacker, defender = s.attackers[0], s.dealer
+    values = {}
+    for p in (40, 45, 75, 80):
+        s.attacker_points = p
+        values[p] = (search.outcome(s, attacker), search.outcome(s, defender))
+    assert values[40][0] < values[45][0] < values[75][0] < values[80][0]
+    assert values[40][1] > values[45][1] > values[75][1] > values[80][1]
+    assert values[80][0] - values[75][0] > values[75][0] - values[40][0]
