@@ -62,10 +62,14 @@ def role(game: str, state: Any, seat: int) -> str:
     if game != "hongsi":
         return "all"
     h4 = state.h4
-    return "h4 team" if seat == h4 or (state.sides is not None and state.teammates(seat, h4)) else "other team"
+    return (
+        "h4 team" if seat == h4 or (state.sides is not None and state.teammates(seat, h4)) else "other team"
+    )
 
 
-def bench_game(name: str, deals: int, style: str, budget_ms: float, seed: int, progress: Progress) -> dict[str, Any]:
+def bench_game(
+    name: str, deals: int, style: str, budget_ms: float, seed: int, progress: Progress
+) -> dict[str, Any]:
     game = get_game(name)
     settings = game.settings()
     rng = random.Random(seed)
@@ -100,8 +104,15 @@ def bench_game(name: str, deals: int, style: str, budget_ms: float, seed: int, p
         better += mine > theirs
         worse += mine < theirs
         progress.advance(task)
-    return {"wins": wins, "base_wins": base_wins, "better": better, "worse": worse, "gains": gains, "value_gains": value_gains,
-            "moves": moves_t}
+    return {
+        "wins": wins,
+        "base_wins": base_wins,
+        "better": better,
+        "worse": worse,
+        "gains": gains,
+        "value_gains": value_gains,
+        "moves": moves_t,
+    }
 
 
 def main() -> None:
@@ -113,7 +124,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     console = Console()
-    console.print(f"search bot ({args.style}, {args.bot_ms:g} ms a move) vs greedy; N = {args.deals} deals per game")
+    console.print(
+        f"search bot ({args.style}, {args.bot_ms:g} ms a move) vs greedy; N = {args.deals} deals per game"
+    )
     with Progress(console=console, transient=True) as progress:
         for name in args.game or game_names():  # each game's figures as soon as it is done
             report(console, name, bench_game(name, args.deals, args.style, args.bot_ms, args.seed, progress))
@@ -123,16 +136,22 @@ def report(console: Console, name: str, r: dict[str, Any]) -> None:
     console.print(f"[bold]{name}[/bold]")
     for who, w in sorted(r["wins"].items()):
         b = r["base_wins"].get(who, [])
-        console.print(f"  wins ({who}): {rate(sum(w), len(w))}; greedy in those seats: {rate(sum(b), len(b))}")
-    console.print(f"  beats greedy in its seat on the same deal: {rate(r['better'], r['better'] + r['worse'])}"
-                  f" ({len(r['gains']) - r['better'] - r['worse']} ties)")
+        console.print(
+            f"  wins ({who}): {rate(sum(w), len(w))}; greedy in those seats: {rate(sum(b), len(b))}"
+        )
+    console.print(
+        f"  beats greedy in its seat on the same deal: {rate(r['better'], r['better'] + r['worse'])}"
+        f" ({len(r['gains']) - r['better'] - r['worse']} ties)"
+    )
     console.print(f"  score gain per hand: {mean_ci(r['gains'])}")
     if r["value_gains"] != r["gains"]:
         console.print(f"  the search's value gain per hand: {mean_ci(r['value_gains'])}")
     if r["moves"]:
         ms = sorted(1000 * t for t in r["moves"])
-        console.print(f"  move time: median {ms[len(ms) // 2]:.0f} ms, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.0f} ms"
-                      f" over {len(ms)} moves")
+        console.print(
+            f"  move time: median {ms[len(ms) // 2]:.0f} ms, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.0f} ms"
+            f" over {len(ms)} moves"
+        )
 
 
 if __name__ == "__main__":

@@ -83,7 +83,7 @@ def voids(game: Game, info: InfoSet) -> list[set[str]]:
     plays = [ev for ev in info.events if ev.get("action") == "play"]
     hidden = {ev.get("seat") for ev in info.events if HIDDEN in _cards(ev) and ev.get("action") != "bury"}
     for at in range(0, len(plays), seats):
-        trick = plays[at:at + seats]
+        trick = plays[at : at + seats]
         led = game.suit_of(_cards(trick[0])[0], info.view)
         lead_pairs = any(n > 1 for n in Counter(_cards(trick[0])).values())
         for ev in trick[1:]:
@@ -97,8 +97,14 @@ def voids(game: Game, info: InfoSet) -> list[set[str]]:
     return out
 
 
-def sample_deal(game: Game, info: InfoSet, rng: random.Random, known: list[Counter[str]], pool: Counter[str],
-                void: list[set[str]] | None = None) -> tuple[list[list[str]], list[str]]:
+def sample_deal(
+    game: Game,
+    info: InfoSet,
+    rng: random.Random,
+    known: list[Counter[str]],
+    pool: Counter[str],
+    void: list[set[str]] | None = None,
+) -> tuple[list[list[str]], list[str]]:
     """Known cards to their seats; the pool shuffled into the rest, a seat void in a suit getting none of
     it (the most constrained cards placed first)."""
     plan = game.deal_plan(info.settings)
@@ -115,10 +121,15 @@ def sample_deal(game: Game, info: InfoSet, rng: random.Random, known: list[Count
     bottom = list(known_bottom(info))
     room = plan.bottom - len(bottom)
     if void and any(void):
+
         def allowed(card: str) -> list[int]:
             suit = game.suit_of(card, info.view)
-            return [s for s in range(len(need)) if need[s] and suit not in void[s]
-                    and not (f"pair:{suit}" in void[s] and card in hands[s])]
+            return [
+                s
+                for s in range(len(need))
+                if need[s] and suit not in void[s] and not (f"pair:{suit}" in void[s] and card in hands[s])
+            ]
+
         rest.sort(key=lambda c: len(allowed(c)))
         spill = []
         for card in rest:
@@ -132,15 +143,20 @@ def sample_deal(game: Game, info: InfoSet, rng: random.Random, known: list[Count
             need[s] -= 1
         rest = spill
     for s in range(len(need)):
-        hands[s] += rest[:need[s]]
-        del rest[:need[s]]
+        hands[s] += rest[: need[s]]
+        del rest[: need[s]]
     if len(rest) != room:
         raise Unsampleable("the cards left do not fill the bottom")
     return hands, bottom + rest
 
 
-def _fill(state: State, ev: Action, later: Counter[str], rng: random.Random,
-          first: Callable[[str], bool] | None = None) -> Action:
+def _fill(
+    state: State,
+    ev: Action,
+    later: Counter[str],
+    rng: random.Random,
+    first: Callable[[str], bool] | None = None,
+) -> Action:
     """``ev`` with its face-down cards replaced by cards from the player's sampled hand that would be
     face down too, keeping the cards it plays openly later; ``first``: cards to put down first (of a suit
     the player shows void in later: it buried them)."""
@@ -168,27 +184,43 @@ def _masked(state: State, ev: Action, card: str) -> bool:
     return bool(shown) and shown[0] == HIDDEN
 
 
-def replay(game: Game, info: InfoSet, hands: list[list[str]], bottom: list[str],
-           rng: random.Random, void: list[set[str]] | None = None) -> State | None:
+def replay(
+    game: Game,
+    info: InfoSet,
+    hands: list[list[str]],
+    bottom: list[str],
+    rng: random.Random,
+    void: list[set[str]] | None = None,
+) -> State | None:
     """The sampled deal played through the public record; ``None`` if the referee refuses any event."""
     try:
-        state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), info.settings, **info.deal_args)
+        state = game.new_state(
+            [parse_cards(h) for h in hands], parse_cards(bottom), info.settings, **info.deal_args
+        )
     except Exception:  # noqa: BLE001 — a sample the game cannot even deal is just a rejected sample
         return None
     events = list(info.events)
     for i, ev in enumerate(events):
         if ev.get("seat") != info.seat and HIDDEN in _cards(ev):
-            later = Counter(c for e in events[i + 1:] if e.get("seat") == ev["seat"] and e.get("action") in FROM_HAND
-                            for c in _cards(e) if c != HIDDEN)
+            later = Counter(
+                c
+                for e in events[i + 1 :]
+                if e.get("seat") == ev["seat"] and e.get("action") in FROM_HAND
+                for c in _cards(e)
+                if c != HIDDEN
+            )
             gone = void[ev["seat"]] if void and ev.get("action") == "bury" else None
-            ev = _fill(state, ev, later, rng, (lambda c, g=gone: game.suit_of(c, info.view) in g) if gone else None)
+            ev = _fill(
+                state, ev, later, rng, (lambda c, g=gone: game.suit_of(c, info.view) in g) if gone else None
+            )
         if any(v.severity == "error" for v in state.judge(dict(ev))):
             return None
     return state
 
 
-def determinize(game: Game, info: InfoSet, rng: random.Random, tries: int = 20,
-                deadline: float | None = None) -> State | None:
+def determinize(
+    game: Game, info: InfoSet, rng: random.Random, tries: int = 20, deadline: float | None = None
+) -> State | None:
     """A state consistent with ``info`` (``None`` if ``tries`` samples were all rejected, or the
     ``deadline``, a ``time.perf_counter()``, passed)."""
     known, pool = constraints(game, info)

@@ -37,7 +37,9 @@ def is_declaration(action: Action) -> bool:
     kind = action.get("action")
     if kind in QUIET or kind in DECLINES:
         return False
-    return not (kind == "bid" and action.get("value") == 0) and not (kind == "black_dig" and not action.get("dig"))
+    return not (kind == "bid" and action.get("value") == 0) and not (
+        kind == "black_dig" and not action.get("dig")
+    )
 
 
 MAX_CANDIDATES = 10
@@ -54,8 +56,15 @@ class Choice:
     how: str = "search"  # search | only (the only legal action) | greedy (the search failed)
 
 
-def choose(game: Game, info: InfoSet, rng: random.Random, *, style: str = "careful", budget_ms: float = 200.0,
-           samples: int | None = None) -> Choice:
+def choose(
+    game: Game,
+    info: InfoSet,
+    rng: random.Random,
+    *,
+    style: str = "careful",
+    budget_ms: float = 200.0,
+    samples: int | None = None,
+) -> Choice:
     """The search bot's action for ``info``: ``samples`` fixes the number of samples (tests), else the
     budget bounds the time."""
     end = time.perf_counter() + budget_ms / 1000.0
@@ -63,8 +72,11 @@ def choose(game: Game, info: InfoSet, rng: random.Random, *, style: str = "caref
         return _search(game, info, rng, STYLES[style], budget_ms, samples)
     except Exception as exc:  # noqa: BLE001 — any failure falls back to the greedy move
         log.warning("search bot (%s seat %s) fell back to greedy: %r", info.game, info.seat, exc)
-        return Choice(fallback(game, info, rng, None if samples else end), f"greedy (search failed: {exc!r})",
-                      how="greedy")
+        return Choice(
+            fallback(game, info, rng, None if samples else end),
+            f"greedy (search failed: {exc!r})",
+            how="greedy",
+        )
 
 
 def fallback(game: Game, info: InfoSet, rng: random.Random, deadline: float | None = None) -> Action:
@@ -82,8 +94,11 @@ def fallback(game: Game, info: InfoSet, rng: random.Random, deadline: float | No
 
 
 def _same(a: Action, b: Action) -> bool:
-    return a.get("action") == b.get("action") and {k: v for k, v in a.items() if k != "cards"} == \
-        {k: v for k, v in b.items() if k != "cards"} and sorted(a.get("cards") or []) == sorted(b.get("cards") or [])
+    return (
+        a.get("action") == b.get("action")
+        and {k: v for k, v in a.items() if k != "cards"} == {k: v for k, v in b.items() if k != "cards"}
+        and sorted(a.get("cards") or []) == sorted(b.get("cards") or [])
+    )
 
 
 def candidates(info: InfoSet, greedy: Action, rng: random.Random) -> list[Action]:
@@ -99,8 +114,9 @@ def candidates(info: InfoSet, greedy: Action, rng: random.Random) -> list[Action
     return out + plays
 
 
-def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_ms: float,
-            n_samples: int | None) -> Choice:
+def _search(
+    game: Game, info: InfoSet, rng: random.Random, risk: float, budget_ms: float, n_samples: int | None
+) -> Choice:
     start = time.perf_counter()
     deadline = start + 0.8 * budget_ms / 1000.0  # a reserve for the last rollout and the fallback
     if len(info.legal) == 1:
@@ -125,8 +141,11 @@ def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_m
             row.append(float("nan") if value is None else value)
         if len(row) == len(cands) or not rounds:
             rounds.append(row)  # a round cut short is dropped: each candidate is judged on the same samples
-        if len(row) < len(cands) or (n_samples is not None and len(rounds) >= n_samples) \
-                or (timed and time.perf_counter() >= deadline):
+        if (
+            len(row) < len(cands)
+            or (n_samples is not None and len(rounds) >= n_samples)
+            or (timed and time.perf_counter() >= deadline)
+        ):
             break
         state = determinize(game, info, rng, deadline=deadline if timed else None)
         if state is None:

@@ -30,6 +30,7 @@ def greedy_policy(game: Game, state: State, seat: int, rng: random.Random) -> Ac
 def search_policy(style: str = "careful", budget_ms: float = 200.0) -> Policy:
     def policy(game: Game, state: State, seat: int, rng: random.Random) -> Action:
         return choose(game, info_set(game, state, seat), rng, style=style, budget_ms=budget_ms).action
+
     return policy
 
 
@@ -44,7 +45,7 @@ def deal(game: Game, settings: Any, rng: random.Random) -> tuple[list[list[str]]
     rng.shuffle(deck)
     hands, at = [], 0
     for n in plan.cards_per_seat:
-        hands.append(deck[at:at + n])
+        hands.append(deck[at : at + n])
         at += n
     return hands, deck[at:]
 
@@ -57,17 +58,35 @@ def next_seat(state: State, seats: int) -> int | None:
     return state.current_player()
 
 
-def play_hand(game: Game, settings: Any, hands: list[list[str]], bottom: list[str], policies: list[Policy],
-              rng: random.Random, *, first_seat: int = 0) -> dict[str, Any]:
+def play_hand(
+    game: Game,
+    settings: Any,
+    hands: list[list[str]],
+    bottom: list[str],
+    policies: list[Policy],
+    rng: random.Random,
+    *,
+    first_seat: int = 0,
+) -> dict[str, Any]:
     """Play the deal with ``policies[seat]`` for each seat; return the game record."""
     state, events = run_hand(game, settings, hands, bottom, policies, rng, first_seat=first_seat)
     return game.bot_record(state, settings, hands, bottom, events, first_seat=first_seat)
 
 
-def run_hand(game: Game, settings: Any, hands: list[list[str]], bottom: list[str], policies: list[Policy],
-             rng: random.Random, *, first_seat: int = 0) -> tuple[State, list[Action]]:
+def run_hand(
+    game: Game,
+    settings: Any,
+    hands: list[list[str]],
+    bottom: list[str],
+    policies: list[Policy],
+    rng: random.Random,
+    *,
+    first_seat: int = 0,
+) -> tuple[State, list[Action]]:
     """The final state and the events of the deal played by ``policies``."""
-    state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), settings, first_seat=first_seat)
+    state = game.new_state(
+        [parse_cards(h) for h in hands], parse_cards(bottom), settings, first_seat=first_seat
+    )
     events: list[Action] = []
     for _ in range(MAX_EVENTS):
         if state.is_terminal():

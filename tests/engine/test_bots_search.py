@@ -20,14 +20,23 @@ def test_search_bot_plays_a_whole_hand_legally(name: str) -> None:
     settings = game.settings()
     hands, bottom = deal(game, settings, random.Random(4))
     seats = len(hands)
-    state, events = run_hand(game, settings, hands, bottom, [search_policy("bold", 5.0)] + [greedy_policy] * (seats - 1),
-                             random.Random(4))
+    state, events = run_hand(
+        game,
+        settings,
+        hands,
+        bottom,
+        [search_policy("bold", 5.0)] + [greedy_policy] * (seats - 1),
+        random.Random(4),
+    )
     assert state.is_terminal()
     ret = state.returns()
     assert ret is not None and len(ret) == seats
     # every event the bots made judged clean when replayed from the deal
     from engine.cards import parse_cards
-    again = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), settings, **state.deal_args())
+
+    again = game.new_state(
+        [parse_cards(h) for h in hands], parse_cards(bottom), settings, **state.deal_args()
+    )
     for ev in events:
         assert not [v for v in again.judge(dict(ev)) if v.severity == "error"], ev
 
@@ -36,6 +45,7 @@ def test_a_failing_search_plays_greedy_and_says_why(monkeypatch: pytest.MonkeyPa
     game = get_game("hongsi")
     record = game.bot_hand(random.Random(2), bot="greedy")
     from engine.cards import parse_cards
+
     state = game.new_state([parse_cards(h) for h in record["hands"]], [], game.settings())
     for ev in record["events"][:6]:
         state.apply(ev)
@@ -44,6 +54,7 @@ def test_a_failing_search_plays_greedy_and_says_why(monkeypatch: pytest.MonkeyPa
 
     def broken(*a, **k):
         raise RuntimeError("engine bug")
+
     monkeypatch.setattr(search, "_rollout", broken)
     choice = search.choose(game, info, random.Random(1), budget_ms=50)
     assert "search failed" in choice.why and "engine bug" in caplog.text
@@ -55,6 +66,7 @@ def test_the_budget_is_kept() -> None:
     settings = game.settings()
     hands, bottom = deal(game, settings, random.Random(8))
     from engine.cards import parse_cards
+
     state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), settings)
     seat = state.current_player()
     info = info_set(game, state, seat)
@@ -66,7 +78,9 @@ def test_the_budget_is_kept() -> None:
 
 def test_styles_weigh_only_declarations() -> None:
     assert search.STYLES["careful"] < 0 < search.STYLES["bold"]
-    declares = [{"action": a} for a in ("tiao", "baomen", "pa", "xuan", "fan_xuan", "expose", "declare", "pa_accept")]
+    declares = [
+        {"action": a} for a in ("tiao", "baomen", "pa", "xuan", "fan_xuan", "expose", "declare", "pa_accept")
+    ]
     declares += [{"action": "bid", "value": 2}, {"action": "black_dig", "dig": True}]
     quiet = [{"action": a} for a in ("play", "pass", "pa_refuse", "xuan_refuse", "take_bottom")]
     quiet += [{"action": "bid", "value": 0}, {"action": "black_dig", "dig": False}]
@@ -76,6 +90,7 @@ def test_styles_weigh_only_declarations() -> None:
 
 def _shengji_positions(n: int):
     from engine.cards import parse_cards
+
     game = get_game("shengji")
     settings = game.settings()
     rng = random.Random(11)
@@ -107,7 +122,9 @@ def test_the_fast_shengji_play_out_ends_as_the_judged_one_and_leaves_the_state_a
         played = fast.play_out(quick)
         while not judged.is_terminal():
             who = judged.current_player()
-            assert not [v for v in judged.judge(greedy_action(judged, who, random.Random(0))) if v.severity == "error"]
+            assert not [
+                v for v in judged.judge(greedy_action(judged, who, random.Random(0))) if v.severity == "error"
+            ]
         if played:
             assert quick.is_terminal()
             assert quick.returns() == judged.returns() and quick.attacker_points == judged.attacker_points
@@ -119,7 +136,12 @@ def test_the_fast_shengji_play_out_ends_as_the_judged_one_and_leaves_the_state_a
 
 def test_another_play_replaces_the_greedy_move_only_on_a_clear_edge() -> None:
     play = [{"action": "play", "cards": [c]} for c in ("S3", "S4", "S5")]
-    noisy = [[0.0, 1.0, 0.1], [0.0, -1.0, 0.1], [0.0, 1.2, 0.1], [0.0, -0.9, 0.1]]  # S4: +0.08 on average, spread 1
+    noisy = [
+        [0.0, 1.0, 0.1],
+        [0.0, -1.0, 0.1],
+        [0.0, 1.2, 0.1],
+        [0.0, -0.9, 0.1],
+    ]  # S4: +0.08 on average, spread 1
     best, edge = search.pick(play, noisy, search.STYLES["careful"])
     assert best == 2 and abs(edge - 0.1) < 1e-9  # S5's steady +0.1, not S4's lucky mean
     assert search.pick(play, [[0.0, 1.0, -0.1], [0.0, -1.0, -0.1]], 0.0)[0] == 0  # nothing clear: greedy
@@ -131,6 +153,7 @@ def test_shengji_value_counts_card_points_for_the_side() -> None:
     """Between two level steps (every 40 points) more card points are worth more to the attackers and
     less to the dealer's side; a level is worth more than any points within a step."""
     from engine.bots.fast import clone, play_out
+
     state, _ = next(_shengji_positions(1))
     s = clone(state)
     while not play_out(s):
