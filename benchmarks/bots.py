@@ -22,6 +22,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 
-from engine.bots.search import outcome  # noqa: E402
+from engine.bots.search import is_declaration, outcome  # noqa: E402
 from engine.bots.table import deal, greedy_policy, run_hand, search_policy  # noqa: E402
 from engine.registry import game_names, get_game  # noqa: E402
 
@@ -78,6 +79,7 @@ def bench_game(
     base_wins: dict[str, list[int]] = {}  # greedy's own wins in the same seats on the same deals
     better = worse = 0
     gains: list[float] = []
+    said: Counter[str] = Counter()  # the search bot's declarations, by kind
     value_gains: list[float] = []  # the search's own measure (升级: levels and card points)
     moves_t: list[float] = []
     task = progress.add_task(f"{name} ({deals} deals)", total=deals)
@@ -95,7 +97,8 @@ def bench_game(
         base, _ = run_hand(game, settings, hands, bottom, [greedy_policy] * seats, random.Random(d))
         policies = [greedy_policy] * seats
         policies[seat] = timed
-        final, _ = run_hand(game, settings, hands, bottom, policies, random.Random(d))
+        final, events = run_hand(game, settings, hands, bottom, policies, random.Random(d))
+        said.update(str(e.get("action")) for e in events if e.get("seat") == seat and is_declaration(e))
         mine, theirs = final.returns()[seat], base.returns()[seat]
         wins.setdefault(role(name, final, seat), []).append(int(mine > 0))
         base_wins.setdefault(role(name, base, seat), []).append(int(theirs > 0))
@@ -112,6 +115,7 @@ def bench_game(
         "gains": gains,
         "value_gains": value_gains,
         "moves": moves_t,
+        "said": said,
     }
 
 
@@ -146,6 +150,8 @@ def report(console: Console, name: str, r: dict[str, Any]) -> None:
     console.print(f"  score gain per hand: {mean_ci(r['gains'])}")
     if r["value_gains"] != r["gains"]:
         console.print(f"  the search's value gain per hand: {mean_ci(r['value_gains'])}")
+    if r["said"]:
+        console.print(f"  its declarations: {', '.join(f'{k} {n}' for k, n in sorted(r['said'].items()))}")
     if r["moves"]:
         ms = sorted(1000 * t for t in r["moves"])
         console.print(

@@ -18,6 +18,7 @@ import random
 import statistics
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from engine.bots.determinize import determinize
 from engine.bots.fast import clone, play_out
@@ -42,6 +43,7 @@ def is_declaration(action: Action) -> bool:
     )
 
 
+WAIT = "wait"  # not an action: out of turn, a seat offered a declaration may also say nothing
 MAX_CANDIDATES = 10
 Z = 0.5  # how many standard errors a play's edge over the greedy move must clear (measured: 0, 0.5, 1)
 MAX_STEPS = 3000
@@ -64,14 +66,18 @@ def choose(
     style: str = "careful",
     budget_ms: float = 200.0,
     samples: int | None = None,
+    out_of_turn: bool = False,
 ) -> Choice:
     """The search bot's action for ``info``: ``samples`` fixes the number of samples (tests), else the
-    budget bounds the time."""
+    budget bounds the time. ``out_of_turn``: the seat is not the one to act but is offered declarations
+    (挑 before the call, 趴, 亮主 during the deal, ...): it declares, or answers ``{"action": WAIT}``."""
     end = time.perf_counter() + budget_ms / 1000.0
     try:
-        return _search(game, info, rng, STYLES[style], budget_ms, samples)
+        return _search(game, info, rng, STYLES[style], budget_ms, samples, out_of_turn)
     except Exception as exc:  # noqa: BLE001 — any failure falls back to the greedy move
         log.warning("search bot (%s seat %s) fell back to greedy: %r", info.game, info.seat, exc)
+        if out_of_turn:
+            return Choice(wait(info.seat), f"wait (search failed: {exc!r})", how="greedy")
         return Choice(
             fallback(game, info, rng, None if samples else end),
             f"greedy (search failed: {exc!r})",
@@ -91,6 +97,10 @@ def fallback(game: Game, info: InfoSet, rng: random.Random, deadline: float | No
     except Exception as exc:  # noqa: BLE001
         log.warning("greedy on a sample failed: %r", exc)
     return plain_policy(info.seat, info.legal, rng, set(info.hand))
+
+
+def wait(seat: int) -> Action:
+    return {"seat": seat, "action": WAIT}
 
 
 def _same(a: Action, b: Action) -> bool:
@@ -115,17 +125,28 @@ def candidates(info: InfoSet, greedy: Action, rng: random.Random) -> list[Action
 
 
 def _search(
-    game: Game, info: InfoSet, rng: random.Random, risk: float, budget_ms: float, n_samples: int | None
+    game: Game,
+    info: InfoSet,
+    rng: random.Random,
+    risk: float,
+    budget_ms: float,
+    n_samples: int | None,
+    out_of_turn: bool = False,
 ) -> Choice:
     start = time.perf_counter()
     deadline = start + 0.8 * budget_ms / 1000.0  # a reserve for the last rollout and the fallback
-    if len(info.legal) == 1:
+    talk = [a for a in info.legal if is_declaration(a)]
+    if out_of_turn and not talk:
+        return Choice(wait(info.seat), "nothing to declare", how="only")
+    if len(info.legal) == 1 and not out_of_turn:
         return Choice(dict(info.legal[0]), "the only legal action", how="only")
     first = determinize(game, info, rng, tries=50, deadline=deadline)
     if first is None:
         raise RuntimeError("no deal consistent with the public record was found")
-    greedy = greedy_action(first, info.seat, rng)
-    cands = candidates(info, greedy, rng)
+    if out_of_turn:
+        cands = [wait(info.seat), *talk]
+    else:
+        cands = candidates(info, greedy_action(first, info.seat, rng), rng)
     rounds: list[list[float]] = []  # one value per candidate, each round on one sample (paired)
     state = first
     timed = n_samples is None
@@ -181,7 +202,7 @@ def _rollout(state: State, seat: int, action: Action, rng: random.Random) -> flo
     """``seat``'s score after ``action`` in a copy of ``state``, the hand played out greedily (None: the
     action is illegal in this sample)."""
     s = clone(state)
-    if any(v.severity == "error" for v in s.judge(dict(action))):
+    if action.get("action") != WAIT and any(v.severity == "error" for v in s.judge(dict(action))):
         return None
     for _ in range(MAX_STEPS):
         if play_out(s):
@@ -206,7 +227,24 @@ def outcome(state: State, seat: int) -> float | None:
     returns = state.returns()
     if returns is None:
         return None
-    if type(state).__name__ != "ShengjiState":
+    kind = type(state).__name__
+    if kind == "HongsiState":
+        return float(returns[seat]) + MARGIN * _margin(state, returns, seat)
+    if kind != "ShengjiState":
         return float(returns[seat])
     points = state.attacker_points * (1 if seat in state.attackers else -1)  # type: ignore[attr-defined]
     return float(returns[seat] - returns[(seat + 1) % len(returns)]) + points / 160
+
+
+MARGIN = 0.04  # 红桃四: the value of one card of margin (13 of them are worth less than the smallest stake)
+
+
+def _margin(state: Any, returns: list[int], seat: int) -> int:
+    """红桃四: by how many cards the hand was won (the losers' fewest cards left) or lost (minus the
+    fewest left on its own side): a play that brings the side closer to going out counts a little even
+    when the greedy play-out still ends the same way."""
+    mine = returns[seat]
+    losers = [state.hands[s].bit_count() for s in range(len(returns)) if returns[s] < 0]
+    if not losers:
+        return 0
+    return min(losers) if mine > 0 else -min(losers) if mine < 0 else 0

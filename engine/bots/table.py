@@ -13,7 +13,7 @@ from typing import Any
 
 from engine.bots.greedy import greedy_action, plain_policy
 from engine.bots.infoset import info_set
-from engine.bots.search import choose, fallback
+from engine.bots.search import WAIT, choose, fallback, is_declaration
 from engine.cards import parse_cards
 from engine.game import Action, Game, IllegalAction, State
 
@@ -31,6 +31,12 @@ def search_policy(style: str = "careful", budget_ms: float = 200.0) -> Policy:
     def policy(game: Game, state: State, seat: int, rng: random.Random) -> Action:
         return choose(game, info_set(game, state, seat), rng, style=style, budget_ms=budget_ms).action
 
+    def talk(game: Game, state: State, seat: int, rng: random.Random) -> Action | None:
+        info = info_set(game, state, seat)
+        action = choose(game, info, rng, style=style, budget_ms=budget_ms, out_of_turn=True).action
+        return None if action.get("action") == WAIT else action
+
+    policy.talk = talk  # type: ignore[attr-defined]
     return policy
 
 
@@ -56,6 +62,33 @@ def next_seat(state: State, seats: int) -> int | None:
         if any(a.get("action") in ANSWERS for a in state.legal_actions(seat)):
             return seat
     return state.current_player()
+
+
+def out_of_turn(
+    game: Game,
+    state: State,
+    due: int,
+    policies: list[Policy],
+    asked: dict[int, frozenset[str]],
+    rng: random.Random,
+) -> Action | None:
+    """A declaration made out of turn (挑 before the call, 趴, 亮主 during the deal, ...) by a seat other than
+    ``due`` whose policy talks (the greedy bots never do), applied; ``None`` if nobody spoke. A seat is asked
+    again only when what it is offered changes (``asked``)."""
+    seats = len(policies)
+    for k in range(1, seats):
+        seat = (due + k) % seats
+        talk = getattr(policies[seat], "talk", None)
+        if talk is None:
+            continue
+        offered = frozenset(str(a.get("action")) for a in state.offered_actions(seat) if is_declaration(a))
+        if not offered or asked.get(seat) == offered:
+            continue
+        asked[seat] = offered
+        action = talk(game, state, seat, rng)
+        if action is not None and not any(v.severity == "error" for v in state.judge(action)):
+            return action
+    return None
 
 
 def play_hand(
@@ -88,12 +121,17 @@ def run_hand(
         [parse_cards(h) for h in hands], parse_cards(bottom), settings, first_seat=first_seat
     )
     events: list[Action] = []
+    asked: dict[int, frozenset[str]] = {}
     for _ in range(MAX_EVENTS):
         if state.is_terminal():
             break
         seat = next_seat(state, len(hands))
         if seat is None:
             break
+        said = out_of_turn(game, state, seat, policies, asked, rng)
+        if said is not None:
+            events.append(said)
+            continue
         action = policies[seat](game, state, seat, rng)
         if any(v.severity == "error" for v in state.judge(action)):
             legal = state.legal_actions(seat)  # a bot's illegal move: the plain policy instead

@@ -166,3 +166,66 @@ def test_shengji_value_counts_card_points_for_the_side() -> None:
     assert values[40][0] < values[45][0] < values[75][0] < values[80][0]
     assert values[40][1] > values[45][1] > values[75][1] > values[80][1]
     assert values[80][0] - values[75][0] > values[75][0] - values[40][0]
+
+
+@pytest.mark.parametrize("name", ["hongsi", "shengji"])
+def test_a_seat_not_to_act_is_asked_to_declare_and_its_declaration_is_applied(name: str) -> None:
+    """挑 before the call (红桃四) or 亮主 during the deal (升级) by a seat that is not the one to act: the
+    hand asks a policy that talks; the greedy bots never talk, so their hands are as before."""
+    game = get_game(name)
+    settings = game.settings()
+    hands, bottom = deal(game, settings, random.Random(6))
+    asked: list[int] = []
+
+    def talker(game_, state, seat, rng):
+        return greedy_policy(game_, state, seat, rng)
+
+    def talk(game_, state, seat, rng):
+        asked.append(seat)
+        offered = [a for a in state.offered_actions(seat) if search.is_declaration(a)]
+        return offered[0] if offered else None
+
+    talker.talk = talk
+    quiet, quiet_events = run_hand(game, settings, hands, bottom, [greedy_policy] * 4, random.Random(6))
+    loud_seat = next(s for s in range(4) if s != quiet_events[0]["seat"])
+    policies = [greedy_policy] * 4
+    policies[loud_seat] = talker
+    state, events = run_hand(game, settings, hands, bottom, policies, random.Random(6))
+    assert set(asked) == {loud_seat}
+    said = [e for e in events if e["seat"] == loud_seat and search.is_declaration(e)]
+    assert said and events.index(said[0]) < next(i for i, e in enumerate(events) if e["action"] == "play")
+    assert not [e for e in quiet_events if search.is_declaration(e)]
+    assert state.is_terminal()
+
+
+def test_out_of_turn_the_search_waits_or_declares_what_it_is_offered() -> None:
+    game = get_game("hongsi")
+    settings = game.settings()
+    for k in range(4):
+        hands, bottom = deal(game, settings, random.Random(20 + k))
+        from engine.cards import parse_cards
+
+        state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), settings)
+        seat = (state.current_player() + 1) % 4
+        info = info_set(game, state, seat)
+        choice = search.choose(game, info, random.Random(k), style="bold", samples=3, out_of_turn=True)
+        assert choice.action["action"] == search.WAIT or choice.action in info.legal
+        assert choice.action["action"] != "play"
+
+
+def test_hongsi_value_is_the_score_and_a_little_for_the_margin() -> None:
+    """A won hand is worth a little more the more cards the losers still hold; a lost one a little less
+    the more its own side still holds; never enough to change the order of two scores."""
+    game = get_game("hongsi")
+    for k in range(5):
+        record = game.bot_hand(random.Random(30 + k), bot="greedy")
+        from engine.cards import parse_cards
+
+        state = game.new_state([parse_cards(h) for h in record["hands"]], [], game.settings())
+        for ev in record["events"]:
+            state.apply(ev)
+        scores = state.returns()
+        for seat in range(4):
+            v = search.outcome(state, seat)
+            assert scores[seat] - 1 < v < scores[seat] + 1
+            assert (v > scores[seat]) == (scores[seat] > 0) and (v < scores[seat]) == (scores[seat] < 0)
