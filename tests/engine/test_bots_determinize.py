@@ -75,3 +75,19 @@ def test_a_sample_of_2_decks_keeps_the_bottom_card_flipped_for_trump():
         assert state.public_view(None)["flipped"] == info.view["flipped"]
         checked += 1
     assert checked >= 10
+
+
+def test_a_dealer_who_buried_face_down_is_sampled_burying_low_plain_cards():
+    """升级: what the dealer buried is unseen; a sample buries as dealers do (low plain cards, keeping
+    trumps and points), not a uniform pick from its 33 cards (about 15 points in the bottom)."""
+    points, n = 0, 0
+    rng = random.Random(5)
+    for game, info in _positions("shengji", 3, 6):
+        if info.bottom is not None or info.view.get("phase") != "play":
+            continue
+        state = D.determinize(game, info, rng, tries=20)
+        if state is None:
+            continue
+        points += state.bottom_points()
+        n += 1
+    assert n >= 10 and points / n < 6, (points, n)
