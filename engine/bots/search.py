@@ -45,6 +45,7 @@ def is_declaration(action: Action) -> bool:
 
 WAIT = "wait"  # not an action: out of turn, a seat offered a declaration may also say nothing
 MAX_CANDIDATES = 10
+MIN_SAMPLES = 6  # a play replaces the greedy move only when judged on this many samples (2: noise)
 Z = 0.5  # how many standard errors a play's edge over the greedy move must clear (measured: 0, 0.5, 1)
 MAX_STEPS = 3000
 
@@ -153,13 +154,17 @@ def _search(
     spent, runs = 0.0, 0  # the rollouts' time so far: one that would end past the deadline is not begun
     while True:
         row: list[float] = []
-        for i, action in enumerate(cands):
-            now = time.perf_counter()
+        for i in range(len(cands)):
+            if i >= len(cands):
+                break  # trimmed to what the budget allows, below
+            action, now = cands[i], time.perf_counter()
             if timed and (rounds or i) and now + (spent / runs if runs else 0.0) >= deadline:
                 break  # the greedy move is always tried once; the rest as the budget allows
             value = _rollout(state, info.seat, action, rng)
             spent, runs = spent + time.perf_counter() - now, runs + 1
             row.append(float("nan") if value is None else value)
+            if timed and not rounds and i == 0:
+                cands = cands[: room_for(cands, deadline - time.perf_counter(), spent)]
         if len(row) == len(cands) or not rounds:
             rounds.append(row)  # a round cut short is dropped: each candidate is judged on the same samples
         if (
@@ -176,6 +181,14 @@ def _search(
     return Choice(cands[best], why, len(rounds), best_value)
 
 
+def room_for(cands: list[Action], left: float, rollout: float) -> int:
+    """How many candidates the budget lets each be tried on ``MIN_SAMPLES`` samples (``left`` seconds,
+    one rollout ``rollout`` seconds); declarations (listed before plays) are all kept."""
+    talk = sum(1 for a in cands[1:] if is_declaration(a))
+    fits = int(left / max(rollout, 1e-6) / MIN_SAMPLES)
+    return max(1 + talk, min(len(cands), fits))
+
+
 def pick(cands: list[Action], rounds: list[list[float]], risk: float) -> tuple[int, float]:
     """The candidate to play and its edge over the greedy move (``cands[0]``), judged sample by sample.
     Another play replaces the greedy move only when its edge clears ``Z`` standard errors: with few
@@ -185,7 +198,7 @@ def pick(cands: list[Action], rounds: list[list[float]], risk: float) -> tuple[i
     best, best_value = 0, 0.0
     for i in range(1, len(cands)):
         s = [r[i] for r in rounds if len(r) > i]
-        if len(s) < 2 or any(v != v for v in s):
+        if len(s) < (2 if is_declaration(cands[i]) else MIN_SAMPLES) or any(v != v for v in s):
             continue  # refused in some sample (a 趴 to a seat that may not be a teammate), or barely tried
         edge = [v - b for v, b in zip(s, base, strict=False)]
         value = statistics.fmean(edge)

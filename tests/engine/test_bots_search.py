@@ -141,11 +141,12 @@ def test_another_play_replaces_the_greedy_move_only_on_a_clear_edge() -> None:
         [0.0, -1.0, 0.1],
         [0.0, 1.2, 0.1],
         [0.0, -0.9, 0.1],
-    ]  # S4: +0.08 on average, spread 1
+    ] * 2  # S4: +0.08 on average, spread 1
     best, edge = search.pick(play, noisy, search.STYLES["careful"])
     assert best == 2 and abs(edge - 0.1) < 1e-9  # S5's steady +0.1, not S4's lucky mean
-    assert search.pick(play, [[0.0, 1.0, -0.1], [0.0, -1.0, -0.1]], 0.0)[0] == 0  # nothing clear: greedy
-    refused = [[0.0, float("nan"), 0.0], [0.0, 5.0, 0.0], [0.0, 5.0, 0.0]]
+    assert search.pick(play, [[0.0, 1.0, -0.1], [0.0, -1.0, -0.1]] * 3, 0.0)[0] == 0  # nothing clear: greedy
+    assert search.pick(play, [[0.0, 0.0, 1.0]] * 2, 0.0)[0] == 0  # two samples are too few for a play
+    refused = [[0.0, float("nan"), 0.0]] + [[0.0, 5.0, 0.0]] * 6
     assert search.pick(play, refused, 0.0)[0] == 0  # refused in one sample: never chosen
 
 
