@@ -18,7 +18,6 @@ import random
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from engine.bots.determinize import determinize
 from engine.bots.fast import clone, play_out
@@ -240,24 +239,7 @@ def outcome(state: State, seat: int) -> float | None:
     returns = state.returns()
     if returns is None:
         return None
-    kind = type(state).__name__
-    if kind == "HongsiState":
-        return float(returns[seat]) + MARGIN * _margin(state, returns, seat)
-    if kind != "ShengjiState":
+    if type(state).__name__ != "ShengjiState":
         return float(returns[seat])
     points = state.attacker_points * (1 if seat in state.attackers else -1)  # type: ignore[attr-defined]
     return float(returns[seat] - returns[(seat + 1) % len(returns)]) + points / 160
-
-
-MARGIN = 0.04  # 红桃四: the value of one card of margin (13 of them are worth less than the smallest stake)
-
-
-def _margin(state: Any, returns: list[int], seat: int) -> int:
-    """红桃四: by how many cards the hand was won (the losers' fewest cards left) or lost (minus the
-    fewest left on its own side): a play that brings the side closer to going out counts a little even
-    when the greedy play-out still ends the same way."""
-    mine = returns[seat]
-    losers = [state.hands[s].bit_count() for s in range(len(returns)) if returns[s] < 0]
-    if not losers:
-        return 0
-    return min(losers) if mine > 0 else -min(losers) if mine < 0 else 0
