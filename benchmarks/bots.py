@@ -22,6 +22,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 
+from engine.bots.search import is_declaration, outcome  # noqa: E402
 from engine.bots.table import deal, greedy_policy, run_hand, search_policy  # noqa: E402
 from engine.registry import game_names, get_game  # noqa: E402
 
@@ -61,10 +63,14 @@ def role(game: str, state: Any, seat: int) -> str:
     if game != "hongsi":
         return "all"
     h4 = state.h4
-    return "h4 team" if seat == h4 or (state.sides is not None and state.teammates(seat, h4)) else "other team"
+    return (
+        "h4 team" if seat == h4 or (state.sides is not None and state.teammates(seat, h4)) else "other team"
+    )
 
 
-def bench_game(name: str, deals: int, style: str, budget_ms: float, seed: int, progress: Progress) -> dict[str, Any]:
+def bench_game(
+    name: str, deals: int, style: str, budget_ms: float, seed: int, progress: Progress
+) -> dict[str, Any]:
     game = get_game(name)
     settings = game.settings()
     rng = random.Random(seed)
@@ -73,6 +79,8 @@ def bench_game(name: str, deals: int, style: str, budget_ms: float, seed: int, p
     base_wins: dict[str, list[int]] = {}  # greedy's own wins in the same seats on the same deals
     better = worse = 0
     gains: list[float] = []
+    said: Counter[str] = Counter()  # the search bot's declarations, by kind
+    value_gains: list[float] = []  # the search's own measure (升级: levels and card points)
     moves_t: list[float] = []
     task = progress.add_task(f"{name} ({deals} deals)", total=deals)
     search = search_policy(style, budget_ms)
@@ -89,15 +97,26 @@ def bench_game(name: str, deals: int, style: str, budget_ms: float, seed: int, p
         base, _ = run_hand(game, settings, hands, bottom, [greedy_policy] * seats, random.Random(d))
         policies = [greedy_policy] * seats
         policies[seat] = timed
-        final, _ = run_hand(game, settings, hands, bottom, policies, random.Random(d))
+        final, events = run_hand(game, settings, hands, bottom, policies, random.Random(d))
+        said.update(str(e.get("action")) for e in events if e.get("seat") == seat and is_declaration(e))
         mine, theirs = final.returns()[seat], base.returns()[seat]
         wins.setdefault(role(name, final, seat), []).append(int(mine > 0))
         base_wins.setdefault(role(name, base, seat), []).append(int(theirs > 0))
         gains.append(mine - theirs)
+        value_gains.append(outcome(final, seat) - outcome(base, seat))  # type: ignore[operator]
         better += mine > theirs
         worse += mine < theirs
         progress.advance(task)
-    return {"wins": wins, "base_wins": base_wins, "better": better, "worse": worse, "gains": gains, "moves": moves_t}
+    return {
+        "wins": wins,
+        "base_wins": base_wins,
+        "better": better,
+        "worse": worse,
+        "gains": gains,
+        "value_gains": value_gains,
+        "moves": moves_t,
+        "said": said,
+    }
 
 
 def main() -> None:
@@ -109,7 +128,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     console = Console()
-    console.print(f"search bot ({args.style}, {args.bot_ms:g} ms a move) vs greedy; N = {args.deals} deals per game")
+    console.print(
+        f"search bot ({args.style}, {args.bot_ms:g} ms a move) vs greedy; N = {args.deals} deals per game"
+    )
     with Progress(console=console, transient=True) as progress:
         for name in args.game or game_names():  # each game's figures as soon as it is done
             report(console, name, bench_game(name, args.deals, args.style, args.bot_ms, args.seed, progress))
@@ -119,14 +140,24 @@ def report(console: Console, name: str, r: dict[str, Any]) -> None:
     console.print(f"[bold]{name}[/bold]")
     for who, w in sorted(r["wins"].items()):
         b = r["base_wins"].get(who, [])
-        console.print(f"  wins ({who}): {rate(sum(w), len(w))}; greedy in those seats: {rate(sum(b), len(b))}")
-    console.print(f"  beats greedy in its seat on the same deal: {rate(r['better'], r['better'] + r['worse'])}"
-                  f" ({len(r['gains']) - r['better'] - r['worse']} ties)")
+        console.print(
+            f"  wins ({who}): {rate(sum(w), len(w))}; greedy in those seats: {rate(sum(b), len(b))}"
+        )
+    console.print(
+        f"  beats greedy in its seat on the same deal: {rate(r['better'], r['better'] + r['worse'])}"
+        f" ({len(r['gains']) - r['better'] - r['worse']} ties)"
+    )
     console.print(f"  score gain per hand: {mean_ci(r['gains'])}")
+    if r["value_gains"] != r["gains"]:
+        console.print(f"  the search's value gain per hand: {mean_ci(r['value_gains'])}")
+    if r["said"]:
+        console.print(f"  its declarations: {', '.join(f'{k} {n}' for k, n in sorted(r['said'].items()))}")
     if r["moves"]:
         ms = sorted(1000 * t for t in r["moves"])
-        console.print(f"  move time: median {ms[len(ms) // 2]:.0f} ms, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.0f} ms"
-                      f" over {len(ms)} moves")
+        console.print(
+            f"  move time: median {ms[len(ms) // 2]:.0f} ms, p99 {ms[min(len(ms) - 1, int(0.99 * len(ms)))]:.0f} ms"
+            f" over {len(ms)} moves"
+        )
 
 
 if __name__ == "__main__":

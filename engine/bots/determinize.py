@@ -15,6 +15,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 from engine.bots.infoset import FROM_HAND, SHOWN, InfoSet
 from engine.cards import parse_cards
@@ -48,7 +49,7 @@ def constraints(game: Game, info: InfoSet) -> tuple[list[Counter[str]], Counter[
             spent[s] += open_cards
         elif kind in SHOWN:
             shown[s] |= open_cards
-    bottom = Counter(info.bottom or ())
+    bottom = Counter(known_bottom(info))
     # a card from a bottom another seat took was never dealt to it; a bottom this seat took (升级's dealer)
     # went to no other seat, so another seat's card of the same name (two decks) is its own
     took = any(ev.get("seat") == info.seat and ev.get("action") == "take_bottom" for ev in info.events)
@@ -63,6 +64,15 @@ def constraints(game: Game, info: InfoSet) -> tuple[list[Counter[str]], Counter[
     return known, pool
 
 
+def known_bottom(info: InfoSet) -> tuple[str, ...]:
+    """The bottom cards the seat knows, in the bottom's order: all it has seen, else the cards flipped
+    from its top in the open (升级's 翻底 names the trump: a sample with another first card has another
+    trump, and was refused by the replay or, before any play showed it, searched a different hand)."""
+    if info.bottom is not None:
+        return info.bottom
+    return tuple(str(c) for c in info.view.get("flipped") or ())
+
+
 def voids(game: Game, info: InfoSet) -> list[set[str]]:
     """The suits each seat has shown it no longer holds, by not following the led suit in a trick.
     (Not for a seat that played cards face down in a trick: those may be of any suit. A seat that buried
@@ -74,7 +84,7 @@ def voids(game: Game, info: InfoSet) -> list[set[str]]:
     plays = [ev for ev in info.events if ev.get("action") == "play"]
     hidden = {ev.get("seat") for ev in info.events if HIDDEN in _cards(ev) and ev.get("action") != "bury"}
     for at in range(0, len(plays), seats):
-        trick = plays[at:at + seats]
+        trick = plays[at : at + seats]
         led = game.suit_of(_cards(trick[0])[0], info.view)
         lead_pairs = any(n > 1 for n in Counter(_cards(trick[0])).values())
         for ev in trick[1:]:
@@ -88,8 +98,14 @@ def voids(game: Game, info: InfoSet) -> list[set[str]]:
     return out
 
 
-def sample_deal(game: Game, info: InfoSet, rng: random.Random, known: list[Counter[str]], pool: Counter[str],
-                void: list[set[str]] | None = None) -> tuple[list[list[str]], list[str]]:
+def sample_deal(
+    game: Game,
+    info: InfoSet,
+    rng: random.Random,
+    known: list[Counter[str]],
+    pool: Counter[str],
+    void: list[set[str]] | None = None,
+) -> tuple[list[list[str]], list[str]]:
     """Known cards to their seats; the pool shuffled into the rest, a seat void in a suit getting none of
     it (the most constrained cards placed first)."""
     plan = game.deal_plan(info.settings)
@@ -103,13 +119,18 @@ def sample_deal(game: Game, info: InfoSet, rng: random.Random, known: list[Count
         need.append(n - len(mine) if s != info.seat else 0)
     rest = list(pool.elements())
     rng.shuffle(rest)
-    bottom = list(info.bottom or ())
+    bottom = list(known_bottom(info))
     room = plan.bottom - len(bottom)
     if void and any(void):
+
         def allowed(card: str) -> list[int]:
             suit = game.suit_of(card, info.view)
-            return [s for s in range(len(need)) if need[s] and suit not in void[s]
-                    and not (f"pair:{suit}" in void[s] and card in hands[s])]
+            return [
+                s
+                for s in range(len(need))
+                if need[s] and suit not in void[s] and not (f"pair:{suit}" in void[s] and card in hands[s])
+            ]
+
         rest.sort(key=lambda c: len(allowed(c)))
         spill = []
         for card in rest:
@@ -123,25 +144,30 @@ def sample_deal(game: Game, info: InfoSet, rng: random.Random, known: list[Count
             need[s] -= 1
         rest = spill
     for s in range(len(need)):
-        hands[s] += rest[:need[s]]
-        del rest[:need[s]]
+        hands[s] += rest[: need[s]]
+        del rest[: need[s]]
     if len(rest) != room:
         raise Unsampleable("the cards left do not fill the bottom")
     return hands, bottom + rest
 
 
-def _fill(state: State, ev: Action, later: Counter[str], rng: random.Random,
-          first: Callable[[str], bool] | None = None) -> Action:
+def _fill(
+    state: State,
+    ev: Action,
+    later: Counter[str],
+    rng: random.Random,
+    first: Callable[[str], float] | None = None,
+) -> Action:
     """``ev`` with its face-down cards replaced by cards from the player's sampled hand that would be
-    face down too, keeping the cards it plays openly later; ``first``: cards to put down first (of a suit
-    the player shows void in later: it buried them)."""
+    face down too, keeping the cards it plays openly later; ``first``: the order to put cards down in
+    (lowest first)."""
     seat = ev["seat"]
     hand = Counter(state.public_view(seat).get("hand") or []) - later
     cards = _cards(ev)
     free = list((hand - Counter(c for c in cards if c != HIDDEN)).elements())
     rng.shuffle(free)
     if first is not None:
-        free.sort(key=lambda c: not first(c))
+        free.sort(key=first)
     out = []
     for c in cards:
         if c != HIDDEN:
@@ -154,32 +180,65 @@ def _fill(state: State, ev: Action, later: Counter[str], rng: random.Random,
     return {**ev, "cards": out}
 
 
+def bury_prior(state: State, rng: random.Random) -> Callable[[str], float]:
+    """The order a player buries in, cards first buried first: 升级's dealer keeps trumps and points and
+    buries low plain cards (as the greedy bots and most people do; a uniform guess put points and trumps in
+    the bottom and left the dealer weak); a little noise so that near cards change places."""
+    if type(state).__name__ != "ShengjiState":
+        return lambda c: rng.random()
+    from engine.shengji import CODES, POINTS, TRUMP, Trumps
+
+    s: Any = state
+    t = s.trumps or Trumps(s.level, s.trump_choice()[0])
+    return lambda c: (
+        100 * (t.eff[CODES[c]] == TRUMP) + 50 * (POINTS[CODES[c]] > 0) + t.order[CODES[c]] + 4 * rng.random()
+    )
+
+
 def _masked(state: State, ev: Action, card: str) -> bool:
     shown = state.public_action({**ev, "cards": [card]}).get("cards") or []
     return bool(shown) and shown[0] == HIDDEN
 
 
-def replay(game: Game, info: InfoSet, hands: list[list[str]], bottom: list[str],
-           rng: random.Random, void: list[set[str]] | None = None) -> State | None:
+def replay(
+    game: Game,
+    info: InfoSet,
+    hands: list[list[str]],
+    bottom: list[str],
+    rng: random.Random,
+    void: list[set[str]] | None = None,
+) -> State | None:
     """The sampled deal played through the public record; ``None`` if the referee refuses any event."""
     try:
-        state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), info.settings, **info.deal_args)
+        state = game.new_state(
+            [parse_cards(h) for h in hands], parse_cards(bottom), info.settings, **info.deal_args
+        )
     except Exception:  # noqa: BLE001 — a sample the game cannot even deal is just a rejected sample
         return None
     events = list(info.events)
     for i, ev in enumerate(events):
         if ev.get("seat") != info.seat and HIDDEN in _cards(ev):
-            later = Counter(c for e in events[i + 1:] if e.get("seat") == ev["seat"] and e.get("action") in FROM_HAND
-                            for c in _cards(e) if c != HIDDEN)
-            gone = void[ev["seat"]] if void and ev.get("action") == "bury" else None
-            ev = _fill(state, ev, later, rng, (lambda c, g=gone: game.suit_of(c, info.view) in g) if gone else None)
+            later = Counter(
+                c
+                for e in events[i + 1 :]
+                if e.get("seat") == ev["seat"] and e.get("action") in FROM_HAND
+                for c in _cards(e)
+                if c != HIDDEN
+            )
+            order = None
+            if ev.get("action") == "bury":
+                gone = void[ev["seat"]] if void else set()
+                prior = bury_prior(state, rng)
+                order = lambda c, g=gone, p=prior: (game.suit_of(c, info.view) not in g, p(c))  # noqa: E731
+            ev = _fill(state, ev, later, rng, order)
         if any(v.severity == "error" for v in state.judge(dict(ev))):
             return None
     return state
 
 
-def determinize(game: Game, info: InfoSet, rng: random.Random, tries: int = 20,
-                deadline: float | None = None) -> State | None:
+def determinize(
+    game: Game, info: InfoSet, rng: random.Random, tries: int = 20, deadline: float | None = None
+) -> State | None:
     """A state consistent with ``info`` (``None`` if ``tries`` samples were all rejected, or the
     ``deadline``, a ``time.perf_counter()``, passed)."""
     known, pool = constraints(game, info)

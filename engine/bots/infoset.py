@@ -37,8 +37,21 @@ class InfoSet:
 
     def key(self) -> str:
         """A canonical text of the whole information set (two states a seat cannot tell apart give one key)."""
-        return json.dumps([self.game, self.seat, repr(self.settings), self.view, self.events, self.dealt,
-                           self.bottom, self.deal_args, self.legal], sort_keys=True, default=str)
+        return json.dumps(
+            [
+                self.game,
+                self.seat,
+                repr(self.settings),
+                self.view,
+                self.events,
+                self.dealt,
+                self.bottom,
+                self.deal_args,
+                self.legal,
+            ],
+            sort_keys=True,
+            default=str,
+        )
 
 
 def info_set(game: Game, state: State, seat: int) -> InfoSet:
@@ -47,7 +60,14 @@ def info_set(game: Game, state: State, seat: int) -> InfoSet:
     for ev in state.applied_events():
         events.append(dict(ev) if ev.get("seat") == seat else state.public_action(ev))
     bottom = state.seen_bottom(seat)
-    return InfoSet(game=game.name, seat=seat, settings=getattr(state, "settings", None) or getattr(state, "s", None),
-                   view=state.public_view(seat), events=tuple(events), dealt=tuple(state.seat_dealt(seat)),
-                   bottom=None if bottom is None else tuple(bottom), deal_args=dict(state.deal_args()),
-                   legal=tuple(state.offered_actions(seat)))
+    return InfoSet(
+        game=game.name,
+        seat=seat,
+        settings=getattr(state, "settings", None) or getattr(state, "s", None),
+        view=state.public_view(seat),
+        events=tuple(events),
+        dealt=tuple(state.seat_dealt(seat)),
+        bottom=None if bottom is None else tuple(bottom),
+        deal_args=dict(state.deal_args()),
+        legal=tuple(state.offered_actions(seat)),
+    )

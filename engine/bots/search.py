@@ -13,7 +13,6 @@ A search that fails for any reason plays the greedy move and logs why: a hand ne
 
 from __future__ import annotations
 
-import copy
 import logging
 import random
 import statistics
@@ -21,6 +20,7 @@ import time
 from dataclasses import dataclass
 
 from engine.bots.determinize import determinize
+from engine.bots.fast import clone, play_out
 from engine.bots.greedy import greedy_action, plain_policy
 from engine.bots.infoset import InfoSet
 from engine.game import Action, Game, State
@@ -37,8 +37,15 @@ def is_declaration(action: Action) -> bool:
     kind = action.get("action")
     if kind in QUIET or kind in DECLINES:
         return False
-    return not (kind == "bid" and action.get("value") == 0) and not (kind == "black_dig" and not action.get("dig"))
+    return not (kind == "bid" and action.get("value") == 0) and not (
+        kind == "black_dig" and not action.get("dig")
+    )
+
+
+WAIT = "wait"  # not an action: out of turn, a seat offered a declaration may also say nothing
 MAX_CANDIDATES = 10
+MIN_SAMPLES = 6  # a play replaces the greedy move only when judged on this many samples (2: noise)
+Z = 0.5  # how many standard errors a play's edge over the greedy move must clear (measured: 0, 0.5, 1)
 MAX_STEPS = 3000
 
 
@@ -51,17 +58,31 @@ class Choice:
     how: str = "search"  # search | only (the only legal action) | greedy (the search failed)
 
 
-def choose(game: Game, info: InfoSet, rng: random.Random, *, style: str = "careful", budget_ms: float = 200.0,
-           samples: int | None = None) -> Choice:
+def choose(
+    game: Game,
+    info: InfoSet,
+    rng: random.Random,
+    *,
+    style: str = "careful",
+    budget_ms: float = 200.0,
+    samples: int | None = None,
+    out_of_turn: bool = False,
+) -> Choice:
     """The search bot's action for ``info``: ``samples`` fixes the number of samples (tests), else the
-    budget bounds the time."""
+    budget bounds the time. ``out_of_turn``: the seat is not the one to act but is offered declarations
+    (挑 before the call, 趴, 亮主 during the deal, ...): it declares, or answers ``{"action": WAIT}``."""
     end = time.perf_counter() + budget_ms / 1000.0
     try:
-        return _search(game, info, rng, STYLES[style], budget_ms, samples)
+        return _search(game, info, rng, STYLES[style], budget_ms, samples, out_of_turn)
     except Exception as exc:  # noqa: BLE001 — any failure falls back to the greedy move
         log.warning("search bot (%s seat %s) fell back to greedy: %r", info.game, info.seat, exc)
-        return Choice(fallback(game, info, rng, None if samples else end), f"greedy (search failed: {exc!r})",
-                      how="greedy")
+        if out_of_turn:
+            return Choice(wait(info.seat), f"wait (search failed: {exc!r})", how="greedy")
+        return Choice(
+            fallback(game, info, rng, None if samples else end),
+            f"greedy (search failed: {exc!r})",
+            how="greedy",
+        )
 
 
 def fallback(game: Game, info: InfoSet, rng: random.Random, deadline: float | None = None) -> Action:
@@ -78,9 +99,16 @@ def fallback(game: Game, info: InfoSet, rng: random.Random, deadline: float | No
     return plain_policy(info.seat, info.legal, rng, set(info.hand))
 
 
+def wait(seat: int) -> Action:
+    return {"seat": seat, "action": WAIT}
+
+
 def _same(a: Action, b: Action) -> bool:
-    return a.get("action") == b.get("action") and {k: v for k, v in a.items() if k != "cards"} == \
-        {k: v for k, v in b.items() if k != "cards"} and sorted(a.get("cards") or []) == sorted(b.get("cards") or [])
+    return (
+        a.get("action") == b.get("action")
+        and {k: v for k, v in a.items() if k != "cards"} == {k: v for k, v in b.items() if k != "cards"}
+        and sorted(a.get("cards") or []) == sorted(b.get("cards") or [])
+    )
 
 
 def candidates(info: InfoSet, greedy: Action, rng: random.Random) -> list[Action]:
@@ -96,55 +124,101 @@ def candidates(info: InfoSet, greedy: Action, rng: random.Random) -> list[Action
     return out + plays
 
 
-def _search(game: Game, info: InfoSet, rng: random.Random, risk: float, budget_ms: float,
-            n_samples: int | None) -> Choice:
+def _search(
+    game: Game,
+    info: InfoSet,
+    rng: random.Random,
+    risk: float,
+    budget_ms: float,
+    n_samples: int | None,
+    out_of_turn: bool = False,
+) -> Choice:
     start = time.perf_counter()
     deadline = start + 0.8 * budget_ms / 1000.0  # a reserve for the last rollout and the fallback
-    if len(info.legal) == 1:
+    talk = [a for a in info.legal if is_declaration(a)]
+    if out_of_turn and not talk:
+        return Choice(wait(info.seat), "nothing to declare", how="only")
+    if len(info.legal) == 1 and not out_of_turn:
         return Choice(dict(info.legal[0]), "the only legal action", how="only")
     first = determinize(game, info, rng, tries=50, deadline=deadline)
     if first is None:
         raise RuntimeError("no deal consistent with the public record was found")
-    greedy = greedy_action(first, info.seat, rng)
-    cands = candidates(info, greedy, rng)
-    scores: list[list[float]] = [[] for _ in cands]
-    done, state = 0, first
+    if out_of_turn:
+        cands = [wait(info.seat), *talk]
+    else:
+        cands = candidates(info, greedy_action(first, info.seat, rng), rng)
+    rounds: list[list[float]] = []  # one value per candidate, each round on one sample (paired)
+    state = first
     timed = n_samples is None
     spent, runs = 0.0, 0  # the rollouts' time so far: one that would end past the deadline is not begun
     while True:
-        for i, action in enumerate(cands):
-            now = time.perf_counter()
-            if timed and (done or i) and now + (spent / runs if runs else 0.0) >= deadline:
+        row: list[float] = []
+        for i in range(len(cands)):
+            if i >= len(cands):
+                break  # trimmed to what the budget allows, below
+            action, now = cands[i], time.perf_counter()
+            if timed and (rounds or i) and now + (spent / runs if runs else 0.0) >= deadline:
                 break  # the greedy move is always tried once; the rest as the budget allows
             value = _rollout(state, info.seat, action, rng)
             spent, runs = spent + time.perf_counter() - now, runs + 1
-            scores[i].append(float("nan") if value is None else value)
-        done += 1
-        if (n_samples is not None and done >= n_samples) or (timed and time.perf_counter() >= deadline):
+            row.append(float("nan") if value is None else value)
+            if timed and not rounds and i == 0:
+                cands = cands[: room_for(cands, deadline - time.perf_counter(), spent)]
+        if len(row) == len(cands) or not rounds:
+            rounds.append(row)  # a round cut short is dropped: each candidate is judged on the same samples
+        if (
+            len(row) < len(cands)
+            or (n_samples is not None and len(rounds) >= n_samples)
+            or (timed and time.perf_counter() >= deadline)
+        ):
             break
         state = determinize(game, info, rng, deadline=deadline if timed else None)
         if state is None:
             break
-    best, best_value = 0, float("-inf")
-    for i, (action, s) in enumerate(zip(cands, scores, strict=True)):
-        if not s or any(v != v for v in s) or (is_declaration(action) and len(s) < 2):
+    best, best_value = pick(cands, rounds, risk)
+    why = f"{cands[best].get('action')}: {best_value:+.2f} over greedy in {len(rounds)} samples of {len(cands)} choices"
+    return Choice(cands[best], why, len(rounds), best_value)
+
+
+def room_for(cands: list[Action], left: float, rollout: float) -> int:
+    """How many candidates the budget lets each be tried on ``MIN_SAMPLES`` samples (``left`` seconds,
+    one rollout ``rollout`` seconds); declarations (listed before plays) are all kept."""
+    talk = sum(1 for a in cands[1:] if is_declaration(a))
+    fits = int(left / max(rollout, 1e-6) / MIN_SAMPLES)
+    return max(1 + talk, min(len(cands), fits))
+
+
+def pick(cands: list[Action], rounds: list[list[float]], risk: float) -> tuple[int, float]:
+    """The candidate to play and its edge over the greedy move (``cands[0]``), judged sample by sample.
+    Another play replaces the greedy move only when its edge clears ``Z`` standard errors: with few
+    samples and many choices the best-looking one is mostly luck, and the greedy move is a good prior.
+    A declaration is weighed by the style's risk on its spread instead."""
+    base = [r[0] for r in rounds]
+    best, best_value = 0, 0.0
+    for i in range(1, len(cands)):
+        s = [r[i] for r in rounds if len(r) > i]
+        if len(s) < (2 if is_declaration(cands[i]) else MIN_SAMPLES) or any(v != v for v in s):
             continue  # refused in some sample (a 趴 to a seat that may not be a teammate), or barely tried
-        value = statistics.fmean(s)
-        if is_declaration(action) and len(s) > 1:
+        edge = [v - b for v, b in zip(s, base, strict=False)]
+        value = statistics.fmean(edge)
+        if is_declaration(cands[i]):
             value += risk * statistics.pstdev(s)
+        else:
+            value -= Z * statistics.stdev(edge) / len(edge) ** 0.5
         if value > best_value + 1e-9:
             best, best_value = i, value
-    why = f"{cands[best].get('action')}: mean {best_value:+.2f} over {done} samples of {len(cands)} choices"
-    return Choice(cands[best], why, done, best_value if best_value > float("-inf") else None)
+    return best, best_value
 
 
 def _rollout(state: State, seat: int, action: Action, rng: random.Random) -> float | None:
     """``seat``'s score after ``action`` in a copy of ``state``, the hand played out greedily (None: the
     action is illegal in this sample)."""
-    s = _clone(state)
-    if any(v.severity == "error" for v in s.judge(dict(action))):
+    s = clone(state)
+    if action.get("action") != WAIT and any(v.severity == "error" for v in s.judge(dict(action))):
         return None
     for _ in range(MAX_STEPS):
+        if play_out(s):
+            break
         if s.is_terminal():
             break
         who = s.current_player()
@@ -155,10 +229,17 @@ def _rollout(state: State, seat: int, action: Action, rng: random.Random) -> flo
             legal = s.legal_actions(who)
             if not legal or any(v.severity == "error" for v in s.judge(plain_policy(who, legal, rng))):
                 return None
-    returns = s.returns()
-    return float(returns[seat]) if returns is not None else None
+    return outcome(s, seat)
 
 
-def _clone(state: State) -> State:
-    clone = getattr(state, "clone", None)
-    return clone() if clone is not None else copy.deepcopy(state)
+def outcome(state: State, seat: int) -> float | None:
+    """What the search maximises for ``seat`` at the end of a hand: its score; in 升级 (levels, not
+    zero-sum, flat between the 40-point steps) its side's levels less the other side's, and a little for
+    each card point, so that a play that gains points but no level yet still counts."""
+    returns = state.returns()
+    if returns is None:
+        return None
+    if type(state).__name__ != "ShengjiState":
+        return float(returns[seat])
+    points = state.attacker_points * (1 if seat in state.attackers else -1)  # type: ignore[attr-defined]
+    return float(returns[seat] - returns[(seat + 1) % len(returns)]) + points / 160

@@ -26,8 +26,9 @@ def test_the_hint_is_the_same_whatever_the_hands_it_cannot_see(name: str) -> Non
             if pair is None:
                 continue
             real, other, seat = pair
-            assert [real.public_view(s).get("hand") for s in range(len(record["hands"]))] != \
-                [other.public_view(s).get("hand") for s in range(len(record["hands"]))]
+            assert [real.public_view(s).get("hand") for s in range(len(record["hands"]))] != [
+                other.public_view(s).get("hand") for s in range(len(record["hands"]))
+            ]
             a = plan_hint(game, real, seat, random.Random(11), budget_ms=60_000, samples=3)()
             b = plan_hint(game, other, seat, random.Random(11), budget_ms=60_000, samples=3)()
             assert a == b

@@ -56,3 +56,38 @@ def test_most_positions_of_2_decks_find_a_sample():
             tried += 1
             found += D.determinize(game, info, rng, tries=20) is not None
     assert tried >= 20 and found >= 0.7 * tried, f"{found}/{tried}"
+
+
+def test_a_sample_of_2_decks_keeps_the_bottom_card_flipped_for_trump():
+    """升级 without a declaration: the trump is the suit of the bottom's first card, flipped in the open. A
+    seat that never saw the bottom must still sample that card there (before, the sample's trump was the
+    suit of a random card: before any play showed it, the search played a hand with another trump)."""
+    checked = 0
+    rng = random.Random(4)
+    for game, info in _positions("shengji", 3, 3):
+        if info.bottom is not None or not info.view.get("flipped"):
+            continue
+        state = D.determinize(game, info, rng, tries=20)
+        if state is None:
+            continue
+        assert Counter(state.seat_dealt(info.seat)) == Counter(info.dealt)
+        assert state.public_view(info.seat)["trump_suit"] == info.view["trump_suit"]
+        assert state.public_view(None)["flipped"] == info.view["flipped"]
+        checked += 1
+    assert checked >= 10
+
+
+def test_a_dealer_who_buried_face_down_is_sampled_burying_low_plain_cards():
+    """升级: what the dealer buried is unseen; a sample buries as dealers do (low plain cards, keeping
+    trumps and points), not a uniform pick from its 33 cards (about 15 points in the bottom)."""
+    points, n = 0, 0
+    rng = random.Random(5)
+    for game, info in _positions("shengji", 3, 6):
+        if info.bottom is not None or info.view.get("phase") != "play":
+            continue
+        state = D.determinize(game, info, rng, tries=20)
+        if state is None:
+            continue
+        points += state.bottom_points()
+        n += 1
+    assert n >= 10 and points / n < 6, (points, n)

@@ -25,8 +25,14 @@ from engine.registry import game_names, get_game
 CASES = [(name, preset) for name in game_names() for preset in get_game(name).presets]
 
 
-def replay(game: Game, rules: Any, hands: list[list[str]], bottom: list[str], events: list[dict[str, Any]],
-           deal_args: dict[str, Any]) -> State | None:
+def replay(
+    game: Game,
+    rules: Any,
+    hands: list[list[str]],
+    bottom: list[str],
+    events: list[dict[str, Any]],
+    deal_args: dict[str, Any],
+) -> State | None:
     state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), rules, **deal_args)
     for ev in events:
         if any(v.severity == "error" for v in state.judge(dict(ev))):
@@ -34,7 +40,9 @@ def replay(game: Game, rules: Any, hands: list[list[str]], bottom: list[str], ev
     return state
 
 
-def twin(game: Game, rules: Any, record: dict[str, Any], cut: int, rng: random.Random) -> tuple[State, State, int] | None:
+def twin(
+    game: Game, rules: Any, record: dict[str, Any], cut: int, rng: random.Random
+) -> tuple[State, State, int] | None:
     """The real state after ``cut`` events and a twin the seat to act cannot tell from it."""
     hands, bottom, events = record["hands"], record["bottom"], record["events"][:cut]
     real = replay(game, rules, hands, bottom, events, {})
@@ -47,8 +55,11 @@ def twin(game: Game, rules: Any, record: dict[str, Any], cut: int, rng: random.R
     assert seat is not None
     seen = set(real.seen_bottom(seat) or [])
     seen |= set(re.findall(r'"((?:[SHDC](?:10|[2-9JQKA]))|BJ|RJ)"', json.dumps(real.public_view(None))))
-    piles = {s: [c for c in real.public_view(s).get("hand") or [] if c not in seen and c in real.seat_dealt(s)]
-             for s in range(len(hands)) if s != seat}
+    piles = {
+        s: [c for c in real.public_view(s).get("hand") or [] if c not in seen and c in real.seat_dealt(s)]
+        for s in range(len(hands))
+        if s != seat
+    }
     if not seen:
         piles[-1] = list(bottom)
     for _ in range(60):
@@ -65,8 +76,11 @@ def twin(game: Game, rules: Any, record: dict[str, Any], cut: int, rng: random.R
         pa[pa.index(x)], pb[pb.index(y)] = y, x
         other = replay(game, rules, new_hands, new_bottom, events, args)
         # a swap that changes what everyone sees (天宣 declared by the deal itself) is not a hidden difference
-        if other is not None and other.current_player() == seat and \
-                other.public_view(None) == real.public_view(None):
+        if (
+            other is not None
+            and other.current_player() == seat
+            and other.public_view(None) == real.public_view(None)
+        ):
             return real, other, seat
     return None
 
@@ -86,8 +100,10 @@ def test_bot_acts_the_same_on_deals_it_cannot_tell_apart(name: str, preset: str)
                 continue
             real, other, seat = pair
             others = [s for s in range(len(record["hands"])) if s != seat]
-            assert any(real.public_view(s).get("hand") != other.public_view(s).get("hand") for s in others) or \
-                real.seen_bottom(seat) is None, "the twin differs in hidden cards"
+            assert (
+                any(real.public_view(s).get("hand") != other.public_view(s).get("hand") for s in others)
+                or real.seen_bottom(seat) is None
+            ), "the twin differs in hidden cards"
             a, b = info_set(game, real, seat), info_set(game, other, seat)
             assert a.key() == b.key()
             assert fallback(game, a, random.Random(5)) == fallback(game, b, random.Random(5))
