@@ -13,6 +13,7 @@ too), ``bury`` (the dealer, ``cards``: 1..8 cards at a time, 8 in all) and ``pla
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import itertools
@@ -697,6 +698,30 @@ class ShengjiState(LoggedState):
         if self.phase in ("deal", "bury"):
             return self.dealer
         return self.trick.to_play
+
+    def clone(self) -> ShengjiState:
+        """An independent copy for a search's rollout, cheaper than a deep copy: what a play changes in place
+        is copied (counts, kept holdings, the logs and the trick), the rest is shared and never changed."""
+        new = copy.copy(self)
+        new.counts = [list(c) for c in self.counts]
+        new._held = [{k: list(v) for k, v in h.items()} for h in self._held]  # a play removes from them in place
+        new.log, new.declarations = list(self.log), list(self.declarations)
+        new.flipped, new.buried, new.tricks = list(self.flipped), list(self.buried), list(self.tricks)
+        trick = Trick(self.trick.leader, self.trick.seats)
+        trick.plays, trick.best = list(self.trick.plays), self.trick.best
+        new.trick = trick
+        return new
+
+    def play_out_greedy(self) -> bool:
+        """Play the rest of the hand greedily in place without judging each play (the greedy player picks among
+        the options the engine lists, which the referee accepts); False when not in the play phase."""
+        if self.phase != "play":
+            return False
+        while self.phase == "play":
+            seat = self.trick.to_play
+            options = self.follow_options(seat) if self.trick.plays else self.lead_options(seat)
+            self._play(seat, _greedy_play(self, seat, options))
+        return True
 
     def is_terminal(self) -> bool:
         return self.phase == "over"
