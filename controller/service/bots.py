@@ -70,6 +70,23 @@ def plan_action(game: Game, state: State, seat: int, legal: list[dict[str, Any]]
     return lambda: _paced(lambda: choose(game, info, rng, style=style, budget_ms=budget).action, budget)
 
 
+def plan_talk(game: Game, state: State, seat: int, rng: random.Random) -> Callable[[], dict[str, Any]] | None:
+    """A bot seat not to act but offered a declaration (挑 before the call, 趴, 亮主 during the deal, ...):
+    the thinking that declares or answers ``{"action": "wait"}``; None for the greedy bots (they never
+    declare out of turn) or an engine that cannot show the seat now."""
+    if SETTINGS.bot == "greedy":
+        return None
+    try:
+        info = copy.deepcopy(info_set(game, state, seat))
+    except Exception:
+        log.exception("no information set for seat %s", seat)
+        return None
+    style, budget = SETTINGS.bot, SETTINGS.budget_ms
+    return lambda: _paced(
+        lambda: choose(game, info, rng, style=style, budget_ms=budget, out_of_turn=True).action, budget
+    )
+
+
 def _paced(think: Callable[[], dict[str, Any]], budget_ms: float) -> dict[str, Any]:
     """``think()``, taking at least ``budget_ms``: a search ends early when its seat has one move only (one
     card of the suit led), and the table sees how long a bot takes, so a quick move would tell it so."""

@@ -23,7 +23,7 @@ from typing import Any
 from controller.announce import result_words, table_news
 from controller.fair_deal import commitment
 from controller.journal import Journal, private_dir
-from controller.service.bots import plan_action, plan_hint
+from controller.service.bots import plan_action, plan_hint, plan_talk
 from controller.service.contribute import NextDeal
 from controller.service.deal import DealInterrupted, DealSource, SoftwareDealSource
 from controller.service.hub import EventHub
@@ -34,6 +34,7 @@ from controller.service.tokens import TokenStore
 from controller.service.voice import Announcer
 from controller.text import count_words, seat_en, seat_link_words, seat_zh, violation_for_people, void_words
 from engine.bots.greedy import plain_policy
+from engine.bots.search import WAIT, is_declaration
 from engine.game import Violation
 from engine.registry import DEFAULT_GAME, UnknownGame, get_game
 
@@ -107,6 +108,8 @@ class TableService:
         self._wake = threading.Condition(self._lock)
         self._kicks = 0  # bumped by every kick: a bot finding nothing to do sleeps only if none came since
         self._bot_refused: set[tuple[int, int]] = set()  # (round, seat) whose bot had a move refused
+        self._bot_asked: dict[tuple[int, int], frozenset[str]] = {}  # (round, seat): declarations last offered
+        self.bot_talks: collections.deque[tuple[int, str]] = collections.deque(maxlen=200)  # bots asked out of turn: (seat, answer)
         self.hints: set[int] = set()  # seats that turned their beginner's hint on
         self._hint_cache: dict[tuple[int, int, int], dict[str, Any]] = {}  # (round, seat, events) -> hint
         self.bot_times: collections.deque[float] = collections.deque(maxlen=1000)  # seconds, due to acted
@@ -686,12 +689,32 @@ class TableService:
                 if any(a.get("action") in ANSWERS for a in legal):
                     return BotMove(cur, seat, legal, version, self._plan(cur, state, seat, legal), since)
             seat = state.current_player()
+            talk = self._talk_move(cur, state, seat, version, since)
+            if talk is not None:
+                return talk
             if seat is None or seat not in cur.bots:
                 return None
             legal = state.legal_actions(seat)
             if not legal:
                 return None
             return BotMove(cur, seat, legal, version, self._plan(cur, state, seat, legal), since)
+
+    def _talk_move(self, cur: Round, state: Any, due: int | None, version: int, since: float) -> BotMove | None:
+        """A bot seat not to act that is offered a new set of declarations (挑 before the call, 趴, ...) is
+        asked once whether to declare now, as people may; asked again only when its offer changes."""
+        for seat in sorted(cur.bots):
+            if seat == due or (cur.id, seat) in self._bot_refused:
+                continue
+            offered = frozenset(str(a.get("action")) for a in state.offered_actions(seat) if is_declaration(a))
+            if not offered or self._bot_asked.get((cur.id, seat)) == offered:
+                continue
+            self._bot_asked[(cur.id, seat)] = offered
+            think = plan_talk(cur.game, state, seat, self._rng)
+            if think is not None:
+                move = BotMove(cur, seat, state.offered_actions(seat), version, think, since)
+                move.talk = True
+                return move
+        return None
 
     def _plan(self, cur: Round, state: Any, seat: int, legal: list[dict[str, Any]]) -> Callable[[], dict[str, Any]]:
         """A seat that had a move refused this hand plays the plain greedy bot from then on: a search
@@ -724,7 +747,12 @@ class TableService:
         act, unless the table changed since the move was planned (then the bot plans again)."""
         rnd = move.round
         action = move.think()
-        answer = action.get("action") in ANSWERS  # a request to a bot is answered at once
+        if move.talk:
+            self.bot_talks.append((move.seat, str(action.get("action"))))
+        if action.get("action") == WAIT:
+            return  # out of turn, the bot chose not to declare
+        # a request to a bot is answered at once; a declaration out of turn is what the window is for
+        answer = action.get("action") in ANSWERS or move.talk
         left = 0.0 if answer else self._declare_time_left(rnd)
         if left > 0:  # people may still declare: wait for them (a "ready" or a declaration wakes us)
             with self._lock:
@@ -767,6 +795,7 @@ class BotMove:
                  think: Callable[[], dict[str, Any]], since: float):
         self.round, self.seat, self.legal, self.version, self._think = rnd, seat, legal, version, think
         self.since = since
+        self.talk = False  # out of turn: a declaration, or "wait"
 
     def think(self) -> dict[str, Any]:
         try:

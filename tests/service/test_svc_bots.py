@@ -178,3 +178,25 @@ def test_a_person_asked_for_a_pa_gets_the_same_window_from_a_bot_as_from_a_perso
         assert len(rnd.events) == events + 1, "a bot acted while seat 0 could still answer the 趴"
     finally:
         svc.close()
+
+
+def test_a_bot_seat_not_to_act_is_asked_to_declare_and_the_hand_goes_on(tmp_path):
+    """As a person may 挑 or 趴 out of turn, a search bot seat offered a declaration while another seat is to
+    act is asked once per offer: it declares (applied like anyone's) or waits, and the hand never stalls."""
+    old = (bots.SETTINGS.bot, bots.SETTINGS.budget_ms)
+    bots.configure("bold", 15)
+    svc = _service(tmp_path, deal_seed=21)
+    try:
+        rnd = svc.start_round(game="hongsi", first_seat=0, bots=[0, 1, 2, 3])
+        wait_for(lambda: rnd.phase == "finished", 120, why=lambda: f"phase {rnd.phase}, {len(rnd.events)} events")
+        talks = list(svc.bot_talks)
+        assert talks, "no bot seat was asked out of turn"
+        declared = [a for _, a in talks if a != "wait"]
+        assert all(a != "play" for a in declared)
+        applied = [ev["action"] for ev, ok in zip(rnd.events, rnd.applied, strict=True) if ok]
+        assert all(a in applied for a in declared)  # what a bot declared out of turn is in the record
+        assert len(talks) == len(set(talks)) or len(talks) <= 3 * len(rnd.events)  # asked per offer, not per tick
+        assert not _errors(rnd)
+    finally:
+        svc.close()
+        bots.configure(*old)
