@@ -294,7 +294,12 @@ def test_seat_page_offers_another_games_own_actions(browser, paced):
         pytest.skip("the bots ended the bidding before seat 0's turn")
     page = browser.new_page(viewport={"width": 420, "height": 860})
     page.goto(paced.url + f"/seat#t={token}")
-    page.wait_for_selector("#other button", timeout=10000)
+    try:
+        page.wait_for_selector("#other button", timeout=20000)
+    except Exception:  # say what the page was given (a CI run once timed out here; not seen since)
+        seen = httpx.get(paced.url + f"/api/rounds/{rid}/seats/0", headers={"Authorization": f"Bearer {token}"})
+        raise AssertionError(f"no bid buttons; turn {rnd.turn()}, seat view {seen.status_code}: "
+                             f"{seen.text[:600]}; page: {page.inner_text('body')[:400]}") from None
     with rnd.lock:
         legal = rnd.state.legal_actions(0)
     shown = page.eval_on_selector_all("#other button", "els => els.map(e => [e.dataset.action, e.textContent])")
