@@ -22,7 +22,7 @@ from typing import Any
 from controller.text import hint_words
 from engine.bots.greedy import DECLARATIONS, plain_policy  # noqa: F401 — re-exported for old callers
 from engine.bots.infoset import info_set
-from engine.bots.search import STYLES, choose, fallback
+from engine.bots.search import STYLES, WAIT, choose, fallback
 from engine.game import Game, State
 
 log = logging.getLogger(__name__)
@@ -101,11 +101,16 @@ def plan_hint(game: Game, state: State, seat: int, rng: random.Random, *, budget
     """A beginner's hint for ``seat`` (what the careful bot would do, and why, in one short line, English
     and Chinese), from the seat's information set read now; the thinking runs without the caller's lock."""
     info = copy.deepcopy(info_set(game, state, seat))
+    aside = state.current_player() != seat  # offered a declaration while another seat is to act
 
     def think() -> dict[str, Any]:
         if not info.legal:
             return {"action": None, "text": "Nothing to do now.", "text_zh": "现在无事可做。"}
-        c = choose(game, info, rng, style="careful", budget_ms=budget_ms or SETTINGS.budget_ms, samples=samples)
+        c = choose(game, info, rng, style="careful", budget_ms=budget_ms or SETTINGS.budget_ms, samples=samples,
+                   out_of_turn=aside)
+        if c.action.get("action") == WAIT:
+            return {"action": None, "text": "Nothing worth declaring now: wait for your turn.",
+                    "text_zh": "现在不值得叫，等轮到你再说。"}
         en, zh = hint_words(c.action, c.how, c.value, c.samples)
         return {"action": c.action, "text": en, "text_zh": zh}
     return think
