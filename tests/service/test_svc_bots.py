@@ -175,7 +175,14 @@ def test_a_person_asked_for_a_pa_gets_the_same_window_from_a_bot_as_from_a_perso
         assert window - 0.3 <= left <= window
         assert 0 in rnd.public()["undecided"]
         time.sleep(max(0.0, asked_at + window - 0.3 - time.monotonic()))
-        assert len(rnd.events) == events + 1, "a bot acted while seat 0 could still answer the 趴"
+        # no seat played on while seat 0 could still answer; a bot teammate may join the ask out of turn (as a
+        # person may), which leaves seat 0's answer open
+        with rnd.lock:
+            later, public = list(rnd.events[events + 1:]), rnd.public()
+        assert all(ev["action"] == "pa" and ev["seat"] != 0 for ev in later), f"a bot acted while seat 0 " \
+            f"could still answer the 趴: {later}"
+        if time.monotonic() - asked_at < window - 0.1:  # (a starved test thread may wake after the window)
+            assert 0 in public["undecided"] and public["declare_left"] > 0
     finally:
         svc.close()
 
