@@ -58,7 +58,7 @@ def one_design(reader: CardReader, embedder: Embedder, design: str, n: int, seed
         pool[k % len(LABELS)].append(r.probs)
         _count(out["window"], r.label, truth)
         _count(out["enrolled"], read_with_deck(embedder, refs, render_window_frame(truth, rng, design=design),
-                                               "window").label, truth)
+                                               "window", reader).label, truth)
         _count(out["frame"], reader.read(render_table_frame(truth, rng, design=design), kind="frame").label, truth)
         tight = render_tight_photo(truth, rng, design=design, finger=k % 4 == 3)
         _count(out["tight"], reader.read(tight, kind="frame").label, truth)

@@ -190,7 +190,7 @@ def _data_dir() -> Path:
 def _deck_reader(deck: str) -> Any:
     """read(image, kind) with an enrolled deck's references (vision.enroll); exit 2 if there is no such deck."""
     from vision.enroll import DeckRefs, Embedder, EnrolError, read_with_deck
-    from vision.reader import MODEL_PATH
+    from vision.reader import MODEL_PATH, CardReader
 
     try:
         refs = DeckRefs.load(_data_dir(), deck)
@@ -199,7 +199,8 @@ def _deck_reader(deck: str) -> Any:
             raise EnrolError(f"deck {deck!r} was enrolled with another model: enrol it again")
     except EnrolError as exc:
         raise fail(str(exc)) from None
-    return lambda image, kind: read_with_deck(embedder, refs, image, kind)
+    reader = CardReader(threads=1)
+    return lambda image, kind: read_with_deck(embedder, refs, image, kind, reader)
 
 
 @vision_app.command("enroll")

@@ -70,8 +70,6 @@ MIN_CONFIDENCE = {"window": 0.6, "frame": 0.6, "corner": 0.40}
 MIN_MARGIN = 0.1
 # A corner crop's width / height (vision.localize's CORNER_W / CORNER_H): the unit of an evidence strip.
 STRIP_ASPECT = 0.34 / 0.52
-# How sharply an enrolled deck's similarities become probabilities (vision.enroll; a gap of 0.05 is e^2.5).
-DECK_TEMPERATURE = 0.02
 # How much the rank and suit heads count next to the card head.
 AUX_WEIGHT = 0.5
 
@@ -376,7 +374,7 @@ class CardReader:
         """The frames' corners compared with the deck's references, the scores averaged over frames;
         ``probs`` a softmax of the similarities (sharp: a clear nearest card takes nearly all), which
         deck decoding takes as it takes the models' probabilities."""
-        from vision.enroll import card_scores, corners_of, decide
+        from vision.enroll import card_scores, combine, corners_of
 
         embedder, refs = self.deck
         scores, crops = [], []
@@ -387,10 +385,9 @@ class CardReader:
                 crops += c
         if not scores:
             return Reading(None, 0.0, _uniform(), [], found=False)
-        mean = np.mean(scores, axis=0)
-        d = decide(mean)
-        p = np.exp((mean - mean.max()) / DECK_TEMPERATURE)
-        return Reading(d.label, d.confidence, p / p.sum(), crops)
+        models = self._models(frames, kind)  # the committee's view of the same frames, weighed in
+        d, probs = combine(np.mean(scores, axis=0), models.probs)
+        return Reading(d.label, d.confidence, probs, crops)
 
     def read_votes(self, frames: list[np.ndarray], kind: str = "window") -> Reading:
         """One reading from several frames of the same card: their evidence is pooled (frames
@@ -399,6 +396,10 @@ class CardReader:
         With a deck (:meth:`use_deck`), the deck's references decide."""
         if getattr(self, "deck", None) is not None:
             return self._read_with_deck(frames, kind)
+        return self._models(frames, kind)
+
+    def _models(self, frames: list[np.ndarray], kind: str) -> Reading:
+        """The models' reading (no deck): the first model, the committee consulted when it is unsure."""
         outlines: dict = {}
         reading = self._pooled(frames, kind, outlines)
         if (kind == "window" and reading.found and len(self.paths) > 1

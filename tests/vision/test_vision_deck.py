@@ -12,6 +12,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.labels import LABELS
 from vision.render import named_style, render_face, render_window_frame
@@ -196,3 +198,37 @@ def test_the_reader_reads_a_deal_with_an_enrolled_deck(reader, tmp_path):
         got = r.read_votes([render_window_frame(lab, rng, design="guandan") for _ in range(2)])
         assert got.label == lab and got.probs.argmax() == LABELS.index(lab)
         assert abs(got.probs.sum() - 1) < 1e-6
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4), st.lists(st.integers(0, len(LABELS) - 1), min_size=1, max_size=80), st.integers(0, 2**32 - 1))
+def test_each_card_scores_its_nearest_reference_averaged_over_corners(corners, labels, seed):
+    """card_scores (vectorised) is the plain definition: per corner, each card's best reference; -1 for a
+    card with no reference; the mean over corners."""
+    from vision.enroll import DeckRefs, card_scores
+
+    rng = np.random.default_rng(seed)
+    refs = DeckRefs(rng.normal(size=(len(labels), 8)).astype(np.float32), np.asarray(labels, np.int64), "m")
+    emb = rng.normal(size=(corners, 8)).astype(np.float32)
+    plain = np.full((corners, len(LABELS)), -1.0)
+    for k in set(labels):
+        plain[:, k] = (emb @ refs.embeddings[refs.labels == k].T).max(axis=1)
+    assert np.allclose(card_scores(emb, refs), plain.mean(axis=0), atol=1e-5)
+
+
+def test_the_deck_and_the_models_weighed_together():
+    """combine: a clear nearest reference the models also favour is read; the deck's nearest card that the
+    models put elsewhere is declined, as is a picture like no reference; the pooled probabilities sum to 1."""
+    from vision.enroll import BASE_SIMILARITY, combine
+
+    h4, s4 = LABELS.index("H4"), LABELS.index("S4")
+    scores = np.full(len(LABELS), 0.3, np.float32)
+    scores[h4], scores[s4] = 0.92, 0.85
+    models = np.full(len(LABELS), 0.2 / (len(LABELS) - 1))
+    models[h4] = 0.8
+    reading, pooled = combine(scores, models)
+    assert reading.label == "H4" and abs(pooled.sum() - 1) < 1e-5 and pooled.argmax() == h4
+    against = models.copy()
+    against[h4], against[s4] = 1e-6, 0.8
+    assert combine(scores, against)[0].label is None  # the deck says H4, the models S4 by far: ask
+    assert combine(np.full(len(LABELS), BASE_SIMILARITY - 0.2, np.float32), models)[0].label is None
