@@ -180,6 +180,13 @@ class HintSwitch(BaseModel):
     on: bool
 
 
+class DeckChoice(BaseModel):
+    """``PUT /api/deck``: the enrolled deck the card reader uses from the next deal (operator)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str | None = Field(max_length=64, description="an enrolled deck's name, or null for the models alone")
+
+
 class NewToken(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     seat: int = Field(ge=0, le=7)
@@ -401,6 +408,15 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         except ValueError as exc:
             raise ServiceError(422, str(exc), "机器人风格有误（careful、bold、greedy）") from None
         return _bots_json()
+
+    @app.get("/api/decks", summary="the enrolled decks and the one the card reader uses")
+    def get_decks() -> dict[str, Any]:
+        return svc.decks()
+
+    @app.put("/api/deck", summary="read the next deals with an enrolled deck, or the models alone (operator)")
+    def put_deck(body: DeckChoice, creds: Creds) -> dict[str, Any]:
+        _check(svc, creds, what="choose the table's deck")
+        return svc.choose_deck(body.name)
 
     hint_busy = [threading.Lock() for _ in range(8)]  # by seat (0..7, the Seat path parameter)
     confirming = threading.Lock()  # one table camera confirmation at a time

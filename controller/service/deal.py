@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.deal.operators import EventOperator
@@ -56,6 +57,10 @@ class DealInterrupted(Exception):
         self.resumable = resumable
 
 
+class NoReader(Exception):
+    """This deal source reads no cards (no camera): it takes no enrolled deck."""
+
+
 class DealSource(Protocol):
     def deal(self, *, round_id: int, game: str, first_seat: int, fair: bool, preset: str | None,
              rules: dict[str, Any] | None, on_event: OnEvent, resume: bool = False, seed: bytes | None = None,
@@ -73,6 +78,10 @@ class DealSource(Protocol):
     def after_hand(self, round_id: int) -> dict[str, Any] | None: ...
 
     def status(self) -> dict[str, Any]: ...
+
+    def decks(self) -> dict[str, Any]: ...
+
+    def use_deck(self, name: str | None) -> None: ...
 
     def close(self) -> None: ...
 
@@ -157,6 +166,12 @@ class SoftwareDealSource:
     def status(self) -> dict[str, Any]:
         return {"rig": "software", "state": self.state, "estop": self._stop.is_set(), "waiting": self.waiting}
 
+    def decks(self) -> dict[str, Any]:
+        return {"reads": False, "current": None, "available": []}  # no camera reads these cards
+
+    def use_deck(self, name: str | None) -> None:
+        raise NoReader("this table deals without a camera: there is no card reader to give a deck")
+
     def close(self) -> None:
         self._stop.set()
         if self.waiting:
@@ -183,6 +198,8 @@ class RigDealSource:
         self.dealer = Dealer(rig, camera, reader, journal, config=config, voice=None, panel=panel,
                              operator=self.operator, **options)
         self._owned = owned
+        self.data_dir = Path(config.data_dir).expanduser() if config is not None else None
+        self.deck = getattr(config, "deck", None) or None  # the enrolled deck the reader uses (None: the models)
         self.load_deck = load_deck  # the virtual rig's operator puts the game's deck in (a person does, at a table)
         self.virtual_board = virtual_board  # the virtual rig's table (its cards), checked before a resume
         self._estop = False
@@ -233,6 +250,8 @@ class RigDealSource:
                 if self.load_deck is not None:
                     deck = game_counts(game, preset, rules)[0].deck
                     self.load_deck(deck.decks, deck.jokers)
+                # the camera log says what read the cards: an enrolled deck's references, or the models alone
+                self.journal.append(round_id, "reader", {"deck": self.deck})
                 result = self.dealer.run(game, first_seat=first_seat, fair=fair, preset=preset, rules=rules,
                                          on_event=on_event, round_=round_id, seed=seed,
                                          contributions=contributions)
@@ -292,6 +311,23 @@ class RigDealSource:
                 mcu = {k: v for k, v in rig.items() if isinstance(v, (int, float, str, bool, type(None)))}
                 self._status_cache = (time.monotonic(), mcu)
         return {"rig": "serial", "state": self.state, "estop": self._estop, "waiting": self.waiting, "mcu": mcu}
+
+    def decks(self) -> dict[str, Any]:
+        """The enrolled decks (vision.enroll) and the one the reader uses (None: the models alone)."""
+        from vision.enroll import known_decks
+
+        return {"reads": True, "current": self.deck,
+                "available": known_decks(self.data_dir) if self.data_dir is not None else []}
+
+    def use_deck(self, name: str | None) -> None:
+        """Read the next deals with the enrolled deck ``name`` (None: the models alone); EnrolError
+        (DeckNotFound) if it is not enrolled or another model made it, the reader unchanged."""
+        from vision.enroll import DeckNotFound, DeckRefs
+
+        if name is not None and self.data_dir is None:
+            raise DeckNotFound(f"no deck named {name!r} is enrolled (this table has no data directory)")
+        self.reader.use_deck(None if name is None else DeckRefs.load(self.data_dir, name))
+        self.deck = name
 
     def close(self) -> None:
         if self.waiting:

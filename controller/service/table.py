@@ -603,6 +603,33 @@ class TableService:
         self.voice.say(*seat_link_words(seat))
         return True
 
+    def decks(self) -> dict[str, Any]:
+        """The enrolled decks and the one the card reader uses (``reads`` false: this table reads no cards)."""
+        return self.deal_source.decks()
+
+    def choose_deck(self, name: str | None) -> dict[str, Any]:
+        """Read the next deals with the enrolled deck ``name`` (None: the models alone): journaled and told
+        (a public ``deck`` event). Not while a deal is under way; an unknown deck changes nothing."""
+        from controller.service.deal import NoReader
+        from vision.enroll import DeckNotFound, EnrolError
+
+        with self._lock:
+            cur = self.current
+        if cur is not None and cur.phase in ("dealing", "interrupted"):
+            raise ServiceError(409, "a deal is under way: choose the deck before the next deal",
+                               "正在发牌：请在下一次发牌前选择牌")
+        try:
+            self.deal_source.use_deck(name)
+        except NoReader as exc:
+            raise ServiceError(409, str(exc), "本桌不用摄像头读牌，无需选择牌") from None
+        except DeckNotFound as exc:
+            raise ServiceError(404, str(exc), "没有这副已登记的牌") from None
+        except EnrolError as exc:
+            raise ServiceError(409, str(exc), "这副牌需要重新登记") from None
+        self.journal.append(cur.id if cur else 0, "deck", {"name": name})
+        self.hub.publish({"type": "deck", "name": name})
+        return self.decks()
+
     def set_seat_name(self, seat: int, name: str) -> dict[str, str]:
         """Name ``seat``'s player ('' clears it): journaled, and the table told (a public ``names`` event)."""
         self.seat_names()  # loaded from the journal first

@@ -92,6 +92,24 @@ function showDeck() {  // which deck goes into the shuffler for this game and pr
   const d = g && g.decks ? g.decks[$("preset").value] : null;
   $("deck-needed").innerHTML = d ? `放入 ${esc(d.text_zh)}，${d.cards} 张 · load ${esc(d.text)}, ${d.cards} cards` : "";
 }
+// the table's own deck (enrolled with hongsi deck learn or vision enroll): the reader uses it from the next deal
+async function loadDecks() {
+  const d = await api("/api/decks");
+  $("table-deck-row").hidden = !d.reads;  // a table without a camera reads no cards
+  const names = d.current && !d.available.includes(d.current) ? [d.current, ...d.available] : d.available;
+  $("table-deck").innerHTML = [`<option value="">模型（未登记牌）· the models alone</option>`]
+    .concat(names.map((n) => `<option value="${esc(n)}">${esc(n)}</option>`)).join("");
+  $("table-deck").value = d.current || "";
+}
+$("table-deck").onchange = async () => {
+  const name = $("table-deck").value || null;
+  try {
+    await call("/api/deck", { method: "PUT", body: { name } });
+    showMsg(name ? `读牌用 ${esc(name)} <span class="en">reads with deck ${esc(name)} from the next deal</span>`
+      : `读牌用模型 <span class="en">reads with the models alone</span>`);
+  } catch (e) { loadDecks().catch(fail); }
+};
+loadDecks().catch(fail);
 $("game").onchange = fillPresets;
 $("preset").onchange = showDeck;
 api("/api/games").then((r) => { GAMES = r.games; fillPresets(); }).catch(fail);
