@@ -323,6 +323,20 @@ def warp_card(frame: np.ndarray, quad: np.ndarray, width: int = CARD_WIDTH) -> t
     return card, aspect
 
 
+def grown_quad(quad: np.ndarray, margin: float) -> np.ndarray:
+    """``quad`` grown outward on every side by ``margin`` of its short side, in the card's own plane: a
+    printed frame inside the card (ornamental decks draw one) grown out to where the card's edge would be."""
+    q = _order(quad)
+    short = 0.5 * (np.linalg.norm(q[0] - q[1]) + np.linalg.norm(q[2] - q[3]))
+    long = 0.5 * (np.linalg.norm(q[1] - q[2]) + np.linalg.norm(q[3] - q[0]))
+    w, h = 1000.0, 1000.0 * long / max(short, 1e-6)
+    flat = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    back = cv2.getPerspectiveTransform(flat, q)
+    d = margin * w
+    out = np.array([[[-d, -d], [w + d, -d], [w + d, h + d], [-d, h + d]]], np.float32)
+    return cv2.perspectiveTransform(out, back)[0]
+
+
 # Where the card lies in the dealer camera's view (the rig's calibration): centred, long side across,
 # about this share of the frame's width. Used when the outline cannot be found (glare, a dark deck).
 WINDOW_CARD_LONG = 0.885

@@ -38,7 +38,15 @@ import numpy as np
 from vision.corner_data import MODEL_SIZE, NONE_CLASS, to_input
 from vision.enroll import whole_card
 from vision.labels import LABELS, RANK_CLASSES, SUIT_CLASSES, rank_index, suit_index
-from vision.localize import corner_crops, filling_cards, localize, nominal_window_cards, other_corner_crops
+from vision.localize import (
+    corner_crops,
+    filling_cards,
+    grown_quad,
+    localize,
+    nominal_window_cards,
+    other_corner_crops,
+    warp_card,
+)
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 MODEL_PATH = MODEL_DIR / "card_corner.onnx"  # the first member: the one the dealer camera uses
@@ -70,6 +78,10 @@ MIN_CONFIDENCE = {"window": 0.6, "frame": 0.6, "corner": 0.40}
 MIN_MARGIN = 0.1
 # A corner crop's width / height (vision.localize's CORNER_W / CORNER_H): the unit of an evidence strip.
 STRIP_ASPECT = 0.34 / 0.52
+# A photo's outline whose corners show no clear index may be a frame printed inside the card: the card is
+# also read with the outline grown by these shares of its short side (the printed frames of real decks lie
+# 4-12 % of the card's width inside its edge).
+GROW_MARGINS = (0.06, 0.12)
 # How much the rank and suit heads count next to the card head.
 AUX_WEIGHT = 0.5
 
@@ -231,10 +243,12 @@ class CardReader:
                 # edge, has an outline only a thorough search finds
                 surest = _best_label(lp, jokers_as_one=True)
                 cut = localize(image, thorough=True)
-                if cut is not None and np.abs(cut.quad - found.quad).max() > 2:
-                    better = self._clearest([cut.card], grey, kind, everyone)
-                    if better is not None and _best_label(better[0], jokers_as_one=True) > surest:
-                        return better
+                cards = [cut.card] if cut is not None and np.abs(cut.quad - found.quad).max() > 2 else []
+                # or the outline is a frame printed inside the card: the card's edge lies a little outside
+                cards += [warp_card(image, grown_quad(found.quad, m))[0] for m in GROW_MARGINS]
+                better = self._clearest(cards, grey, kind, everyone)
+                if better is not None and _best_label(better[0], jokers_as_one=True) > surest:
+                    return better
                 lp2, crops2 = self._as_corner(image, grey, kind)
                 if (
                     _best_label(lp2, jokers_as_one=True) > surest
