@@ -219,6 +219,9 @@ class ShengjiState(LoggedState):
         self._held: list[dict[int, list[int]]] = [
             {} for _ in range(SEATS)
         ]  # holding() by suit, until counts change
+        self._leads: list[dict[int, list[tuple[int, ...]]]] = [
+            {} for _ in range(SEATS)
+        ]  # lead_options() by suit, until a card of the suit leaves the hand
         for seat, cards in enumerate(self.dealt):
             for c in cards:
                 self.counts[seat][c] += 1
@@ -365,7 +368,7 @@ class ShengjiState(LoggedState):
         self.trumps = trumps_for(self.level, suit)
         for c in self.bottom:
             self.counts[self.dealer][c] += 1
-        self._held[self.dealer] = {}
+        self._held[self.dealer], self._leads[self.dealer] = {}, {}
         self.phase = "bury"
 
     def _judge_take_bottom(self, seat: int) -> list[Violation]:
@@ -418,7 +421,7 @@ class ShengjiState(LoggedState):
             self._fix_trump()
         for c in cards:
             self.counts[seat][c] -= 1
-        self._held[seat] = {}
+        self._held[seat], self._leads[seat] = {}, {}
         self.buried.extend(cards)
         if len(self.buried) == BOTTOM:
             self.phase = "play"
@@ -441,19 +444,30 @@ class ShengjiState(LoggedState):
         return out
 
     def lead_options(self, seat: int) -> list[tuple[int, ...]]:
-        assert self.trumps is not None
+        """Every lead: per suit (S H D C, then trumps) its singles, pairs and tractors, low to high."""
+        leads = self._leads[seat]
+        if len(leads) == 5:  # (every suit kept: the common case of a hand that has not changed)
+            return [*leads[0], *leads[1], *leads[2], *leads[3], *leads[4]]
         out: list[tuple[int, ...]] = []
-        order = self.trumps.order
-        counts = self.counts[seat]
-        get = counts.__getitem__
-        for codes in self.trumps.suit_codes:  # per suit: singles, pairs, tractors (zip makes the tuples in C)
-            codes = list(compress(codes, map(get, codes)))
-            out.extend(zip(codes))
+        for suit in range(5):
+            kept = leads.get(suit)
+            out += self._suit_leads(seat, suit) if kept is None else kept
+        return out
+
+    def _suit_leads(self, seat: int, suit: int) -> list[tuple[int, ...]]:
+        """The leads of one suit, kept until a card of the suit leaves the hand (``_play`` drops them;
+        a bury or the bottom taken drops them all). Callers do not change the list."""
+        assert self.trumps is not None
+        held = self._holding(seat, suit)
+        codes = list(dict.fromkeys(held))  # the distinct cards, low to high (zip makes the tuples in C)
+        out: list[tuple[int, ...]] = list(zip(codes))
+        if len(codes) < len(held):  # a card held twice: pairs, maybe tractors
+            counts = self.counts[seat]
             pairs = [c for c in codes if counts[c] >= 2]
-            if pairs:
-                out.extend(zip(pairs, pairs, strict=True))
-                if len(pairs) >= 2:
-                    out.extend(tuple(c for c in t for _ in (0, 1)) for t in _tractors(pairs, order))
+            out.extend(zip(pairs, pairs, strict=True))
+            if len(pairs) >= 2:
+                out.extend(tuple(c for c in t for _ in (0, 1)) for t in _tractors(pairs, self.trumps.order))
+        self._leads[seat][suit] = out
         return out
 
     def follow_options(self, seat: int, cap: int = OPTION_CAP) -> list[tuple[int, ...]]:
@@ -646,22 +660,37 @@ class ShengjiState(LoggedState):
         counts = self.counts[seat]
         trumps = self.trumps
         assert trumps is not None
-        held, eff = self._held[seat], trumps.eff
+        held, leads, eff = self._held[seat], self._leads[seat], trumps.eff
         for c in play:
             counts[c] -= 1
-            suited = held.get(eff[c])
+            s = eff[c]
+            suited = held.get(s)
             if suited is not None:  # the kept holding loses the card (cheaper than listing it again)
                 suited.remove(c)
+            if s in leads:  # the suit's leads are listed again when next asked
+                del leads[s]
         trick = self.trick
         plays = trick.plays
-        ns = Shape(eff[play[0]], 1, 0, 0, trumps.order[play[0]]) if len(play) == 1 else shape(play, trumps)
         plays.append((seat, play))  # Trick.add, the verdict known here
-        if len(plays) == 1:
-            self.lead_shape = self.best_shape = ns
-        elif self._beats(ns):
-            trick.best = len(plays) - 1
-            self.best_shape = ns
-        if len(plays) == SEATS:  # trick.done
+        n = len(plays)
+        if len(play) == 1:
+            c = play[0]
+            s, top = eff[c], trumps.order[c]
+            if n == 1:
+                self.lead_shape = self.best_shape = Shape(s, 1, 0, 0, top)
+            else:  # a single follows a single lead: it beats as a trump over a plain best, or higher in suit
+                bs = self.best_shape  # (of the led suit or trump: _beats for singles, inline)
+                if (s == bs.suit and top > bs.top) or (s == TRUMP and bs.suit != TRUMP):
+                    trick.best = n - 1
+                    self.best_shape = Shape(s, 1, 0, 0, top)
+        else:
+            ns = shape(play, trumps)
+            if n == 1:
+                self.lead_shape = self.best_shape = ns
+            elif self._beats(ns):
+                trick.best = n - 1
+                self.best_shape = ns
+        if n == SEATS:  # trick.done
             self._close(trick)
 
     def _close(self, trick: Trick) -> None:
@@ -705,6 +734,7 @@ class ShengjiState(LoggedState):
         new = copy.copy(self)
         new.counts = [list(c) for c in self.counts]
         new._held = [{k: list(v) for k, v in h.items()} for h in self._held]  # a play removes from them in place
+        new._leads = [dict(h) for h in self._leads]  # (a play drops a suit's list, never changes one)
         new.log, new.declarations = list(self.log), list(self.declarations)
         new.flipped, new.buried, new.tricks = list(self.flipped), list(self.buried), list(self.tricks)
         trick = Trick(self.trick.leader, self.trick.seats)
@@ -758,28 +788,39 @@ class ShengjiState(LoggedState):
         """A legal play by the seat to play, its cards written as records write them, is judged and logged
         here; anything else (other actions, faults, odd spellings) goes the general way, which says why
         (the same verdicts and state, tested)."""
-        trick = self.trick
         raw = action.get("cards")
         seat = action.get("seat")
-        if (
-            self.phase == "play"
-            and action.get("action") == "play"
-            and raw.__class__ is list
-            and raw
-            and seat.__class__ is int
-            and seat == (trick.leader + len(trick.plays)) % SEATS
-        ):
-            try:
-                play = tuple(map(CODES.__getitem__, raw))
-            except (KeyError, TypeError):
-                return LoggedState.judge(self, action)
-            counts = self.counts[seat]
-            if counts[play[0]] if len(play) == 1 else has_cards(counts, play):
-                found = self._check_follow(seat, play) if trick.plays else self._check_lead(seat, play)
-                if found is None:
-                    self._play(seat, play)
-                    self.log.append(dict(action))
-                    return []
+        if self.phase == "play" and raw.__class__ is list and seat.__class__ is int and action.get("action") == "play":
+            trick = self.trick
+            plays = trick.plays
+            if seat == (trick.leader + len(plays)) % SEATS and len(raw) == 1:  # one card: the common case
+                try:
+                    c = CODES[raw[0]]
+                except (KeyError, TypeError):
+                    return LoggedState.judge(self, action)
+                if self.counts[seat][c]:
+                    if plays:  # it follows a single in the led suit, or the seat holds none of it
+                        lead = self.lead_shape
+                        ok = lead.size == 1 and (
+                            self.trumps.eff[c] == lead.suit or not self._holding(seat, lead.suit)  # type: ignore
+                        )
+                    else:  # a single is always a lead
+                        ok = True
+                    if ok:
+                        self._play(seat, (c,))
+                        self.log.append(dict(action))
+                        return []
+            elif seat == (trick.leader + len(plays)) % SEATS and raw:
+                try:
+                    play = tuple(map(CODES.__getitem__, raw))
+                except (KeyError, TypeError):
+                    return LoggedState.judge(self, action)
+                if has_cards(self.counts[seat], play):
+                    found = self._check_follow(seat, play) if plays else self._check_lead(seat, play)
+                    if found is None:
+                        self._play(seat, play)
+                        self.log.append(dict(action))
+                        return []
         return LoggedState.judge(self, action)
 
     def _judge(self, action: Action) -> list[Violation]:
