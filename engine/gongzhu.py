@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from engine.game import (
     FirstPlay,
     Game,
     GameInfo,
+    IllegalAction,
     LoggedState,
     Violation,
     holder,
@@ -214,23 +216,27 @@ class GongzhuState(LoggedState):
 
     def legal_plays(self, seat: int) -> list[int]:
         """The cards ``seat`` may play now (empty when it is not their turn)."""
-        if self.finished() or seat != self.trick.to_play:
+        trick = self.trick
+        plays = trick.plays
+        # (the seat to play holds a card until the hand is over: an empty hand there means finished)
+        if seat != (trick.leader + len(plays)) % SEATS or not (hand := self.hands[seat]):
             return []
-        hand = self.hands[seat]
-        if not self.trick.plays:
+        if not plays:
             if self.must_lead is not None:
                 return [self.must_lead]
             if self.settings.exposed_may_lead:
                 return sorted(hand)
             free = [c for c in hand if not (self._held_back(c) and _suit(c) not in self.led_suits)]
             return sorted(free or hand)
-        led = self.trick.lead[0] // 13
-        suited = [c for c in hand if c // 13 == led]  # (the suit inline: a call per card costs)
+        low = plays[0][1][0] // 13 * 13
+        ordered = sorted(hand)  # the led suit's cards: a slice of the sorted hand (found in C, no loop)
+        start = bisect_left(ordered, low)
+        suited = ordered[start : bisect_left(ordered, low + 13, start)]
         if not suited:
-            return sorted(hand)
-        if len(suited) > 1 and self.first_round:
+            return ordered
+        if len(suited) > 1 and self.first_round and self.exposed:
             suited = [c for c in suited if not self._held_back(c)] or suited
-        return sorted(suited)
+        return suited
 
     def may_play(self, seat: int, card: int) -> bool:
         """``card in legal_plays(seat)`` for a card in the hand of the seat to play, without the list
@@ -291,19 +297,22 @@ class GongzhuState(LoggedState):
             and seat.__class__ is int
         ):
             trick = self.trick
+            plays = trick.plays
             try:
                 card = CODES[raw[0]]
             except (KeyError, TypeError):
                 return LoggedState.judge(self, action)
             # (the seat to play holds the card, so the hand is not over)
-            if (
-                seat == (trick.leader + len(trick.plays)) % SEATS
-                and card in self.hands[seat]
-                and self.may_play(seat, card)
-            ):
-                self._play(seat, card)
-                self.log.append(dict(action))
-                return []
+            if seat == (trick.leader + len(plays)) % SEATS and card in (hand := self.hands[seat]):
+                if plays and not self.exposed:  # a follow, nothing held back: follow suit if you can
+                    led = plays[0][1][0] // 13
+                    ok = card // 13 == led or not any(c // 13 == led for c in hand)
+                else:
+                    ok = self.may_play(seat, card)
+                if ok:
+                    self._play(seat, card)
+                    self.log.append(dict(action))
+                    return []
         return LoggedState.judge(self, action)
 
     def _judge(self, action: Action) -> list[Violation]:
@@ -550,7 +559,9 @@ class GongzhuState(LoggedState):
         """Each seat's points (its team's total in team play). Not zero-sum: 拱猪 scores by the cards taken."""
         if not self.finished():
             return None
-        points = [self.seat_points(s) for s in range(SEATS)]
+        return self._returns([self.seat_points(s) for s in range(SEATS)])
+
+    def _returns(self, points: list[int]) -> list[int]:
         out = list(points)
         for team in self.teams():
             total = sum(points[s] for s in team)
@@ -558,10 +569,12 @@ class GongzhuState(LoggedState):
                 out[s] = total
         return out
 
-    def next_leader(self) -> int:
+    def next_leader(self, points: list[int] | None = None) -> int:
+        """The next hand's leader (``points``: the seats' points, when the caller has them)."""
         if self.settings.next_leader == "pig_taker":
             return self._taker(PIG)
-        points = [self.seat_points(s) for s in range(SEATS)]
+        if points is None:
+            points = [self.seat_points(s) for s in range(SEATS)]
         order = [(self.leader + i) % SEATS for i in range(SEATS)]
         return min(order, key=lambda s: points[s])
 
@@ -616,10 +629,10 @@ class GongzhuState(LoggedState):
             "penalties": self.penalties,
             "finished": done,
             "seat_points": points,
-            "scores": self.returns(),
+            "scores": self._returns(points) if points is not None else None,
             "zero_sum": False,
             "pig_taker": self._taker(PIG) if done else None,
-            "next_first_seat": self.next_leader() if done else None,
+            "next_first_seat": self.next_leader(points) if points is not None else None,
         }
 
 
@@ -1056,7 +1069,9 @@ def play_bot_hand(
             options = state.legal_plays(seat)
             card = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
             ev = {"seat": seat, "action": "play", "cards": [NAMES[card]]}
-        state.apply(ev)  # every bot action goes through the referee
+        found = state.judge(ev)  # every bot action goes through the referee (拱猪 has no warnings: all errors)
+        if found:
+            raise IllegalAction(found[0])
         events.append(ev)
     return game.bot_record(state, settings, hands_txt, [], events)
 

@@ -140,10 +140,13 @@ class Trick:
 
     def to_json(self) -> dict[str, Any]:
         name = NAMES.__getitem__
+        plays = self.plays
         return {
             "leader": self.leader,
-            "plays": [{"seat": s, "cards": list(map(name, cs))} for s, cs in self.plays],
-            "winner": self.winner if self.plays else None,
+            "plays": [  # (one card, the common play, named without a map)
+                {"seat": s, "cards": [NAMES[cs[0]]] if len(cs) == 1 else list(map(name, cs))} for s, cs in plays
+            ],
+            "winner": plays[self.best][0] if plays else None,
         }
 
 
