@@ -552,8 +552,9 @@ class GongzhuState(LoggedState):
         return [[s] for s in range(SEATS)]
 
     def _taker(self, card: int) -> int:
-        """The seat that took the first copy of ``card`` (the text: 上一局第一个得到猪牌的一方)."""
-        return next(self.takers[i] for i, t in enumerate(self.tricks) if card in t.cards())
+        """The seat that took the first copy of ``card`` (the text: 上一局第一个得到猪牌的一方): with one deck,
+        the seat whose taken cards hold it (a trick's cards go to its taker)."""
+        return next(s for s in range(SEATS) if card in self.taken[s])
 
     def returns(self) -> list[int] | None:
         """Each seat's points (its team's total in team play). Not zero-sum: 拱猪 scores by the cards taken."""
@@ -709,6 +710,10 @@ class ShuangzhuState(GongzhuState):
             if c == card:
                 out *= self.settings.shouming_factor if kind == "first" else self.settings.exposed_factor
         return out
+
+    def _taker(self, card: int) -> int:
+        """The seat that took the first copy of ``card``: the taker of the first trick that holds one."""
+        return next(self.takers[i] for i, t in enumerate(self.tricks) if card in t.cards())
 
     def _held_back_in(self, seat: int, play: Combo) -> bool:
         """Whether ``play`` needs a copy that ``seat`` openly exposed (the other copy is free)."""

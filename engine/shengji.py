@@ -250,9 +250,10 @@ class ShengjiState(LoggedState):
         return max(0, (dealt - offset + 3) // 4)
 
     def _declaration(
-        self, seat: int, cards: list[int], dealt: int
+        self, seat: int, cards: list[int], dealt: int, got: dict[int, int] | None = None
     ) -> tuple[str, int | None, int] | Violation:
-        """Check a declaration without applying it: (kind, suit, strength) or the violation."""
+        """Check a declaration without applying it: (kind, suit, strength) or the violation. ``got``: the
+        counts of the cards the seat had after ``dealt`` cards, when the caller has them."""
         if self.phase != "deal":
             return violation("phase", "trump is declared only during the deal", "只能在抓牌过程中亮主")
         if dealt < self.last_dealt:
@@ -270,7 +271,8 @@ class ShengjiState(LoggedState):
                 seat=seat,
                 cards=names(cards),
             )
-        got = _counts(self.dealt[seat][: self.received(seat, dealt)])
+        if got is None:
+            got = _counts(self.dealt[seat][: self.received(seat, dealt)])
         if not all(got.get(c, 0) >= k for c, k in _counts(cards).items()):
             return violation(
                 "not_dealt",
@@ -352,7 +354,7 @@ class ShengjiState(LoggedState):
                 options.append([j, j])
         if self.settings.joker_pair == "any" and got.get(BJ) and got.get(RJ):
             options.append([BJ, RJ])
-        return [o for o in options if not isinstance(self._declaration(seat, o, dealt), Violation)]
+        return [o for o in options if not isinstance(self._declaration(seat, o, dealt, got), Violation)]
 
     def trump_choice(self) -> tuple[int | None, str, list[int]]:
         """The trump suit (None: no trump) as things stand, where it came from, and the cards flipped:
@@ -981,6 +983,44 @@ def _greedy_play(state: ShengjiState, seat: int, options: list[tuple[int, ...]])
     return min(options, key=lambda o: _value(state, o))
 
 
+def _random_play(state: ShengjiState, seat: int, rng: random.Random) -> tuple[int, ...]:
+    """``rng.choice`` of the plays ``follow_options`` / ``lead_options`` list, in the same order, from the
+    same draw, without making every option: a single's follow picks among the distinct cards of the led
+    suit held; a lead counts each suit's singles, pairs and tractors and makes only the one picked."""
+    if state.trick.plays:
+        lead = state.lead_shape
+        if lead.size == 1 and (suited := state._holding(seat, lead.suit)):
+            return (rng.choice(list(dict.fromkeys(suited))),)
+        return rng.choice(state.follow_options(seat))
+    kept = state._leads[seat]
+    sizes = []
+    for suit in range(5):
+        leads = kept.get(suit)
+        if leads is None:
+            held = state._holding(seat, suit)
+            distinct = len(set(held))
+            pairs = len(held) - distinct  # (two decks: a card is held at most twice)
+            if pairs < 2:  # singles and a pair at most: no tractor
+                sizes.append(distinct + pairs)
+                continue
+            leads = state._suit_leads(seat, suit)
+        sizes.append(len(leads))
+    pick = rng.choice(range(sum(sizes)))
+    suit = 0
+    while pick >= sizes[suit]:
+        pick -= sizes[suit]
+        suit += 1
+    leads = kept.get(suit)
+    if leads is not None:
+        return leads[pick]
+    codes = list(dict.fromkeys(state._holding(seat, suit)))  # the singles, then the pair if any
+    if pick < len(codes):
+        return (codes[pick],)
+    counts = state.counts[seat]
+    pair = next(c for c in codes if counts[c] >= 2)
+    return (pair, pair)
+
+
 def _greedy_bury(hand: list[int], t: Trumps) -> list[int]:
     """Bury the lowest plain cards, keeping trumps and points."""
     return sorted(hand, key=lambda c: (t.eff[c] == TRUMP, POINTS[c] > 0, t.order[c]))[:BOTTOM]
@@ -1023,9 +1063,16 @@ def play_bot_hand(
     while state.phase == "play":
         trick = state.trick
         seat = (trick.leader + len(trick.plays)) % SEATS  # trick.to_play, without the property
-        options = state.follow_options(seat) if trick.plays else state.lead_options(seat)
-        option = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
-        ev = {"seat": seat, "action": "play", "cards": list(map(NAMES.__getitem__, option))}
+        if bot == "random":
+            option = _random_play(state, seat, rng)
+        else:
+            options = state.follow_options(seat) if trick.plays else state.lead_options(seat)
+            option = _greedy_play(state, seat, options)
+        ev = {
+            "seat": seat,
+            "action": "play",
+            "cards": [NAMES[option[0]]] if len(option) == 1 else list(map(NAMES.__getitem__, option)),
+        }
         # every bot action goes through the referee (升级 has no warnings: all errors)
         found = state.judge(ev)
         if found:
