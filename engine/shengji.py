@@ -800,16 +800,35 @@ class ShengjiState(LoggedState):
                     c = CODES[raw[0]]
                 except (KeyError, TypeError):
                     return LoggedState.judge(self, action)
-                if self.counts[seat][c]:
+                counts = self.counts[seat]
+                if counts[c]:
+                    trumps = self.trumps
+                    s = trumps.eff[c]  # type: ignore[union-attr]
                     if plays:  # it follows a single in the led suit, or the seat holds none of it
                         lead = self.lead_shape
-                        ok = lead.size == 1 and (
-                            self.trumps.eff[c] == lead.suit or not self._holding(seat, lead.suit)  # type: ignore
-                        )
+                        ok = lead.size == 1 and (s == lead.suit or not self._holding(seat, lead.suit))
                     else:  # a single is always a lead
                         ok = True
-                    if ok:
-                        self._play(seat, (c,))
+                    if ok:  # _play of one card, inline (the same steps; tested against it)
+                        counts[c] -= 1
+                        suited = self._held[seat].get(s)
+                        if suited is not None:
+                            suited.remove(c)
+                        leads = self._leads[seat]
+                        if s in leads:
+                            del leads[s]
+                        plays.append((seat, (c,)))
+                        n = len(plays)
+                        top = trumps.order[c]  # type: ignore[union-attr]
+                        if n == 1:
+                            self.lead_shape = self.best_shape = Shape(s, 1, 0, 0, top)
+                        else:
+                            bs = self.best_shape
+                            if (s == bs.suit and top > bs.top) or (s == TRUMP and bs.suit != TRUMP):
+                                trick.best = n - 1
+                                self.best_shape = Shape(s, 1, 0, 0, top)
+                        if n == SEATS:
+                            self._close(trick)
                         self.log.append(dict(action))
                         return []
             elif seat == (trick.leader + len(plays)) % SEATS and raw:
@@ -992,14 +1011,16 @@ def _random_play(state: ShengjiState, seat: int, rng: random.Random) -> tuple[in
         if lead.size == 1 and (suited := state._holding(seat, lead.suit)):
             return (rng.choice(list(dict.fromkeys(suited))),)
         return rng.choice(state.follow_options(seat))
-    kept = state._leads[seat]
+    kept, held = state._leads[seat], state._held[seat]
     sizes = []
     for suit in range(5):
         leads = kept.get(suit)
         if leads is None:
-            held = state._holding(seat, suit)
-            distinct = len(set(held))
-            pairs = len(held) - distinct  # (two decks: a card is held at most twice)
+            cards = held.get(suit)
+            if cards is None:
+                cards = state._holding(seat, suit)
+            distinct = len(set(cards))
+            pairs = len(cards) - distinct  # (two decks: a card is held at most twice)
             if pairs < 2:  # singles and a pair at most: no tractor
                 sizes.append(distinct + pairs)
                 continue
@@ -1013,7 +1034,7 @@ def _random_play(state: ShengjiState, seat: int, rng: random.Random) -> tuple[in
     leads = kept.get(suit)
     if leads is not None:
         return leads[pick]
-    codes = list(dict.fromkeys(state._holding(seat, suit)))  # the singles, then the pair if any
+    codes = list(dict.fromkeys(held[suit]))  # the singles, then the pair if any
     if pick < len(codes):
         return (codes[pick],)
     counts = state.counts[seat]
