@@ -120,6 +120,8 @@ def trumps_for(level: int, suit: int | None) -> Trumps:
     return Trumps(level, suit)
 
 
+_LEVEL_CARDS = tuple(frozenset(s * 13 + level for s in range(4)) for level in range(13))  # by level
+_JOKERS = frozenset((BJ, RJ))
 _COPIES = tuple(range(n) for n in range(9))  # a count's copies (two decks: 0..2), no range made each time
 
 
@@ -186,14 +188,17 @@ class Shape(NamedTuple):
         return "other"
 
 
+_make_shape = functools.partial(tuple.__new__, Shape)  # a Shape from a tuple, made in C (Shape(...) runs Python)
+
+
 def shape(cards: tuple[int, ...] | list[int], trumps: Trumps) -> Shape:
     eff, order = trumps.eff, trumps.order
     if len(cards) == 1:
         c = cards[0]
-        return Shape(eff[c], 1, 0, 0, order[c])
+        return _make_shape((eff[c], 1, 0, 0, order[c]))
     if len(cards) == 2 and cards[0] == cards[1]:
         c = cards[0]
-        return Shape(eff[c], 2, 1, 0, order[c])
+        return _make_shape((eff[c], 2, 1, 0, order[c]))
     suit = eff[cards[0]]
     if any(eff[c] != suit for c in cards):
         suit = -1
@@ -212,8 +217,9 @@ class ShengjiState(LoggedState):
         self.settings = settings
         self.level = RANKS.index(settings.level)
         self.dealer = settings.dealer
-        self.dealt = [[CODES[c if c.__class__ is str else str(c)] for c in h] for h in hands]
-        self.bottom = [CODES[c if c.__class__ is str else str(c)] for c in bottom]
+        code = CODES.__getitem__  # (names or Cards: a name is its own str; the loops run in C)
+        self.dealt = [list(map(code, map(str, h))) for h in hands]
+        self.bottom = list(map(code, map(str, bottom)))
         self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.counts = [[0] * 54 for _ in range(SEATS)]
         self._held: list[dict[int, list[int]]] = [
@@ -223,8 +229,9 @@ class ShengjiState(LoggedState):
             {} for _ in range(SEATS)
         ]  # lead_options() by suit, until a card of the suit leaves the hand
         for seat, cards in enumerate(self.dealt):
+            counts = self.counts[seat]
             for c in cards:
-                self.counts[seat][c] += 1
+                counts[c] += 1
         self.phase = "deal"  # deal -> bury -> play -> over
         self.declarations: list[dict[str, Any]] = []
         self.decl_suit: int | None = None  # 4 = no trump (jokers)
@@ -283,8 +290,8 @@ class ShengjiState(LoggedState):
                 cards=names(cards),
                 dealt=dealt,
             )
-        level_cards = all(c < 52 and c % 13 == self.level for c in cards)
-        jokers = all(c >= 52 for c in cards)
+        level_cards = all(map(_LEVEL_CARDS[self.level].__contains__, cards))  # (codes: 0..53)
+        jokers = all(map(_JOKERS.__contains__, cards))
         if len(cards) == 1 and level_cards:
             kind, suit, strength = "single", cards[0] // 13, 1
         elif len(cards) == 2 and level_cards and cards[0] == cards[1]:
@@ -341,7 +348,7 @@ class ShengjiState(LoggedState):
         """Every declaration ``seat`` could make now with the cards it had after ``dealt`` cards."""
         if self.phase != "deal":
             return []
-        got = _counts(self.dealt[seat][: self.received(seat, dealt)])
+        got = _counts(self.dealt[seat][: self.received(seat, dealt)])  # (the caller checks with them too)
         options: list[list[int]] = []
         for s in range(4):
             c = s * 13 + self.level
@@ -679,12 +686,12 @@ class ShengjiState(LoggedState):
             c = play[0]
             s, top = eff[c], trumps.order[c]
             if n == 1:
-                self.lead_shape = self.best_shape = Shape(s, 1, 0, 0, top)
+                self.lead_shape = self.best_shape = _make_shape((s, 1, 0, 0, top))
             else:  # a single follows a single lead: it beats as a trump over a plain best, or higher in suit
                 bs = self.best_shape  # (of the led suit or trump: _beats for singles, inline)
                 if (s == bs.suit and top > bs.top) or (s == TRUMP and bs.suit != TRUMP):
                     trick.best = n - 1
-                    self.best_shape = Shape(s, 1, 0, 0, top)
+                    self.best_shape = _make_shape((s, 1, 0, 0, top))
         else:
             ns = shape(play, trumps)
             if n == 1:
@@ -696,8 +703,11 @@ class ShengjiState(LoggedState):
             self._close(trick)
 
     def _close(self, trick: Trick) -> None:
-        points = sum(map(POINTS.__getitem__, trick.cards()))
-        winner = trick.winner
+        plays = trick.plays
+        points = 0
+        for _, cards in plays:
+            points += POINTS[cards[0]] if len(cards) == 1 else sum(map(POINTS.__getitem__, cards))
+        winner = plays[trick.best][0]  # trick.winner
         self.tricks.append(trick)
         if winner in self.attackers:
             self.trick_points += points
@@ -821,12 +831,12 @@ class ShengjiState(LoggedState):
                         n = len(plays)
                         top = trumps.order[c]  # type: ignore[union-attr]
                         if n == 1:
-                            self.lead_shape = self.best_shape = Shape(s, 1, 0, 0, top)
+                            self.lead_shape = self.best_shape = _make_shape((s, 1, 0, 0, top))
                         else:
                             bs = self.best_shape
                             if (s == bs.suit and top > bs.top) or (s == TRUMP and bs.suit != TRUMP):
                                 trick.best = n - 1
-                                self.best_shape = Shape(s, 1, 0, 0, top)
+                                self.best_shape = _make_shape((s, 1, 0, 0, top))
                         if n == SEATS:
                             self._close(trick)
                         self.log.append(dict(action))
@@ -1008,8 +1018,12 @@ def _random_play(state: ShengjiState, seat: int, rng: random.Random) -> tuple[in
     suit held; a lead counts each suit's singles, pairs and tractors and makes only the one picked."""
     if state.trick.plays:
         lead = state.lead_shape
-        if lead.size == 1 and (suited := state._holding(seat, lead.suit)):
-            return (rng.choice(list(dict.fromkeys(suited))),)
+        if lead.size == 1:
+            suited = state._held[seat].get(lead.suit)
+            if suited is None:
+                suited = state._holding(seat, lead.suit)
+            if suited:
+                return (rng.choice(list(dict.fromkeys(suited))),)
         return rng.choice(state.follow_options(seat))
     kept, held = state._leads[seat], state._held[seat]
     sizes = []
@@ -1052,17 +1066,16 @@ def play_bot_hand(
 ) -> dict[str, Any]:
     deck = shuffled_deck(DECKS["shengji"].names(), rng)
     dealer = settings.dealer
-    hands_txt: list[list[str]] = [[] for _ in range(SEATS)]
-    for k in range(SEATS * HAND):
-        hands_txt[(dealer + k) % SEATS].append(deck[k])
+    # card k goes to seat (dealer + k) % SEATS: each seat's cards are every fourth from its first
+    hands_txt = [deck[(seat - dealer) % SEATS : SEATS * HAND : SEATS] for seat in range(SEATS)]
     bottom_txt = deck[SEATS * HAND :]
     state = ShengjiState(hands_txt, bottom_txt, settings)  # type: ignore[arg-type]  # card names, as parsed
     events: list[Action] = []
     level = state.level
     eager = rng.random()
-    for k in range(SEATS * HAND):
-        c = CODES[deck[k]]
-        if not (c >= 52 or c % 13 == level) or rng.random() > eager * 0.6:
+    may_declare = {"BJ", "RJ", *(NAMES[s * 13 + level] for s in range(4))}  # the level cards and jokers
+    for k in compress(range(SEATS * HAND), map(may_declare.__contains__, deck)):  # (found in C)
+        if rng.random() > eager * 0.6:
             continue
         seat = (dealer + k) % SEATS
         options = state.declaration_options(seat, k + 1)
