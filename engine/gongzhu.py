@@ -48,6 +48,7 @@ from engine.tricks import (
     CODES,
     NAMES,
     Trick,
+    codes_of,
     event_cards,
     names,
     shuffled_deck,
@@ -143,9 +144,7 @@ class GongzhuState(LoggedState):
 
     def __init__(self, hands: list[list[Card]], settings: GongzhuSettings):
         self.settings = settings
-        self.dealt = [
-            [CODES[c if c.__class__ is str else str(c)] for c in h] for h in hands
-        ]  # names or Cards
+        self.dealt = [codes_of(h) for h in hands]  # names or Cards
         self.hands = [self._hand(h) for h in self.dealt]
         self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.values = self._card_values()
@@ -309,8 +308,20 @@ class GongzhuState(LoggedState):
                     ok = card // 13 == led or not any(c // 13 == led for c in hand)
                 else:
                     ok = self.may_play(seat, card)
-                if ok:
-                    self._play(seat, card)
+                if ok:  # _play, inline (the same steps; tested against it)
+                    self.started = True
+                    hand.discard(card)
+                    if not plays:
+                        self.must_lead = None
+                        led = card // 13
+                        self.first_round = led not in self.led_suits
+                        self.led_suits.add(led)
+                    plays.append((seat, (card,)))
+                    n = len(plays)
+                    if n > 1 and card // 13 == plays[0][1][0] // 13 and card > plays[trick.best][1][0]:
+                        trick.best = n - 1
+                    if n == SEATS:
+                        self._close(trick)
                     self.log.append(dict(action))
                     return []
         return LoggedState.judge(self, action)
@@ -479,14 +490,14 @@ class GongzhuState(LoggedState):
             self._close(trick)
 
     def _close(self, trick: Trick) -> None:
-        taker = trick.winner
+        taker = winner = trick.plays[trick.best][0]  # trick.winner
         if self.settings.discard_colour:
             taker = self._colour_penalty(trick) or taker
         self.taken[taker].extend(trick.cards())
         self.takers.append(taker)
         self.tricks.append(trick)
         if not self.finished():
-            self.trick = Trick(trick.winner, SEATS)
+            self.trick = Trick(winner, SEATS)
 
     def _colour_penalty(self, trick: Trick) -> int | None:
         """垫牌规则: a discard of the wrong colour (holding the led colour) takes the trick's scoring cards."""
@@ -1081,6 +1092,11 @@ def play_bot_hand(
     return game.bot_record(state, settings, hands_txt, [], events)
 
 
+# (frozen: made once, not for every hand)
+ONE_DECK_PLAN = DealPlan(seats=SEATS, cards_per_seat=(13,) * SEATS, bottom=0, deck=DECKS["gongzhu"])
+TWO_DECK_PLAN = DealPlan(seats=SEATS, cards_per_seat=(26,) * SEATS, bottom=0, deck=TWO_DECKS)
+
+
 class GongzhuGame(Game):
     """拱猪. Presets: ``gonglue`` (default: the text's first rule set), ``partners`` (对家配合),
     ``zhuyang`` (猪羊一家), ``quanliang`` (除羊全亮), ``computer`` (the text's computer-game rules).
@@ -1094,8 +1110,8 @@ class GongzhuGame(Game):
 
     def deal_plan(self, settings: Any) -> DealPlan:
         if settings is not None and getattr(settings, "decks", 1) == 2:  # 拱双猪: 104 cards, 26 a seat
-            return DealPlan(seats=SEATS, cards_per_seat=(26,) * SEATS, bottom=0, deck=TWO_DECKS)
-        return DealPlan(seats=SEATS, cards_per_seat=(13,) * SEATS, bottom=0, deck=DECKS["gongzhu"])
+            return TWO_DECK_PLAN
+        return ONE_DECK_PLAN
 
     def new_state(
         self,

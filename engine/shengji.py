@@ -43,6 +43,7 @@ from engine.tricks import (
     NAMES,
     RJ,
     Trick,
+    codes_of,
     event_cards,
     has_cards,
     names,
@@ -217,9 +218,8 @@ class ShengjiState(LoggedState):
         self.settings = settings
         self.level = RANKS.index(settings.level)
         self.dealer = settings.dealer
-        code = CODES.__getitem__  # (names or Cards: a name is its own str; the loops run in C)
-        self.dealt = [list(map(code, map(str, h))) for h in hands]
-        self.bottom = list(map(code, map(str, bottom)))
+        self.dealt = [codes_of(h) for h in hands]  # (names or Cards)
+        self.bottom = codes_of(bottom)
         self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.counts = [[0] * 54 for _ in range(SEATS)]
         self._held: list[dict[int, list[int]]] = [

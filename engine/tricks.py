@@ -25,12 +25,32 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from engine.cards import JOKERS, RANKS, SUITS
+from engine.cards import ALL_CARDS, JOKERS, RANKS, SUITS
 from engine.game import Violation, violation
 
 BJ, RJ = 52, 53
 NAMES: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) + JOKERS
 CODES: dict[str, int] = {n: i for i, n in enumerate(NAMES)}
+
+
+_CODE_OF_CARD = {id(c): CODES[str(c)] for c in ALL_CARDS}  # the parser's cards (they live on), by identity
+
+
+def codes_of(cards: Sequence[Any]) -> list[int]:
+    """The codes of a hand given as names or as ``Card`` objects (``KeyError`` if one is not a card). Names
+    and the parser's own cards are looked up in C; anything else goes by ``str`` of each."""
+    if cards.__class__ is not list and cards.__class__ is not tuple:
+        cards = list(cards)
+    if cards and cards[0].__class__ is str:
+        try:
+            return list(map(CODES.__getitem__, cards))
+        except (KeyError, TypeError):
+            pass
+    else:
+        out = list(map(_CODE_OF_CARD.get, map(id, cards)))
+        if None not in out:
+            return out
+    return [CODES[c if c.__class__ is str else str(c)] for c in cards]
 
 
 def code(text: str) -> int:

@@ -177,3 +177,23 @@ def test_trick_json_names_the_plays_as_the_plain_map(plays, data):
         "plays": [{"seat": s, "cards": [NAMES[c] for c in cs]} for s, cs in trick.plays],
         "winner": trick.winner if trick.plays else None,
     }
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(NAMES), max_size=30), st.lists(st.booleans(), min_size=30, max_size=30), st.data())
+def test_codes_of_a_hand_match_the_plain_way(names_, as_card, data):
+    """``codes_of`` of names, of the parser's cards, of cards made anew, and of a mix, equals the code of
+    ``str`` of each; a hand with a non-card fails the same way."""
+    from engine.cards import BY_NAME, Card
+    from engine.tricks import CODES, codes_of
+
+    fresh = data.draw(st.booleans())
+    hand = [
+        (Card(BY_NAME[n].suit, BY_NAME[n].rank) if fresh else BY_NAME[n]) if flag else n
+        for n, flag in zip(names_, as_card, strict=False)
+    ]
+    assert codes_of(hand) == [CODES[str(c)] for c in hand]
+    assert codes_of(tuple(hand)) == codes_of(iter(hand)) == [CODES[str(c)] for c in hand]
+    bad = data.draw(st.sampled_from(["h4", "X9", "S1", ""]))
+    with pytest.raises(KeyError):
+        codes_of([*hand, bad])
