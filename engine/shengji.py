@@ -197,9 +197,17 @@ def shape(cards: tuple[int, ...] | list[int], trumps: Trumps) -> Shape:
     if len(cards) == 1:
         c = cards[0]
         return _make_shape((eff[c], 1, 0, 0, order[c]))
-    if len(cards) == 2 and cards[0] == cards[1]:
-        c = cards[0]
-        return _make_shape((eff[c], 2, 1, 0, order[c]))
+    if len(cards) == 2:
+        a, b = cards
+        if a == b:
+            return _make_shape((eff[a], 2, 1, 0, order[a]))
+        return _make_shape((eff[a] if eff[a] == eff[b] else -1, 2, 0, 0, max(order[a], order[b])))
+    return _shape_general(cards, trumps)
+
+
+def _shape_general(cards: tuple[int, ...] | list[int], trumps: Trumps) -> Shape:
+    """:func:`shape` of any play, by counting (the short cases above are tested against it)."""
+    eff, order = trumps.eff, trumps.order
     suit = eff[cards[0]]
     if any(eff[c] != suit for c in cards):
         suit = -1
@@ -634,10 +642,28 @@ class ShengjiState(LoggedState):
         lead = self.lead_shape
         if len(play) != lead.size:
             return violation("follow_count", f"follow with {lead.size} cards", f"跟牌必须出 {lead.size} 张")
-        eff, order = self.trumps.eff, self.trumps.order
+        eff = self.trumps.eff
         suited = self._holding(seat, lead.suit)
         if lead.size == 1 and (eff[play[0]] == lead.suit or not suited):  # a single that follows (or may not)
             return None
+        if lead.size == 2 and lead.pairs == 1:  # a pair led: two cards decided without counting
+            a, b = play
+            if a == b:  # a pair: of the led suit, or the seat holds none of it
+                if eff[a] == lead.suit or not suited:
+                    return None
+            elif (eff[a] == lead.suit) + (eff[b] == lead.suit) >= min(2, len(suited)) and len(
+                set(suited)
+            ) == len(suited):  # as many of the suit as held, and no pair of it held (two decks: copies <= 2)
+                return None
+            # (otherwise the general checks say why)
+        return self._follow_rules(seat, play, suited)
+
+    def _follow_rules(self, seat: int, play: tuple[int, ...], suited: list[int]) -> Violation | None:
+        """The follow rules, checked in full (:meth:`_check_follow`'s short cases are tested against them):
+        as many of the led suit as held, then pairs and tractors as held. ``suited``: the seat's holding."""
+        assert self.trumps is not None
+        lead = self.lead_shape
+        eff, order = self.trumps.eff, self.trumps.order
         in_suit = [c for c in play if eff[c] == lead.suit]
         if len(in_suit) < min(lead.size, len(suited)):
             name = "trump" if lead.suit == TRUMP else SUIT_LETTERS[lead.suit]

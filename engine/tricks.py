@@ -104,6 +104,9 @@ def has_cards(counts: Sequence[int], cards: Sequence[int]) -> bool:
     """Whether a hand kept as per-code counts holds every card of ``cards`` (as a multiset)."""
     if len(cards) == 1:
         return counts[cards[0]] >= 1
+    if len(cards) == 2:  # (a pair, or two cards: no dict)
+        a, b = cards
+        return counts[a] >= 2 if a == b else counts[a] >= 1 and counts[b] >= 1
     need: dict[int, int] = {}
     for c in cards:
         need[c] = need.get(c, 0) + 1

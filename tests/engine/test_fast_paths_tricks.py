@@ -197,3 +197,45 @@ def test_codes_of_a_hand_match_the_plain_way(names_, as_card, data):
     bad = data.draw(st.sampled_from(["h4", "X9", "S1", ""]))
     with pytest.raises(KeyError):
         codes_of([*hand, bad])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=seeds)
+def test_shengji_short_follow_checks_and_shapes_match_the_full_rules(seed):
+    """At every follow of a bot hand, for the bot's play and for random plays of the seat's cards (pairs,
+    two cards, one card, mixed suits): ``_check_follow`` (with its short cases for a single or a pair led)
+    gives the verdict of ``_follow_rules`` (the rules in full); ``shape`` of one or two cards equals
+    ``_shape_general``; ``has_cards`` of two cards equals the count of each."""
+    from collections import Counter
+
+    from engine.tricks import has_cards
+
+    rng = random.Random(seed)
+    record = get_game("shengji").bot_hand(rng, bot=rng.choice(["random", "greedy"]))
+    state = _shengji_dealt(record)
+    checked = 0
+    for event in record["events"]:
+        if state.phase == "play" and state.trick.plays:
+            seat = state.trick.to_play
+            hand = [c for c in range(54) for _ in range(state.counts[seat][c])]
+            n = state.lead_shape.size
+            plays = [tuple(sj.CODES[c] for c in event["cards"])]
+            plays += [tuple(rng.sample(hand, min(n, len(hand)))) for _ in range(6)]
+            plays += [(c, c) for c in set(hand) if hand.count(c) == 2 and n == 2]
+            for play in plays:
+                if len(play) != n:
+                    continue
+                suited = state._holding(seat, state.lead_shape.suit)
+                assert state._check_follow(seat, play) == state._follow_rules(seat, play, list(suited))
+                checked += 1
+        if state.trumps is not None:
+            for _ in range(4):
+                cards = tuple(rng.choice(range(54)) for _ in range(rng.choice([1, 2, 2])))
+                if rng.random() < 0.3:
+                    cards = (cards[0], cards[0])
+                assert sj.shape(cards, state.trumps) == sj._shape_general(cards, state.trumps)
+                counts = [rng.choice([0, 1, 2]) for _ in range(54)]
+                need = Counter(cards)
+                assert has_cards(counts, cards) == all(counts[c] >= k for c, k in need.items())
+        assert state.judge(event) == []
+    assert checked
