@@ -490,7 +490,6 @@ class ShengjiState(LoggedState):
     def follow_options(self, seat: int, cap: int = OPTION_CAP) -> list[tuple[int, ...]]:
         """Legal follows of the current trick (at most ``cap`` when the choices explode)."""
         assert self.trumps is not None
-        order = self.trumps.order
         lead = self.lead_shape
         n = lead.size
         suited = self._holding(seat, lead.suit)
@@ -507,6 +506,21 @@ class ShengjiState(LoggedState):
             return _unique(base + f for f in itertools.combinations(rest, n - len(suited)))[:cap]
         if lead.pairs == 0:  # each distinct card once, in the order held
             return list(zip(dict.fromkeys(suited)))
+        if n == 2:  # a pair led: each pair held (copies lie side by side), else every two cards, low code first
+            pairs = [a for a, b in zip(suited, suited[1:], strict=False) if a == b]
+            if pairs:
+                return [(c, c) for c in pairs[: max(cap, 1)]]
+            two = itertools.islice(itertools.combinations(suited, 2), max(cap, 1))
+            return [(a, b) if a < b else (b, a) for a, b in two]
+        return self._structured_follows(seat, suited, cap)
+
+    def _structured_follows(self, seat: int, suited: list[int], cap: int = OPTION_CAP) -> list[tuple[int, ...]]:
+        """Follows of a lead with pairs from ``suited`` (more cards than led), in full: the tractors and pairs
+        held first, then every fill (:meth:`follow_options`' short case for a pair is tested against it)."""
+        assert self.trumps is not None
+        order = self.trumps.order
+        lead = self.lead_shape
+        n = lead.size
         held = _counts(suited)
         held_pairs = [c for c in held if held[c] == 2]
         tractor = lead.tractor if lead.tractor and _longest_run(held_pairs, order) >= lead.tractor else 0

@@ -239,3 +239,22 @@ def test_shengji_short_follow_checks_and_shapes_match_the_full_rules(seed):
                 assert has_cards(counts, cards) == all(counts[c] >= k for c, k in need.items())
         assert state.judge(event) == []
     assert checked
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=seeds, cap=st.sampled_from([1, 3, 64]))
+def test_shengji_follows_of_a_pair_match_the_full_listing(seed, cap):
+    """At every follow of a pair led in a bot hand where the seat holds more of the suit than two cards,
+    ``follow_options`` (each pair held, else every two cards) equals ``_structured_follows`` (the full
+    listing of tractors, pairs and fills), also under a small cap."""
+    rng = random.Random(seed)
+    record = get_game("shengji").bot_hand(rng, bot=rng.choice(["random", "greedy"]))
+    state = _shengji_dealt(record)
+    for event in record["events"]:
+        if state.phase == "play" and state.trick.plays and state.lead_shape.pairs:
+            seat = state.trick.to_play
+            suited = state._holding(seat, state.lead_shape.suit)
+            if len(suited) > state.lead_shape.size:
+                full = state._structured_follows(seat, list(suited), cap)
+                assert state.follow_options(seat, cap) == full
+        assert state.judge(event) == []
