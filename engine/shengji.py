@@ -1128,7 +1128,7 @@ def play_bot_hand(
             }
             state.apply(ev)
             events.append(ev)
-    hand = [c for c in range(54) for _ in range(state.counts[dealer][c])] + state.bottom
+    hand = [c for c in range(54) for _ in _COPIES[state.counts[dealer][c]]] + state.bottom
     suit = state.trump_choice()[0]
     bury = rng.sample(hand, BOTTOM) if bot == "random" else _greedy_bury(hand, trumps_for(level, suit))
     ev = {"seat": dealer, "action": "bury", "cards": names(bury)}
@@ -1138,7 +1138,12 @@ def play_bot_hand(
         trick = state.trick
         seat = (trick.leader + len(trick.plays)) % SEATS  # trick.to_play, without the property
         if bot == "random":
-            option = _random_play(state, seat, rng)
+            lead = state.lead_shape
+            suited = state._held[seat].get(lead.suit) if trick.plays and lead.size == 1 else None
+            if suited:  # a single's follow (_random_play's first case, inline: most plays are)
+                option = (rng.choice(list(dict.fromkeys(suited))),)
+            else:
+                option = _random_play(state, seat, rng)
         else:
             options = state.follow_options(seat) if trick.plays else state.lead_options(seat)
             option = _greedy_play(state, seat, options)
@@ -1163,6 +1168,17 @@ def play_bot_hand(
     )
 
 
+@functools.lru_cache(maxsize=256)
+def _with_dealer(settings: ShengjiSettings, dealer: int) -> ShengjiSettings:
+    """``settings`` with ``dealer`` (frozen settings: made once per pair, not for every hand)."""
+    return dataclasses.replace(settings, dealer=dealer)
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_of(game: ShengjiGame, settings: ShengjiSettings) -> tuple[tuple[str, Any], ...]:
+    return tuple(Game.rules_of(game, settings).items())
+
+
 class ShengjiGame(Game):
     """升级. Preset ``sijen`` (the text: 四人升级)."""
 
@@ -1171,6 +1187,10 @@ class ShengjiGame(Game):
     settings_type = ShengjiSettings
     presets = PRESETS
     default_preset = "sijen"
+
+    def rules_of(self, settings: Any) -> dict[str, Any]:
+        """:meth:`Game.rules_of`, worked out once per settings (they are frozen; a new dict each time)."""
+        return dict(_rules_of(self, settings))
 
     def deal_plan(self, settings: Any) -> DealPlan:
         return DealPlan(seats=SEATS, cards_per_seat=(HAND,) * SEATS, bottom=BOTTOM, deck=DECKS["shengji"])
@@ -1189,7 +1209,7 @@ class ShengjiGame(Game):
 
         settings = settings or self.settings()
         if dealer is not None and dealer != settings.dealer:
-            settings = dataclasses.replace(settings, dealer=dealer)
+            settings = _with_dealer(settings, dealer)
         if len(hands) != SEATS or any(len(h) != HAND for h in hands) or len(bottom) != BOTTOM:
             raise RecordError(
                 f"升级 deals {HAND} cards to each of 4 seats and {BOTTOM} to the bottom: "
@@ -1231,5 +1251,5 @@ class ShengjiGame(Game):
         otherwise ``settings.dealer``. The record's ``rules`` carry the dealer."""
         settings = settings or self.settings()
         if first_seat and first_seat != settings.dealer:
-            settings = dataclasses.replace(settings, dealer=first_seat)
+            settings = _with_dealer(settings, first_seat)
         return play_bot_hand(self, rng, bot, settings)
