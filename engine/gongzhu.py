@@ -1074,7 +1074,8 @@ def play_bot_hand(
                 state.apply(ev)
                 events.append(ev)
     two_decks = isinstance(state, ShuangzhuState)
-    while not state.finished():
+    # one deck: a play is one card, so the hand is over after as many plays as cards dealt (finished())
+    for _ in range(sum(map(len, state.hands))) if not two_decks else iter(state.finished, True):
         trick = state.trick
         seat = (trick.leader + len(trick.plays)) % SEATS  # trick.to_play, without the property
         if two_decks:
