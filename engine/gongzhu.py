@@ -524,7 +524,7 @@ class GongzhuState(LoggedState):
             return self.factor(card) * (2 if s.zide and card in self.dealt[seat] else 1)
 
         hf = self.factor(HEART_A)
-        heart_cards = [c for c in taken if 13 <= c < 26]
+        heart_cards = taken.intersection(HEARTS)  # (a set of distinct codes: found in C)
         own_heart_a = values[HEART_A] * hf * (f(HEART_A) // hf - 1) if HEART_A in taken else 0
         all_hearts = len(heart_cards) == 13
         if all_hearts and PIG in taken and SHEEP in taken and TRANSFORMER in taken:
@@ -541,7 +541,7 @@ class GongzhuState(LoggedState):
                 + abs(values[SHEEP]) * f(SHEEP)
             )
             return total * s.transformer_factor * f(TRANSFORMER)
-        hearts = sum(values[c] for c in heart_cards) * hf + own_heart_a
+        hearts = sum(map(values.__getitem__, heart_cards)) * hf + own_heart_a
         if all_hearts:
             hearts = s.all_hearts_value * hf if s.all_hearts == "fixed" else -hearts
         base = hearts
