@@ -356,10 +356,7 @@ class ShengjiState(LoggedState):
         """Every declaration ``seat`` could make now with the cards it had after ``dealt`` cards."""
         if self.phase != "deal":
             return []
-        had = self.dealt[seat][: self.received(seat, dealt)]
-        # the counts of the cards a declaration is made of (level cards, jokers; counted in C), which the
-        # checks below read too: the rest of the hand plays no part
-        got = {c: k for c in (*_LEVEL_CARDS[self.level], BJ, RJ) if (k := had.count(c))}
+        got = _counts(self.dealt[seat][: self.received(seat, dealt)])  # (the caller checks with them too)
         options: list[list[int]] = []
         for s in range(4):
             c = s * 13 + self.level
