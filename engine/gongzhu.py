@@ -23,6 +23,7 @@ True
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,6 +37,7 @@ from engine.game import (
     FirstPlay,
     Game,
     GameInfo,
+    IllegalAction,
     LoggedState,
     Violation,
     holder,
@@ -46,6 +48,7 @@ from engine.tricks import (
     CODES,
     NAMES,
     Trick,
+    codes_of,
     event_cards,
     names,
     shuffled_deck,
@@ -141,9 +144,7 @@ class GongzhuState(LoggedState):
 
     def __init__(self, hands: list[list[Card]], settings: GongzhuSettings):
         self.settings = settings
-        self.dealt = [
-            [CODES[c if c.__class__ is str else str(c)] for c in h] for h in hands
-        ]  # names or Cards
+        self.dealt = [codes_of(h) for h in hands]  # names or Cards
         self.hands = [self._hand(h) for h in self.dealt]
         self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.values = self._card_values()
@@ -214,23 +215,27 @@ class GongzhuState(LoggedState):
 
     def legal_plays(self, seat: int) -> list[int]:
         """The cards ``seat`` may play now (empty when it is not their turn)."""
-        if self.finished() or seat != self.trick.to_play:
+        trick = self.trick
+        plays = trick.plays
+        # (the seat to play holds a card until the hand is over: an empty hand there means finished)
+        if seat != (trick.leader + len(plays)) % SEATS or not (hand := self.hands[seat]):
             return []
-        hand = self.hands[seat]
-        if not self.trick.plays:
+        if not plays:
             if self.must_lead is not None:
                 return [self.must_lead]
             if self.settings.exposed_may_lead:
                 return sorted(hand)
             free = [c for c in hand if not (self._held_back(c) and _suit(c) not in self.led_suits)]
             return sorted(free or hand)
-        led = self.trick.lead[0] // 13
-        suited = [c for c in hand if c // 13 == led]  # (the suit inline: a call per card costs)
+        low = plays[0][1][0] // 13 * 13
+        ordered = sorted(hand)  # the led suit's cards: a slice of the sorted hand (found in C, no loop)
+        start = bisect_left(ordered, low)
+        suited = ordered[start : bisect_left(ordered, low + 13, start)]
         if not suited:
-            return sorted(hand)
-        if len(suited) > 1 and self.first_round:
+            return ordered
+        if len(suited) > 1 and self.first_round and self.exposed:
             suited = [c for c in suited if not self._held_back(c)] or suited
-        return sorted(suited)
+        return suited
 
     def may_play(self, seat: int, card: int) -> bool:
         """``card in legal_plays(seat)`` for a card in the hand of the seat to play, without the list
@@ -291,19 +296,34 @@ class GongzhuState(LoggedState):
             and seat.__class__ is int
         ):
             trick = self.trick
+            plays = trick.plays
             try:
                 card = CODES[raw[0]]
             except (KeyError, TypeError):
                 return LoggedState.judge(self, action)
             # (the seat to play holds the card, so the hand is not over)
-            if (
-                seat == (trick.leader + len(trick.plays)) % SEATS
-                and card in self.hands[seat]
-                and self.may_play(seat, card)
-            ):
-                self._play(seat, card)
-                self.log.append(dict(action))
-                return []
+            if seat == (trick.leader + len(plays)) % SEATS and card in (hand := self.hands[seat]):
+                if plays and not self.exposed:  # a follow, nothing held back: follow suit if you can
+                    led = plays[0][1][0] // 13
+                    ok = card // 13 == led or not any(c // 13 == led for c in hand)
+                else:
+                    ok = self.may_play(seat, card)
+                if ok:  # _play, inline (the same steps; tested against it)
+                    self.started = True
+                    hand.discard(card)
+                    if not plays:
+                        self.must_lead = None
+                        led = card // 13
+                        self.first_round = led not in self.led_suits
+                        self.led_suits.add(led)
+                    plays.append((seat, (card,)))
+                    n = len(plays)
+                    if n > 1 and card // 13 == plays[0][1][0] // 13 and card > plays[trick.best][1][0]:
+                        trick.best = n - 1
+                    if n == SEATS:
+                        self._close(trick)
+                    self.log.append(dict(action))
+                    return []
         return LoggedState.judge(self, action)
 
     def _judge(self, action: Action) -> list[Violation]:
@@ -470,14 +490,14 @@ class GongzhuState(LoggedState):
             self._close(trick)
 
     def _close(self, trick: Trick) -> None:
-        taker = trick.winner
+        taker = winner = trick.plays[trick.best][0]  # trick.winner
         if self.settings.discard_colour:
             taker = self._colour_penalty(trick) or taker
         self.taken[taker].extend(trick.cards())
         self.takers.append(taker)
         self.tricks.append(trick)
         if not self.finished():
-            self.trick = Trick(trick.winner, SEATS)
+            self.trick = Trick(winner, SEATS)
 
     def _colour_penalty(self, trick: Trick) -> int | None:
         """垫牌规则: a discard of the wrong colour (holding the led colour) takes the trick's scoring cards."""
@@ -504,7 +524,7 @@ class GongzhuState(LoggedState):
             return self.factor(card) * (2 if s.zide and card in self.dealt[seat] else 1)
 
         hf = self.factor(HEART_A)
-        heart_cards = [c for c in taken if 13 <= c < 26]
+        heart_cards = taken.intersection(HEARTS)  # (a set of distinct codes: found in C)
         own_heart_a = values[HEART_A] * hf * (f(HEART_A) // hf - 1) if HEART_A in taken else 0
         all_hearts = len(heart_cards) == 13
         if all_hearts and PIG in taken and SHEEP in taken and TRANSFORMER in taken:
@@ -521,7 +541,7 @@ class GongzhuState(LoggedState):
                 + abs(values[SHEEP]) * f(SHEEP)
             )
             return total * s.transformer_factor * f(TRANSFORMER)
-        hearts = sum(values[c] for c in heart_cards) * hf + own_heart_a
+        hearts = sum(map(values.__getitem__, heart_cards)) * hf + own_heart_a
         if all_hearts:
             hearts = s.all_hearts_value * hf if s.all_hearts == "fixed" else -hearts
         base = hearts
@@ -543,14 +563,17 @@ class GongzhuState(LoggedState):
         return [[s] for s in range(SEATS)]
 
     def _taker(self, card: int) -> int:
-        """The seat that took the first copy of ``card`` (the text: 上一局第一个得到猪牌的一方)."""
-        return next(self.takers[i] for i, t in enumerate(self.tricks) if card in t.cards())
+        """The seat that took the first copy of ``card`` (the text: 上一局第一个得到猪牌的一方): with one deck,
+        the seat whose taken cards hold it (a trick's cards go to its taker)."""
+        return next(s for s in range(SEATS) if card in self.taken[s])
 
     def returns(self) -> list[int] | None:
         """Each seat's points (its team's total in team play). Not zero-sum: 拱猪 scores by the cards taken."""
         if not self.finished():
             return None
-        points = [self.seat_points(s) for s in range(SEATS)]
+        return self._returns([self.seat_points(s) for s in range(SEATS)])
+
+    def _returns(self, points: list[int]) -> list[int]:
         out = list(points)
         for team in self.teams():
             total = sum(points[s] for s in team)
@@ -558,10 +581,12 @@ class GongzhuState(LoggedState):
                 out[s] = total
         return out
 
-    def next_leader(self) -> int:
+    def next_leader(self, points: list[int] | None = None) -> int:
+        """The next hand's leader (``points``: the seats' points, when the caller has them)."""
         if self.settings.next_leader == "pig_taker":
             return self._taker(PIG)
-        points = [self.seat_points(s) for s in range(SEATS)]
+        if points is None:
+            points = [self.seat_points(s) for s in range(SEATS)]
         order = [(self.leader + i) % SEATS for i in range(SEATS)]
         return min(order, key=lambda s: points[s])
 
@@ -616,10 +641,10 @@ class GongzhuState(LoggedState):
             "penalties": self.penalties,
             "finished": done,
             "seat_points": points,
-            "scores": self.returns(),
+            "scores": self._returns(points) if points is not None else None,
             "zero_sum": False,
             "pig_taker": self._taker(PIG) if done else None,
-            "next_first_seat": self.next_leader() if done else None,
+            "next_first_seat": self.next_leader(points) if points is not None else None,
         }
 
 
@@ -696,6 +721,10 @@ class ShuangzhuState(GongzhuState):
             if c == card:
                 out *= self.settings.shouming_factor if kind == "first" else self.settings.exposed_factor
         return out
+
+    def _taker(self, card: int) -> int:
+        """The seat that took the first copy of ``card``: the taker of the first trick that holds one."""
+        return next(self.takers[i] for i, t in enumerate(self.tricks) if card in t.cards())
 
     def _held_back_in(self, seat: int, play: Combo) -> bool:
         """Whether ``play`` needs a copy that ``seat`` openly exposed (the other copy is free)."""
@@ -1045,7 +1074,8 @@ def play_bot_hand(
                 state.apply(ev)
                 events.append(ev)
     two_decks = isinstance(state, ShuangzhuState)
-    while not state.finished():
+    # one deck: a play is one card, so the hand is over after as many plays as cards dealt (finished())
+    for _ in range(sum(map(len, state.hands))) if not two_decks else iter(state.finished, True):
         trick = state.trick
         seat = (trick.leader + len(trick.plays)) % SEATS  # trick.to_play, without the property
         if two_decks:
@@ -1056,9 +1086,16 @@ def play_bot_hand(
             options = state.legal_plays(seat)
             card = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
             ev = {"seat": seat, "action": "play", "cards": [NAMES[card]]}
-        state.apply(ev)  # every bot action goes through the referee
+        found = state.judge(ev)  # every bot action goes through the referee (拱猪 has no warnings: all errors)
+        if found:
+            raise IllegalAction(found[0])
         events.append(ev)
     return game.bot_record(state, settings, hands_txt, [], events)
+
+
+# (frozen: made once, not for every hand)
+ONE_DECK_PLAN = DealPlan(seats=SEATS, cards_per_seat=(13,) * SEATS, bottom=0, deck=DECKS["gongzhu"])
+TWO_DECK_PLAN = DealPlan(seats=SEATS, cards_per_seat=(26,) * SEATS, bottom=0, deck=TWO_DECKS)
 
 
 class GongzhuGame(Game):
@@ -1074,8 +1111,8 @@ class GongzhuGame(Game):
 
     def deal_plan(self, settings: Any) -> DealPlan:
         if settings is not None and getattr(settings, "decks", 1) == 2:  # 拱双猪: 104 cards, 26 a seat
-            return DealPlan(seats=SEATS, cards_per_seat=(26,) * SEATS, bottom=0, deck=TWO_DECKS)
-        return DealPlan(seats=SEATS, cards_per_seat=(13,) * SEATS, bottom=0, deck=DECKS["gongzhu"])
+            return TWO_DECK_PLAN
+        return ONE_DECK_PLAN
 
     def new_state(
         self,

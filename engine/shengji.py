@@ -43,6 +43,7 @@ from engine.tricks import (
     NAMES,
     RJ,
     Trick,
+    codes_of,
     event_cards,
     has_cards,
     names,
@@ -120,6 +121,8 @@ def trumps_for(level: int, suit: int | None) -> Trumps:
     return Trumps(level, suit)
 
 
+_LEVEL_CARDS = tuple(frozenset(s * 13 + level for s in range(4)) for level in range(13))  # by level
+_JOKERS = frozenset((BJ, RJ))
 _COPIES = tuple(range(n) for n in range(9))  # a count's copies (two decks: 0..2), no range made each time
 
 
@@ -186,14 +189,25 @@ class Shape(NamedTuple):
         return "other"
 
 
+_make_shape = functools.partial(tuple.__new__, Shape)  # a Shape from a tuple, made in C (Shape(...) runs Python)
+
+
 def shape(cards: tuple[int, ...] | list[int], trumps: Trumps) -> Shape:
     eff, order = trumps.eff, trumps.order
     if len(cards) == 1:
         c = cards[0]
-        return Shape(eff[c], 1, 0, 0, order[c])
-    if len(cards) == 2 and cards[0] == cards[1]:
-        c = cards[0]
-        return Shape(eff[c], 2, 1, 0, order[c])
+        return _make_shape((eff[c], 1, 0, 0, order[c]))
+    if len(cards) == 2:
+        a, b = cards
+        if a == b:
+            return _make_shape((eff[a], 2, 1, 0, order[a]))
+        return _make_shape((eff[a] if eff[a] == eff[b] else -1, 2, 0, 0, max(order[a], order[b])))
+    return _shape_general(cards, trumps)
+
+
+def _shape_general(cards: tuple[int, ...] | list[int], trumps: Trumps) -> Shape:
+    """:func:`shape` of any play, by counting (the short cases above are tested against it)."""
+    eff, order = trumps.eff, trumps.order
     suit = eff[cards[0]]
     if any(eff[c] != suit for c in cards):
         suit = -1
@@ -212,16 +226,20 @@ class ShengjiState(LoggedState):
         self.settings = settings
         self.level = RANKS.index(settings.level)
         self.dealer = settings.dealer
-        self.dealt = [[CODES[c if c.__class__ is str else str(c)] for c in h] for h in hands]
-        self.bottom = [CODES[c if c.__class__ is str else str(c)] for c in bottom]
+        self.dealt = [codes_of(h) for h in hands]  # (names or Cards)
+        self.bottom = codes_of(bottom)
         self.log: list[Action] = []  # applied events (for the bots' information sets)
         self.counts = [[0] * 54 for _ in range(SEATS)]
         self._held: list[dict[int, list[int]]] = [
             {} for _ in range(SEATS)
         ]  # holding() by suit, until counts change
+        self._leads: list[dict[int, list[tuple[int, ...]]]] = [
+            {} for _ in range(SEATS)
+        ]  # lead_options() by suit, until a card of the suit leaves the hand
         for seat, cards in enumerate(self.dealt):
+            counts = self.counts[seat]
             for c in cards:
-                self.counts[seat][c] += 1
+                counts[c] += 1
         self.phase = "deal"  # deal -> bury -> play -> over
         self.declarations: list[dict[str, Any]] = []
         self.decl_suit: int | None = None  # 4 = no trump (jokers)
@@ -247,9 +265,10 @@ class ShengjiState(LoggedState):
         return max(0, (dealt - offset + 3) // 4)
 
     def _declaration(
-        self, seat: int, cards: list[int], dealt: int
+        self, seat: int, cards: list[int], dealt: int, got: dict[int, int] | None = None
     ) -> tuple[str, int | None, int] | Violation:
-        """Check a declaration without applying it: (kind, suit, strength) or the violation."""
+        """Check a declaration without applying it: (kind, suit, strength) or the violation. ``got``: the
+        counts of the cards the seat had after ``dealt`` cards, when the caller has them."""
         if self.phase != "deal":
             return violation("phase", "trump is declared only during the deal", "只能在抓牌过程中亮主")
         if dealt < self.last_dealt:
@@ -267,7 +286,8 @@ class ShengjiState(LoggedState):
                 seat=seat,
                 cards=names(cards),
             )
-        got = _counts(self.dealt[seat][: self.received(seat, dealt)])
+        if got is None:
+            got = _counts(self.dealt[seat][: self.received(seat, dealt)])
         if not all(got.get(c, 0) >= k for c, k in _counts(cards).items()):
             return violation(
                 "not_dealt",
@@ -278,8 +298,8 @@ class ShengjiState(LoggedState):
                 cards=names(cards),
                 dealt=dealt,
             )
-        level_cards = all(c < 52 and c % 13 == self.level for c in cards)
-        jokers = all(c >= 52 for c in cards)
+        level_cards = all(map(_LEVEL_CARDS[self.level].__contains__, cards))  # (codes: 0..53)
+        jokers = all(map(_JOKERS.__contains__, cards))
         if len(cards) == 1 and level_cards:
             kind, suit, strength = "single", cards[0] // 13, 1
         elif len(cards) == 2 and level_cards and cards[0] == cards[1]:
@@ -336,7 +356,7 @@ class ShengjiState(LoggedState):
         """Every declaration ``seat`` could make now with the cards it had after ``dealt`` cards."""
         if self.phase != "deal":
             return []
-        got = _counts(self.dealt[seat][: self.received(seat, dealt)])
+        got = _counts(self.dealt[seat][: self.received(seat, dealt)])  # (the caller checks with them too)
         options: list[list[int]] = []
         for s in range(4):
             c = s * 13 + self.level
@@ -349,7 +369,7 @@ class ShengjiState(LoggedState):
                 options.append([j, j])
         if self.settings.joker_pair == "any" and got.get(BJ) and got.get(RJ):
             options.append([BJ, RJ])
-        return [o for o in options if not isinstance(self._declaration(seat, o, dealt), Violation)]
+        return [o for o in options if not isinstance(self._declaration(seat, o, dealt, got), Violation)]
 
     def trump_choice(self) -> tuple[int | None, str, list[int]]:
         """The trump suit (None: no trump) as things stand, where it came from, and the cards flipped:
@@ -365,7 +385,7 @@ class ShengjiState(LoggedState):
         self.trumps = trumps_for(self.level, suit)
         for c in self.bottom:
             self.counts[self.dealer][c] += 1
-        self._held[self.dealer] = {}
+        self._held[self.dealer], self._leads[self.dealer] = {}, {}
         self.phase = "bury"
 
     def _judge_take_bottom(self, seat: int) -> list[Violation]:
@@ -418,7 +438,7 @@ class ShengjiState(LoggedState):
             self._fix_trump()
         for c in cards:
             self.counts[seat][c] -= 1
-        self._held[seat] = {}
+        self._held[seat], self._leads[seat] = {}, {}
         self.buried.extend(cards)
         if len(self.buried) == BOTTOM:
             self.phase = "play"
@@ -441,25 +461,35 @@ class ShengjiState(LoggedState):
         return out
 
     def lead_options(self, seat: int) -> list[tuple[int, ...]]:
-        assert self.trumps is not None
+        """Every lead: per suit (S H D C, then trumps) its singles, pairs and tractors, low to high."""
+        leads = self._leads[seat]
+        if len(leads) == 5:  # (every suit kept: the common case of a hand that has not changed)
+            return [*leads[0], *leads[1], *leads[2], *leads[3], *leads[4]]
         out: list[tuple[int, ...]] = []
-        order = self.trumps.order
-        counts = self.counts[seat]
-        get = counts.__getitem__
-        for codes in self.trumps.suit_codes:  # per suit: singles, pairs, tractors (zip makes the tuples in C)
-            codes = list(compress(codes, map(get, codes)))
-            out.extend(zip(codes))
+        for suit in range(5):
+            kept = leads.get(suit)
+            out += self._suit_leads(seat, suit) if kept is None else kept
+        return out
+
+    def _suit_leads(self, seat: int, suit: int) -> list[tuple[int, ...]]:
+        """The leads of one suit, kept until a card of the suit leaves the hand (``_play`` drops them;
+        a bury or the bottom taken drops them all). Callers do not change the list."""
+        assert self.trumps is not None
+        held = self._holding(seat, suit)
+        codes = list(dict.fromkeys(held))  # the distinct cards, low to high (zip makes the tuples in C)
+        out: list[tuple[int, ...]] = list(zip(codes))
+        if len(codes) < len(held):  # a card held twice: pairs, maybe tractors
+            counts = self.counts[seat]
             pairs = [c for c in codes if counts[c] >= 2]
-            if pairs:
-                out.extend(zip(pairs, pairs, strict=True))
-                if len(pairs) >= 2:
-                    out.extend(tuple(c for c in t for _ in (0, 1)) for t in _tractors(pairs, order))
+            out.extend(zip(pairs, pairs, strict=True))
+            if len(pairs) >= 2:
+                out.extend(tuple(c for c in t for _ in (0, 1)) for t in _tractors(pairs, self.trumps.order))
+        self._leads[seat][suit] = out
         return out
 
     def follow_options(self, seat: int, cap: int = OPTION_CAP) -> list[tuple[int, ...]]:
         """Legal follows of the current trick (at most ``cap`` when the choices explode)."""
         assert self.trumps is not None
-        order = self.trumps.order
         lead = self.lead_shape
         n = lead.size
         suited = self._holding(seat, lead.suit)
@@ -476,6 +506,21 @@ class ShengjiState(LoggedState):
             return _unique(base + f for f in itertools.combinations(rest, n - len(suited)))[:cap]
         if lead.pairs == 0:  # each distinct card once, in the order held
             return list(zip(dict.fromkeys(suited)))
+        if n == 2:  # a pair led: each pair held (copies lie side by side), else every two cards, low code first
+            pairs = [a for a, b in zip(suited, suited[1:], strict=False) if a == b]
+            if pairs:
+                return [(c, c) for c in pairs[: max(cap, 1)]]
+            two = itertools.islice(itertools.combinations(suited, 2), max(cap, 1))
+            return [(a, b) if a < b else (b, a) for a, b in two]
+        return self._structured_follows(seat, suited, cap)
+
+    def _structured_follows(self, seat: int, suited: list[int], cap: int = OPTION_CAP) -> list[tuple[int, ...]]:
+        """Follows of a lead with pairs from ``suited`` (more cards than led), in full: the tractors and pairs
+        held first, then every fill (:meth:`follow_options`' short case for a pair is tested against it)."""
+        assert self.trumps is not None
+        order = self.trumps.order
+        lead = self.lead_shape
+        n = lead.size
         held = _counts(suited)
         held_pairs = [c for c in held if held[c] == 2]
         tractor = lead.tractor if lead.tractor and _longest_run(held_pairs, order) >= lead.tractor else 0
@@ -611,10 +656,28 @@ class ShengjiState(LoggedState):
         lead = self.lead_shape
         if len(play) != lead.size:
             return violation("follow_count", f"follow with {lead.size} cards", f"跟牌必须出 {lead.size} 张")
-        eff, order = self.trumps.eff, self.trumps.order
+        eff = self.trumps.eff
         suited = self._holding(seat, lead.suit)
         if lead.size == 1 and (eff[play[0]] == lead.suit or not suited):  # a single that follows (or may not)
             return None
+        if lead.size == 2 and lead.pairs == 1:  # a pair led: two cards decided without counting
+            a, b = play
+            if a == b:  # a pair: of the led suit, or the seat holds none of it
+                if eff[a] == lead.suit or not suited:
+                    return None
+            elif (eff[a] == lead.suit) + (eff[b] == lead.suit) >= min(2, len(suited)) and len(
+                set(suited)
+            ) == len(suited):  # as many of the suit as held, and no pair of it held (two decks: copies <= 2)
+                return None
+            # (otherwise the general checks say why)
+        return self._follow_rules(seat, play, suited)
+
+    def _follow_rules(self, seat: int, play: tuple[int, ...], suited: list[int]) -> Violation | None:
+        """The follow rules, checked in full (:meth:`_check_follow`'s short cases are tested against them):
+        as many of the led suit as held, then pairs and tractors as held. ``suited``: the seat's holding."""
+        assert self.trumps is not None
+        lead = self.lead_shape
+        eff, order = self.trumps.eff, self.trumps.order
         in_suit = [c for c in play if eff[c] == lead.suit]
         if len(in_suit) < min(lead.size, len(suited)):
             name = "trump" if lead.suit == TRUMP else SUIT_LETTERS[lead.suit]
@@ -646,27 +709,45 @@ class ShengjiState(LoggedState):
         counts = self.counts[seat]
         trumps = self.trumps
         assert trumps is not None
-        held, eff = self._held[seat], trumps.eff
+        held, leads, eff = self._held[seat], self._leads[seat], trumps.eff
         for c in play:
             counts[c] -= 1
-            suited = held.get(eff[c])
+            s = eff[c]
+            suited = held.get(s)
             if suited is not None:  # the kept holding loses the card (cheaper than listing it again)
                 suited.remove(c)
+            if s in leads:  # the suit's leads are listed again when next asked
+                del leads[s]
         trick = self.trick
         plays = trick.plays
-        ns = Shape(eff[play[0]], 1, 0, 0, trumps.order[play[0]]) if len(play) == 1 else shape(play, trumps)
         plays.append((seat, play))  # Trick.add, the verdict known here
-        if len(plays) == 1:
-            self.lead_shape = self.best_shape = ns
-        elif self._beats(ns):
-            trick.best = len(plays) - 1
-            self.best_shape = ns
-        if len(plays) == SEATS:  # trick.done
+        n = len(plays)
+        if len(play) == 1:
+            c = play[0]
+            s, top = eff[c], trumps.order[c]
+            if n == 1:
+                self.lead_shape = self.best_shape = _make_shape((s, 1, 0, 0, top))
+            else:  # a single follows a single lead: it beats as a trump over a plain best, or higher in suit
+                bs = self.best_shape  # (of the led suit or trump: _beats for singles, inline)
+                if (s == bs.suit and top > bs.top) or (s == TRUMP and bs.suit != TRUMP):
+                    trick.best = n - 1
+                    self.best_shape = _make_shape((s, 1, 0, 0, top))
+        else:
+            ns = shape(play, trumps)
+            if n == 1:
+                self.lead_shape = self.best_shape = ns
+            elif self._beats(ns):
+                trick.best = n - 1
+                self.best_shape = ns
+        if n == SEATS:  # trick.done
             self._close(trick)
 
     def _close(self, trick: Trick) -> None:
-        points = sum(map(POINTS.__getitem__, trick.cards()))
-        winner = trick.winner
+        plays = trick.plays
+        points = 0
+        for _, cards in plays:
+            points += POINTS[cards[0]] if len(cards) == 1 else sum(map(POINTS.__getitem__, cards))
+        winner = plays[trick.best][0]  # trick.winner
         self.tricks.append(trick)
         if winner in self.attackers:
             self.trick_points += points
@@ -705,6 +786,7 @@ class ShengjiState(LoggedState):
         new = copy.copy(self)
         new.counts = [list(c) for c in self.counts]
         new._held = [{k: list(v) for k, v in h.items()} for h in self._held]  # a play removes from them in place
+        new._leads = [dict(h) for h in self._leads]  # (a play drops a suit's list, never changes one)
         new.log, new.declarations = list(self.log), list(self.declarations)
         new.flipped, new.buried, new.tricks = list(self.flipped), list(self.buried), list(self.tricks)
         trick = Trick(self.trick.leader, self.trick.seats)
@@ -758,28 +840,58 @@ class ShengjiState(LoggedState):
         """A legal play by the seat to play, its cards written as records write them, is judged and logged
         here; anything else (other actions, faults, odd spellings) goes the general way, which says why
         (the same verdicts and state, tested)."""
-        trick = self.trick
         raw = action.get("cards")
         seat = action.get("seat")
-        if (
-            self.phase == "play"
-            and action.get("action") == "play"
-            and raw.__class__ is list
-            and raw
-            and seat.__class__ is int
-            and seat == (trick.leader + len(trick.plays)) % SEATS
-        ):
-            try:
-                play = tuple(map(CODES.__getitem__, raw))
-            except (KeyError, TypeError):
-                return LoggedState.judge(self, action)
-            counts = self.counts[seat]
-            if counts[play[0]] if len(play) == 1 else has_cards(counts, play):
-                found = self._check_follow(seat, play) if trick.plays else self._check_lead(seat, play)
-                if found is None:
-                    self._play(seat, play)
-                    self.log.append(dict(action))
-                    return []
+        if self.phase == "play" and raw.__class__ is list and seat.__class__ is int and action.get("action") == "play":
+            trick = self.trick
+            plays = trick.plays
+            if seat == (trick.leader + len(plays)) % SEATS and len(raw) == 1:  # one card: the common case
+                try:
+                    c = CODES[raw[0]]
+                except (KeyError, TypeError):
+                    return LoggedState.judge(self, action)
+                counts = self.counts[seat]
+                if counts[c]:
+                    trumps = self.trumps
+                    s = trumps.eff[c]  # type: ignore[union-attr]
+                    if plays:  # it follows a single in the led suit, or the seat holds none of it
+                        lead = self.lead_shape
+                        ok = lead.size == 1 and (s == lead.suit or not self._holding(seat, lead.suit))
+                    else:  # a single is always a lead
+                        ok = True
+                    if ok:  # _play of one card, inline (the same steps; tested against it)
+                        counts[c] -= 1
+                        suited = self._held[seat].get(s)
+                        if suited is not None:
+                            suited.remove(c)
+                        leads = self._leads[seat]
+                        if s in leads:
+                            del leads[s]
+                        plays.append((seat, (c,)))
+                        n = len(plays)
+                        top = trumps.order[c]  # type: ignore[union-attr]
+                        if n == 1:
+                            self.lead_shape = self.best_shape = _make_shape((s, 1, 0, 0, top))
+                        else:
+                            bs = self.best_shape
+                            if (s == bs.suit and top > bs.top) or (s == TRUMP and bs.suit != TRUMP):
+                                trick.best = n - 1
+                                self.best_shape = _make_shape((s, 1, 0, 0, top))
+                        if n == SEATS:
+                            self._close(trick)
+                        self.log.append(dict(action))
+                        return []
+            elif seat == (trick.leader + len(plays)) % SEATS and raw:
+                try:
+                    play = tuple(map(CODES.__getitem__, raw))
+                except (KeyError, TypeError):
+                    return LoggedState.judge(self, action)
+                if has_cards(self.counts[seat], play):
+                    found = self._check_follow(seat, play) if plays else self._check_lead(seat, play)
+                    if found is None:
+                        self._play(seat, play)
+                        self.log.append(dict(action))
+                        return []
         return LoggedState.judge(self, action)
 
     def _judge(self, action: Action) -> list[Violation]:
@@ -940,6 +1052,50 @@ def _greedy_play(state: ShengjiState, seat: int, options: list[tuple[int, ...]])
     return min(options, key=lambda o: _value(state, o))
 
 
+def _random_play(state: ShengjiState, seat: int, rng: random.Random) -> tuple[int, ...]:
+    """``rng.choice`` of the plays ``follow_options`` / ``lead_options`` list, in the same order, from the
+    same draw, without making every option: a single's follow picks among the distinct cards of the led
+    suit held; a lead counts each suit's singles, pairs and tractors and makes only the one picked."""
+    if state.trick.plays:
+        lead = state.lead_shape
+        if lead.size == 1:
+            suited = state._held[seat].get(lead.suit)
+            if suited is None:
+                suited = state._holding(seat, lead.suit)
+            if suited:
+                return (rng.choice(list(dict.fromkeys(suited))),)
+        return rng.choice(state.follow_options(seat))
+    kept, held = state._leads[seat], state._held[seat]
+    sizes = []
+    for suit in range(5):
+        leads = kept.get(suit)
+        if leads is None:
+            cards = held.get(suit)
+            if cards is None:
+                cards = state._holding(seat, suit)
+            distinct = len(set(cards))
+            pairs = len(cards) - distinct  # (two decks: a card is held at most twice)
+            if pairs < 2:  # singles and a pair at most: no tractor
+                sizes.append(distinct + pairs)
+                continue
+            leads = state._suit_leads(seat, suit)
+        sizes.append(len(leads))
+    pick = rng.choice(range(sum(sizes)))
+    suit = 0
+    while pick >= sizes[suit]:
+        pick -= sizes[suit]
+        suit += 1
+    leads = kept.get(suit)
+    if leads is not None:
+        return leads[pick]
+    codes = list(dict.fromkeys(held[suit]))  # the singles, then the pair if any
+    if pick < len(codes):
+        return (codes[pick],)
+    counts = state.counts[seat]
+    pair = next(c for c in codes if counts[c] >= 2)
+    return (pair, pair)
+
+
 def _greedy_bury(hand: list[int], t: Trumps) -> list[int]:
     """Bury the lowest plain cards, keeping trumps and points."""
     return sorted(hand, key=lambda c: (t.eff[c] == TRUMP, POINTS[c] > 0, t.order[c]))[:BOTTOM]
@@ -950,17 +1106,16 @@ def play_bot_hand(
 ) -> dict[str, Any]:
     deck = shuffled_deck(DECKS["shengji"].names(), rng)
     dealer = settings.dealer
-    hands_txt: list[list[str]] = [[] for _ in range(SEATS)]
-    for k in range(SEATS * HAND):
-        hands_txt[(dealer + k) % SEATS].append(deck[k])
+    # card k goes to seat (dealer + k) % SEATS: each seat's cards are every fourth from its first
+    hands_txt = [deck[(seat - dealer) % SEATS : SEATS * HAND : SEATS] for seat in range(SEATS)]
     bottom_txt = deck[SEATS * HAND :]
     state = ShengjiState(hands_txt, bottom_txt, settings)  # type: ignore[arg-type]  # card names, as parsed
     events: list[Action] = []
     level = state.level
     eager = rng.random()
-    for k in range(SEATS * HAND):
-        c = CODES[deck[k]]
-        if not (c >= 52 or c % 13 == level) or rng.random() > eager * 0.6:
+    may_declare = {"BJ", "RJ", *(NAMES[s * 13 + level] for s in range(4))}  # the level cards and jokers
+    for k in compress(range(SEATS * HAND), map(may_declare.__contains__, deck)):  # (found in C)
+        if rng.random() > eager * 0.6:
             continue
         seat = (dealer + k) % SEATS
         options = state.declaration_options(seat, k + 1)
@@ -973,7 +1128,7 @@ def play_bot_hand(
             }
             state.apply(ev)
             events.append(ev)
-    hand = [c for c in range(54) for _ in range(state.counts[dealer][c])] + state.bottom
+    hand = [c for c in range(54) for _ in _COPIES[state.counts[dealer][c]]] + state.bottom
     suit = state.trump_choice()[0]
     bury = rng.sample(hand, BOTTOM) if bot == "random" else _greedy_bury(hand, trumps_for(level, suit))
     ev = {"seat": dealer, "action": "bury", "cards": names(bury)}
@@ -982,9 +1137,21 @@ def play_bot_hand(
     while state.phase == "play":
         trick = state.trick
         seat = (trick.leader + len(trick.plays)) % SEATS  # trick.to_play, without the property
-        options = state.follow_options(seat) if trick.plays else state.lead_options(seat)
-        option = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
-        ev = {"seat": seat, "action": "play", "cards": list(map(NAMES.__getitem__, option))}
+        if bot == "random":
+            lead = state.lead_shape
+            suited = state._held[seat].get(lead.suit) if trick.plays and lead.size == 1 else None
+            if suited:  # a single's follow (_random_play's first case, inline: most plays are)
+                option = (rng.choice(list(dict.fromkeys(suited))),)
+            else:
+                option = _random_play(state, seat, rng)
+        else:
+            options = state.follow_options(seat) if trick.plays else state.lead_options(seat)
+            option = _greedy_play(state, seat, options)
+        ev = {
+            "seat": seat,
+            "action": "play",
+            "cards": [NAMES[option[0]]] if len(option) == 1 else list(map(NAMES.__getitem__, option)),
+        }
         # every bot action goes through the referee (升级 has no warnings: all errors)
         found = state.judge(ev)
         if found:
@@ -1001,6 +1168,17 @@ def play_bot_hand(
     )
 
 
+@functools.lru_cache(maxsize=256)
+def _with_dealer(settings: ShengjiSettings, dealer: int) -> ShengjiSettings:
+    """``settings`` with ``dealer`` (frozen settings: made once per pair, not for every hand)."""
+    return dataclasses.replace(settings, dealer=dealer)
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_of(game: ShengjiGame, settings: ShengjiSettings) -> tuple[tuple[str, Any], ...]:
+    return tuple(Game.rules_of(game, settings).items())
+
+
 class ShengjiGame(Game):
     """升级. Preset ``sijen`` (the text: 四人升级)."""
 
@@ -1009,6 +1187,10 @@ class ShengjiGame(Game):
     settings_type = ShengjiSettings
     presets = PRESETS
     default_preset = "sijen"
+
+    def rules_of(self, settings: Any) -> dict[str, Any]:
+        """:meth:`Game.rules_of`, worked out once per settings (they are frozen; a new dict each time)."""
+        return dict(_rules_of(self, settings))
 
     def deal_plan(self, settings: Any) -> DealPlan:
         return DealPlan(seats=SEATS, cards_per_seat=(HAND,) * SEATS, bottom=BOTTOM, deck=DECKS["shengji"])
@@ -1027,7 +1209,7 @@ class ShengjiGame(Game):
 
         settings = settings or self.settings()
         if dealer is not None and dealer != settings.dealer:
-            settings = dataclasses.replace(settings, dealer=dealer)
+            settings = _with_dealer(settings, dealer)
         if len(hands) != SEATS or any(len(h) != HAND for h in hands) or len(bottom) != BOTTOM:
             raise RecordError(
                 f"升级 deals {HAND} cards to each of 4 seats and {BOTTOM} to the bottom: "
@@ -1069,5 +1251,5 @@ class ShengjiGame(Game):
         otherwise ``settings.dealer``. The record's ``rules`` carry the dealer."""
         settings = settings or self.settings()
         if first_seat and first_seat != settings.dealer:
-            settings = dataclasses.replace(settings, dealer=first_seat)
+            settings = _with_dealer(settings, first_seat)
         return play_bot_hand(self, rng, bot, settings)

@@ -25,12 +25,32 @@ import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from engine.cards import JOKERS, RANKS, SUITS
+from engine.cards import ALL_CARDS, JOKERS, RANKS, SUITS
 from engine.game import Violation, violation
 
 BJ, RJ = 52, 53
 NAMES: tuple[str, ...] = tuple(s + r for s in SUITS for r in RANKS) + JOKERS
 CODES: dict[str, int] = {n: i for i, n in enumerate(NAMES)}
+
+
+_CODE_OF_CARD = {id(c): CODES[str(c)] for c in ALL_CARDS}  # the parser's cards (they live on), by identity
+
+
+def codes_of(cards: Sequence[Any]) -> list[int]:
+    """The codes of a hand given as names or as ``Card`` objects (``KeyError`` if one is not a card). Names
+    and the parser's own cards are looked up in C; anything else goes by ``str`` of each."""
+    if cards.__class__ is not list and cards.__class__ is not tuple:
+        cards = list(cards)
+    if cards and cards[0].__class__ is str:
+        try:
+            return list(map(CODES.__getitem__, cards))
+        except (KeyError, TypeError):
+            pass
+    else:
+        out = list(map(_CODE_OF_CARD.get, map(id, cards)))
+        if None not in out:
+            return out
+    return [CODES[c if c.__class__ is str else str(c)] for c in cards]
 
 
 def code(text: str) -> int:
@@ -84,6 +104,9 @@ def has_cards(counts: Sequence[int], cards: Sequence[int]) -> bool:
     """Whether a hand kept as per-code counts holds every card of ``cards`` (as a multiset)."""
     if len(cards) == 1:
         return counts[cards[0]] >= 1
+    if len(cards) == 2:  # (a pair, or two cards: no dict)
+        a, b = cards
+        return counts[a] >= 2 if a == b else counts[a] >= 1 and counts[b] >= 1
     need: dict[int, int] = {}
     for c in cards:
         need[c] = need.get(c, 0) + 1
@@ -140,15 +163,18 @@ class Trick:
 
     def to_json(self) -> dict[str, Any]:
         name = NAMES.__getitem__
+        plays = self.plays
         return {
             "leader": self.leader,
-            "plays": [{"seat": s, "cards": list(map(name, cs))} for s, cs in self.plays],
-            "winner": self.winner if self.plays else None,
+            "plays": [  # (one card, the common play, named without a map)
+                {"seat": s, "cards": [NAMES[cs[0]]] if len(cs) == 1 else list(map(name, cs))} for s, cs in plays
+            ],
+            "winner": plays[self.best][0] if plays else None,
         }
 
 
 def shuffled_deck(deck_cards: list[Any], rng: random.Random) -> list[str]:
     """A shuffled copy of a deck as notation strings."""
-    cards = [c if c.__class__ is str else str(c) for c in deck_cards]
+    cards = list(map(str, deck_cards))  # (a name is its own str: the loop runs in C)
     rng.shuffle(cards)
     return cards
