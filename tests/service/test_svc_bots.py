@@ -125,18 +125,45 @@ def test_a_bot_move_arrives_within_its_budget_at_the_p99(tmp_path, monkeypatch, 
     monkeypatch.setattr(bots.SETTINGS, "bot", style)
     monkeypatch.setattr(bots.SETTINGS, "budget_ms", budget)
     svc = _service(tmp_path)
+    peer = _Oversleep(budget)  # the machine's own lateness in the same run: a thread that only sleeps
     try:
         for game in ("hongsi", "gongzhu"):
             rnd = svc.start_round(game=game, first_seat=0, bots="all")
             wait_for(lambda r=rnd: r.phase == "finished", timeout=60)
             assert not _errors(rnd)
+        late = peer.stop()
         ms = sorted(1000 * t for t in svc.bot_times)
         assert len(ms) >= 60
         p99 = ms[int(0.99 * (len(ms) - 1))]
-        assert p99 <= budget + 100, f"p99 {p99:.0f} ms over {len(ms)} moves"
+        # budget + 100 ms on a quiet machine; a loaded one (CI's other worker) is let off only by what a
+        # thread that merely sleeps the budget was late by, at its p99, in the same run
+        assert p99 <= budget + 100 + late, f"p99 {p99:.0f} ms over {len(ms)} moves (a plain sleep was {late:.0f} ms late)"
         assert ms[len(ms) // 2] >= 0.5 * budget  # it did think: the budget is spent, not skipped
     finally:
         svc.close()
+
+
+class _Oversleep:
+    """A thread sleeping ``ms`` again and again; :meth:`stop` gives the p99 of how late it woke, in ms."""
+
+    def __init__(self, ms: float):
+        import threading
+
+        self.ms, self.late, self._stop = ms, [], threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            t = time.perf_counter()
+            time.sleep(self.ms / 1000)
+            self.late.append(1000 * (time.perf_counter() - t) - self.ms)
+
+    def stop(self) -> float:
+        self._stop.set()
+        self.thread.join()
+        late = sorted(self.late)
+        return late[int(0.99 * (len(late) - 1))] if late else 0.0
 
 
 def _teammate_asks(rnd, askers: list[int]) -> dict | None:
