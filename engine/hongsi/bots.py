@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 
-from engine.game import Action
+from engine.game import Action, IllegalAction
 from engine.hongsi import combos
 from engine.hongsi.state import CALLABLE, HongsiState
 
@@ -57,53 +57,124 @@ def choose_play(state: HongsiState, seat: int, rng: random.Random, bot: str) -> 
     return state.play_event(seat, min(pool, key=lambda c: (c.kind == combos.BOMB, c.top)))
 
 
-def _play_out_random(state: HongsiState, rng: random.Random, do) -> None:
-    """:func:`play_out` for the random bot, with :func:`choose_play` inlined: the same choices from the
-    same random numbers (``_randbelow`` is what ``randrange(n)`` calls), in fewer calls."""
+def random_play(state: HongsiState, rng: random.Random, events: list[Action], judge=None) -> None:
+    """:func:`play_out` for the random bot, judging every event through ``judge`` (``state.judge`` by
+    default; an error raises :class:`IllegalAction`) and keeping it in ``events``, with :func:`choose_play` and :meth:`HongsiState.moves` inlined: the same choices from the
+    same random numbers (``_randbelow`` is what ``randrange(n)`` calls), in fewer calls. A follow of a
+    one-rank trick counts its options and makes only the one chosen."""
     below = rng._randbelow
+    judge = judge or state.judge
+    s = state.settings
+    bombs, min_pair_run = s.bombs, s.min_pair_run
+    hands, ranks = state.hands, state._ranks
+    ones = (combos._S, combos._P, combos._T)
+    bomb_sets = combos._B
+    names, rank_mask = combos.CARD_NAMES, combos.RANK_MASK
     while not state.finished:
         pending = state.pending
         if pending is not None:
-            do({"seat": pending[0], "action": "announce", "count": pending[1]})
-            continue
-        seat = state.turn if state.started else state.current_player()  # in play: the seat to play
-        options, can_pass = state.moves(seat)  # type: ignore[arg-type]
-        i = below(len(options) + can_pass)
-        do({"seat": seat, "action": "pass"} if i == len(options) else state.play_event(seat, options[i]))  # type: ignore[arg-type]
+            event = {"seat": pending[0], "action": "announce", "count": pending[1]}
+        else:
+            if not state.started:
+                seat = state.current_player()
+                options, can_pass = state.moves(seat)  # type: ignore[arg-type]
+                i = below(len(options) + can_pass)
+                combo = None if i == len(options) else options[i]
+            else:
+                seat = state.turn
+                masks = ranks[seat] or state._rank_masks(seat)  # type: ignore[index]
+                trick = state.trick
+                if trick is None:
+                    options = combos.lead_combos(0, bombs=bombs, min_pair_run=min_pair_run, masks=masks)
+                    combo = options[below(len(options))]
+                elif trick[0] <= combos.TRIPLE:  # follow_combos, counted: the same options in the same order
+                    kind = trick[0]
+                    above = ~((2 << trick[2]) - 1)
+                    first = ones[kind][masks[kind] & above]
+                    more = bomb_sets[masks[3]] if bombs else ()
+                    n = len(first)
+                    i = below(n + len(more) + 1)
+                    combo = first[i] if i < n else more[i - n] if i < n + len(more) else None
+                else:
+                    options = combos.follow_combos(0, trick, bombs=bombs, min_pair_run=min_pair_run, masks=masks)
+                    i = below(len(options) + 1)
+                    combo = None if i == len(options) else options[i]
+            if combo is None:
+                event = {"seat": seat, "action": "pass"}
+            elif combo[0] == combos.SINGLE:  # take(), inlined for a single
+                have = hands[seat] & rank_mask[combo[2]]  # type: ignore[index]
+                pick = have & ~(1 << state.called) or have if state.called is not None else have
+                event = {"seat": seat, "action": "play", "cards": [names[(pick & -pick).bit_length() - 1]]}
+            else:
+                event = state.play_event(seat, combo)  # type: ignore[arg-type]
+        found = judge(event)
+        if found:
+            for v in found:
+                if v.severity == "error":
+                    raise IllegalAction(v)  # a bot bug: bots make legal moves only
+        events.append(event)
+
+
+def _sample4(below) -> list[int]:
+    """``random.sample(range(4), 4)``, its algorithm and so the same draws, without its checks."""
+    pool, out = [0, 1, 2, 3], []
+    for i in range(4):
+        j = below(4 - i)
+        out.append(pool[j])
+        pool[j] = pool[3 - i]
+    return out
+
+
+def _nth_bit(mask: int, n: int) -> int:
+    """The code of the n-th (from 0, low to high) set bit of ``mask``."""
+    for _ in range(n):
+        mask &= mask - 1
+    return (mask & -mask).bit_length() - 1
+
+
+CALLABLE_MASK = combos.mask_of(CALLABLE)
 
 
 def talk(state: HongsiState, rng: random.Random, do) -> None:
-    """The declarations, the call and the 趴 talk of a hand, made through ``do(event)``."""
+    """The declarations, the call and the 趴 talk of a hand, made through ``do(event)``. (The draws are
+    those of ``rng.sample`` and ``rng.choice`` on the lists they once made: :func:`_sample4`, and the
+    n-th callable card by mask.)"""
     h4 = state.h4
     if h4 is None:
         return
-    if rng.random() < P_BAOMEN:
+    chance, below = rng.random, rng._randbelow
+    if chance() < P_BAOMEN:
         do({"seat": h4, "action": "baomen"})
     else:
-        for seat in rng.sample(range(4), 4):
-            if rng.random() < P_TIAO and len(state.tiaos) < 2:
+        for seat in _sample4(below):
+            if chance() < P_TIAO and len(state.tiaos) < 2:
                 do({"seat": seat, "action": "tiao"})
     if not state.call_due():
         return
-    own = [c for c in CALLABLE if state.dealt[h4] >> c & 1]
-    if own and rng.random() < P_ANJIAO:
-        card = rng.choice(own)
+    own = state.dealt[h4] & CALLABLE_MASK
+    if own and chance() < P_ANJIAO:
+        card = _nth_bit(own, below(own.bit_count()))
     else:
-        card = rng.choice([c for c in CALLABLE if not state.dealt[h4] >> c & 1])
+        rest = CALLABLE_MASK & ~own
+        card = _nth_bit(rest, below(rest.bit_count()))
     do({"seat": h4, "action": "call", "card": combos.CARD_NAMES[card]})
-    for seat in rng.sample(range(4), 4):
-        asks = [a for a in state.declaration_options(seat) if a["action"] == "pa"]
-        if asks and rng.random() < P_PA:
-            do(rng.choice(asks))
-    while state.requests and rng.random() >= P_LEAVE_UNANSWERED:
+    # declaration_options' 趴 asks, worked out once: between the call and the answers nobody lies down,
+    # the sides stand, and each seat asks at most once (its own turn in this loop)
+    sides = state.sides() or []
+    for seat in _sample4(below):
+        side = next((t for t in sides if seat in t), ())
+        asks = [{"seat": seat, "action": "pa", "target": t} for t in side if t != seat]
+        if asks and chance() < P_PA:
+            do(asks[below(len(asks))])
+    while state.requests and chance() >= P_LEAVE_UNANSWERED:
         asker, target = next(iter(state.requests.items()))
-        do({"seat": target, "action": "pa_accept" if rng.random() < P_ACCEPT else "pa_refuse"})
+        do({"seat": target, "action": "pa_accept" if chance() < P_ACCEPT else "pa_refuse"})
 
 
 def play_out(state: HongsiState, rng: random.Random, bot: str, do) -> None:
     """Play the hand to its end; announce counts when due."""
     if bot == "random" and type(rng) is random.Random:
-        return _play_out_random(state, rng, do)
+        return random_play(state, rng, [], lambda event: do(event) or ())  # ``do`` keeps the events
     while not state.finished:
         pending = state.pending
         if pending is not None:

@@ -18,7 +18,7 @@ from typing import Any
 from engine.cards import DECKS, Card
 from engine.game import Action, DealPlan, FirstPlay, Game, GameInfo, IllegalAction, News, holder
 from engine.hongsi import combos
-from engine.hongsi.bots import BOTS, play_out, talk
+from engine.hongsi.bots import BOTS, play_out, random_play, talk
 from engine.hongsi.settings import DEFAULT_PRESET, PRESETS, HongsiSettings
 from engine.hongsi.state import HongsiState
 
@@ -65,20 +65,29 @@ class HongsiGame(Game):
 
     def deal(self, rng: random.Random, first_seat: int = 0) -> list[list[str]]:
         """Shuffle and deal 13 cards each, one at a time, starting at ``first_seat``."""
+        return self._deal(rng, first_seat)[0]
+
+    def _deal(self, rng: random.Random, first_seat: int) -> tuple[list[list[str]], list[int]]:
+        """:meth:`deal`'s hands (each low to high) and their card masks."""
         deck = list(range(52))
         rng.shuffle(deck)
+        hands: list[list[str]] = [[], [], [], []]
         masks = [0, 0, 0, 0]
-        for i, code in enumerate(deck):
-            masks[(first_seat + i) % 4] |= 1 << code
-        return [combos.cards_of(m) for m in masks]
+        name, bit = combos.CARD_NAMES.__getitem__, (1).__lshift__
+        for k in range(4):  # the k-th card dealt, every 4th after it, goes to seat first_seat + k
+            part = sorted(deck[k::4])
+            seat = (first_seat + k) % 4
+            hands[seat] = list(map(name, part))
+            masks[seat] = sum(map(bit, part))
+        return hands, masks
 
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
                  first_seat: int = 0) -> dict[str, Any]:
         if bot not in BOTS:
             raise ValueError(f"unknown bot {bot!r}; use greedy or random")
         settings = settings or self.settings()
-        hands = self.deal(rng, first_seat)
-        state = HongsiState(hands, settings)  # type: ignore[arg-type]
+        hands, masks = self._deal(rng, first_seat)
+        state = HongsiState(hands, settings, masks=masks)  # type: ignore[arg-type]
         events: list[Action] = []
 
         def do(event: Action) -> None:
@@ -88,5 +97,8 @@ class HongsiGame(Game):
             events.append(event)
 
         talk(state, rng, do)
-        play_out(state, rng, bot, do)
+        if bot == "random" and type(rng) is random.Random:
+            random_play(state, rng, events)  # every event judged by state.judge, as ``do`` does
+        else:
+            play_out(state, rng, bot, do)
         return self.bot_record(state, settings, hands, [], events, first_seat=first_seat)

@@ -51,10 +51,12 @@ def _seat_ok(x: Any) -> bool:
 class HongsiState(State):
     """A hand of 红桃四 from the deal to the settlement."""
 
-    def __init__(self, hands: list[list[Card]], settings: HongsiSettings):
+    def __init__(self, hands: list[list[Card]], settings: HongsiSettings, *, masks: list[int] | None = None):
+        """``masks``: the hands' card masks when the caller already has them (the deal does)."""
         self.settings = settings
         code = combos.CODE
-        self.dealt = [combos.mask_of([code[c if c.__class__ is str else str(c)] for c in h]) for h in hands]
+        self.dealt = list(masks) if masks is not None else [
+            combos.mask_of([code[c if c.__class__ is str else str(c)] for c in h]) for h in hands]
         self.hands = list(self.dealt)
         self._ranks: list[combos.RankMasks | None] = [None] * SEATS  # each hand's rank masks, once asked for
         self.h4 = next((s for s, m in enumerate(self.dealt) if m >> combos.H4 & 1), None)
@@ -351,28 +353,56 @@ class HongsiState(State):
 
     # ------------------------------------------------------------------ the referee
     def judge(self, action: Action) -> list[Violation]:
-        # The fast path: a play or pass by the seat to play, in play, no count due. It does exactly what
-        # the general path below does for such an event (tests/engine/test_fast_paths.py).
-        if self.started and self.pending is None and not self.finished and action.__class__ is dict:
+        # The fast paths: a play or pass by the seat to play, in play, no count due; the count announced
+        # right when it is due. They do exactly what the general path below does for such an event
+        # (tests/engine/test_fast_paths.py, tests/engine/test_fast_paths_climbing.py).
+        if self.started and not self.finished and action.__class__ is dict:
+            pending = self.pending
             seat = action.get("seat")
-            if seat == self.turn and seat.__class__ is int:
-                name = action.get("action")
-                if name == "pass" and self.trick is not None:
+            if pending is None:
+                if seat == self.turn and seat.__class__ is int:
+                    name = action.get("action")
+                    if name == "pass":
+                        if self.trick is not None:
+                            self.n_events += 1
+                            self.passes += 1
+                            self.turn = self._after[seat]
+                            if self.passes >= len(self._active) - 1:
+                                self.trick, self.trick_mask = None, 0
+                            self.log.append(action)
+                            return []
+                    elif name == "play":
+                        index = self.n_events
+                        self.n_events = index + 1
+                        cards = action.get("cards")
+                        # a one-rank play of held cards named as records name them, no bomb: by look-up
+                        if cards.__class__ is list and 0 < len(cards) < 4:
+                            try:
+                                mask = 0
+                                for c in cards:
+                                    mask |= 1 << _CODE[c]
+                            except (KeyError, TypeError):
+                                mask = 0
+                            combo = ONE_RANK_PLAYS.get(mask)
+                            if (combo is not None and mask & self.hands[seat] == mask
+                                    and mask.bit_count() == len(cards)):
+                                trick = self.trick
+                                if trick is None or (combo[0] == trick[0] and combo[2] > trick[2]):
+                                    self._apply_play(seat, mask, combo, index)
+                                    self.log.append(action)
+                                    return []
+                        v = self._play(seat, action, index)
+                        if v is None:
+                            self.log.append(action)
+                            return []
+                        return [v]
+            elif seat == pending[0] and seat.__class__ is int and action.get("action") == "announce":
+                count = action.get("count")
+                if count.__class__ is int and count == self.hands[seat].bit_count():
                     self.n_events += 1
-                    self.passes += 1
-                    self.turn = self._after[seat]
-                    if self.passes >= len(self._active) - 1:
-                        self.trick, self.trick_mask = None, 0
                     self.log.append(action)
+                    self.pending = None
                     return []
-                if name == "play":
-                    index = self.n_events
-                    self.n_events = index + 1
-                    v = self._play(seat, action, index)
-                    if v is None:
-                        self.log.append(action)
-                        return []
-                    return [v]
         return self._judge(action)
 
     def _judge(self, action: Action) -> list[Violation]:
