@@ -33,6 +33,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import reduce
+from operator import or_
 from typing import Any, NamedTuple
 
 from engine.cards import ALL_CARDS, Card, CardError, RankOrder, parse_card
@@ -62,6 +64,7 @@ KIND_NAMES_ZH = {
 
 CODE: dict[str, int] = {str(c): i for i, c in enumerate(ALL_CARDS)}  # card name -> bit of a hand's mask
 _NAMES = frozenset(CODE)
+BIT: dict[str, int] = {name: 1 << code for name, code in CODE.items()}
 
 
 class Combo(NamedTuple):
@@ -111,7 +114,18 @@ class ClimbingRules:
             tuple(self._runs_in(m, w) for m in range(1 << self.run_top)) if self.min_runs[w - 1] else ()
             for w in (1, 2, 3)
         )
-        for name, value in (("rank_of", names), ("_sets", sets), ("_runs", runs), ("_classified", {})):
+        n = len(self.order.ranks)
+        one_rank: dict[int, Combo] = {}  # card mask -> combination, for every set of one rank
+        by_rank: list[list[int]] = [[] for _ in range(n)]
+        for name, r in names.items():
+            by_rank[r].append(1 << CODE[name])
+        for r, bits in enumerate(by_rank):
+            for pick in range(1, 1 << len(bits)):
+                chosen = [b for i, b in enumerate(bits) if pick >> i & 1]
+                if len(chosen) <= 4:
+                    one_rank[sum(chosen)] = sets[r][len(chosen) - 1]
+        for name, value in (("rank_of", names), ("_sets", sets), ("_runs", runs), ("_classified", {}),
+                            ("_n", n), ("_one_rank", one_rank)):
             object.__setattr__(self, name, value)
 
     def _runs_in(self, mask: int, width: int) -> tuple[Combo, ...]:
@@ -130,7 +144,7 @@ class ClimbingRules:
 
     @property
     def n_ranks(self) -> int:
-        return len(self.order.ranks)
+        return self._n  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ classify and compare
     def classify(self, cards: list[str]) -> Combo | None:
@@ -239,6 +253,38 @@ class ClimbingRules:
                     m ^= low
         return out
 
+    def random_option(self, hand: Hand, beat: Combo | None, below: Any) -> Combo | None:
+        """What :func:`choose` of the ``random`` bot picks from ``options(hand.counts, beat, hand.levels)``
+        with ``below = rng._randbelow`` (what ``rng.randrange(n)`` calls): the same draw, the same pick,
+        ``None`` for the pass. A follow of a set is counted, not listed: only the pick is made."""
+        if beat is None or beat[0] > 10:
+            options = self.options(hand.counts, beat, hand.levels)
+            i = below(len(options) + (beat is not None))
+            return options[i] if i < len(options) else None
+        kind, _, top = beat
+        levels, sets = hand.levels, self._sets  # type: ignore[attr-defined]
+        w = kind - 1
+        m = levels[w] >> (top + 1) << (top + 1)  # the ranks above ``top`` held more than w times
+        n = m.bit_count()
+        last = self._n - 1  # type: ignore[attr-defined]
+        jokers = kind == PAIR and self.joker_pair and top < last and hand.counts[last - 1] and hand.counts[last]
+        bombs = levels[3] if self.bombs and kind != FOUR else 0
+        i = below(n + bool(jokers) + bombs.bit_count() + 1)
+        if i < n:
+            for _ in range(i):
+                m &= m - 1
+            return sets[(m & -m).bit_length() - 1][w]
+        i -= n
+        if jokers:
+            if not i:
+                return sets[last][1]
+            i -= 1
+        if i < bombs.bit_count():
+            for _ in range(i):
+                bombs &= bombs - 1
+            return sets[(bombs & -bombs).bit_length() - 1][3]
+        return None
+
     def _mask(self, counts: list[int], width: int) -> int:
         m = 0
         for r in range(self.run_top):
@@ -254,12 +300,30 @@ class Hand:
     __slots__ = ("counts", "by_rank", "rules", "mask", "levels")
 
     def __init__(self, rules: ClimbingRules, cards: Iterable[str]):
+        """:meth:`add` of ``cards`` to an empty hand, by rank first, then counts and masks from the ranks."""
         self.rules = rules
-        self.counts = [0] * rules.n_ranks
-        self.levels = [0, 0, 0, 0]  # bit r of levels[i]: rank r held more than i times (kept with counts)
-        self.by_rank: list[list[str]] = [[] for _ in range(rules.n_ranks)]
-        self.mask = 0
-        self.add(cards)
+        n = rules._n  # type: ignore[attr-defined]
+        rank_of = rules.rank_of
+        if cards.__class__ is not list:
+            cards = list(cards)
+        self.by_rank = by_rank = [[] for _ in range(n)]
+        for c in cards:
+            by_rank[rank_of[c]].append(c)
+        self.mask = reduce(or_, map(BIT.__getitem__, cards), 0)  # type: ignore[arg-type]
+        self.counts = counts = list(map(len, by_rank))
+        # bit r of levels[i]: rank r held more than i times (kept with counts)
+        l0 = l1 = l2 = l3 = 0
+        for r, k in enumerate(counts):
+            if k:
+                bit = 1 << r
+                l0 |= bit
+                if k > 1:
+                    l1 |= bit
+                    if k > 2:
+                        l2 |= bit
+                        if k > 3:
+                            l3 |= bit
+        self.levels = [l0, l1, l2, l3]
 
     def __len__(self) -> int:
         return sum(self.counts)
@@ -305,14 +369,13 @@ class Hand:
 
     def pick(self, combo: Combo) -> list[str]:
         """Concrete cards of the hand that play ``combo`` (the first held of each rank)."""
-        n = self.rules.n_ranks
-        by_rank = self.by_rank
-        if self.rules.joker_pair and combo.kind == PAIR and combo.top == n - 1:
-            return [by_rank[n - 2][0], by_rank[n - 1][0]]
         kind, length, top = combo
-        w = kind % 10
+        by_rank = self.by_rank
         if length == 1:
-            return by_rank[top][:w]
+            if kind == PAIR and self.rules.joker_pair and top == self.rules._n - 1:  # type: ignore[attr-defined]
+                return [by_rank[top - 1][0], by_rank[top][0]]
+            return by_rank[top][:kind]
+        w = kind % 10
         return [c for r in range(top - length + 1, top + 1) for c in by_rank[r][:w]]
 
 
@@ -361,6 +424,7 @@ class TrickPlay:
         self.passes = 0
         self.out: list[int] = []  # seats gone out, in order
         self.bombs = 0
+        self._after = [(s + 1) % self.n for s in range(self.n)]  # _next_in of each seat, while nobody is out
 
     def in_play(self, seat: int) -> bool:
         return seat not in self.out
@@ -371,6 +435,10 @@ class TrickPlay:
             if s not in self.out:
                 return s
         return seat
+
+    def _gone_out(self, seat: int) -> None:
+        self.out.append(seat)
+        self._after = [self._next_in(s) for s in range(self.n)]
 
     def options(self, seat: int) -> list[Combo]:
         hand = self.hands[seat]
@@ -398,20 +466,71 @@ class TrickPlay:
 
     def fast_move(self, seat: int, action: Action, may: Any = None) -> Action | None:
         """Apply a plainly legal play (that ``may(cards)`` allows too, if given) or pass by ``seat``, the
-        seat to act, and return the event to log; ``None``: not plainly legal, nothing changed."""
+        seat to act, and return the event to log; ``None``: not plainly legal, nothing changed.
+        (:meth:`fast_play`, :meth:`play`, :meth:`pass_` and ``Hand.remove`` inlined.)"""
         kind = action.get("action")
-        if kind == "play":
-            cards = action.get("cards")
-            combo = self.fast_play(seat, cards)
-            if combo is None or (may is not None and not may(cards)):
+        if kind == "pass":
+            if self.beat is None:
                 return None
-            cards = list(cards)  # type: ignore[arg-type]
-            self.play(seat, cards, combo)
-            return {**action, "cards": cards}
-        if kind == "pass" and self.beat is not None:
-            self.pass_(seat)
+            beat_seat = self.beat_seat
+            self.passes = passes = self.passes + 1
+            out = self.out
+            if passes >= self.n - len(out) - (0 if beat_seat in out else 1):
+                self.turn = beat_seat if beat_seat not in out else self._next_in(beat_seat)
+                self.beat, self.beat_seat, self.beat_cards, self.passes = None, None, [], 0
+            else:
+                self.turn = self._after[seat]
             return dict(action)
-        return None
+        if kind != "play":
+            return None
+        texts = action.get("cards")
+        if texts.__class__ is not list or not texts:
+            return None
+        hand = self.hands[seat]
+        held, mask = hand.mask, 0
+        try:
+            for name in texts:
+                bit = 1 << CODE[name]
+                if mask & bit or not held & bit:
+                    return None
+                mask |= bit
+        except (KeyError, TypeError):
+            return None
+        rules = self.rules
+        combo = rules._one_rank.get(mask)  # type: ignore[attr-defined]
+        one_rank = combo is not None
+        if combo is None:
+            combo = rules.classify(texts)
+            if combo is None:
+                return None
+        beat = self.beat
+        if beat is not None and not (
+            combo[1] == beat[1] and combo[2] > beat[2] if combo[0] == beat[0] else rules.bombs and combo[0] == FOUR
+        ):
+            return None
+        if may is not None and not may(texts):
+            return None
+        cards = list(texts)
+        if one_rank and hand.counts[combo[2]] <= 4:  # Hand.remove of cards of one rank
+            r = combo[2]
+            counts, levels, keep = hand.counts, hand.levels, ~(1 << r)
+            n = counts[r]
+            counts[r] = left = n - len(cards)
+            for i in range(left, n):
+                levels[i] &= keep
+            held_r = hand.by_rank[r]
+            for c in cards:
+                held_r.remove(c)
+            hand.mask = held & ~mask
+        else:
+            hand.remove(cards)
+        if combo[0] == FOUR and rules.bombs:
+            self.bombs += 1
+        self.beat, self.beat_seat, self.beat_cards, self.passes = combo, seat, cards, 0
+        if not hand.mask:
+            self._gone_out(seat)
+        self.turn = self._after[seat]
+        return {**action, "cards": list(cards)}
 
     def check_play(self, seat: int, cards: list[str]) -> tuple[Combo | None, list[Violation]]:
         """The combination of a play by the seat to act, or the violation (not_in_hand, combo, follow)."""
@@ -443,8 +562,8 @@ class TrickPlay:
             self.bombs += 1
         self.beat, self.beat_seat, self.beat_cards, self.passes = combo, seat, list(cards), 0
         if not self.hands[seat].mask:  # (no card left: the mask has a bit per card held)
-            self.out.append(seat)
-        self.turn = self._next_in(seat)
+            self._gone_out(seat)
+        self.turn = self._after[seat]
 
     def check_pass(self) -> list[Violation]:
         if self.beat is None:
@@ -460,7 +579,7 @@ class TrickPlay:
             self.beat, self.beat_seat, self.beat_cards, self.passes = None, None, [], 0
             self.turn = leader
         else:
-            self.turn = self._next_in(seat)
+            self.turn = self._after[seat]
 
     def public(self, show: Any = str) -> dict[str, Any]:
         return {

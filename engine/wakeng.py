@@ -109,8 +109,8 @@ class WakengState(State):
         self.s = settings
         self.rules = rules_of(settings)
         self.n = len(hands)
-        self.dealt = [[str(c) for c in h] for h in hands]
-        self.bottom = [str(c) for c in bottom]
+        self.dealt = [list(map(str, h)) for h in hands]
+        self.bottom = list(map(str, bottom))
         self.hands = [Hand(self.rules, h) for h in self.dealt]
         self.first_bidder = lowest_heart_holder(self.dealt)
         self.phase = "black_dig" if settings.black_dig else "bid"
@@ -427,6 +427,27 @@ class WakengState(State):
         return view
 
 
+def random_play(state: WakengState, trick: TrickPlay, rng: random.Random, events: list[Action], escape_at: int) -> None:
+    """The random bot's play phase, as :meth:`WakengGame.bot_hand`'s loop plays it with ``choose`` and a
+    :class:`BotTable` (the same draws, the same events, every one judged by ``state.judge``), in fewer calls."""
+    below, option, judge, hands = rng._randbelow, state.rules.random_option, state.judge, state.hands
+    while state.phase == "play":
+        seat = trick.turn
+        if len(events) == escape_at:
+            event: Action = {"seat": seat, "action": "escape"}
+        else:
+            hand = hands[seat]
+            combo = option(hand, trick.beat, below)
+            event = {"seat": seat, "action": "pass"} if combo is None else {
+                "seat": seat, "action": "play", "cards": hand.pick(combo)}
+        violations = judge(event)
+        if violations:
+            raise RuntimeError(f"a bot broke a rule: {event} → {violations}")
+        events.append(event)
+        if event["action"] == "escape":
+            break
+
+
 _HANDLERS = {
     "black_dig": WakengState._black_dig,
     "bid": WakengState._bid,
@@ -508,16 +529,21 @@ class WakengGame(Game):
             seat = state.current_player()
             assert seat is not None
             values = [a["value"] for a in state._bid_actions(seat, state.bids)]
-            strength = sum(c[1:] in ("3", "2", "A") for c in hands[seat]) + 3 * rng.random()
-            wish = 3 if strength >= 8 else 2 if strength >= 6.5 else 1 if strength >= 5 else 0
-            value = wish if wish in values else (3 if values == [3] else 0)
             if bot == "random":
+                rng.random()  # (the draw of the greedy bid's strength, kept: the same hands from a seed)
                 value = rng.choice(values)
+            else:
+                strength = sum(c[1:] in ("3", "2", "A") for c in hands[seat]) + 3 * rng.random()
+                wish = 3 if strength >= 8 else 2 if strength >= 6.5 else 1 if strength >= 5 else 0
+                value = wish if wish in values else (3 if values == [3] else 0)
             act({"seat": seat, "action": "bid", "value": value})
         act({"seat": state.digger, "action": "take_bottom"})
         escape_at = len(act.events) + rng.randrange(30) if rng.random() < 0.005 else -1
         trick = state.trick
         assert trick is not None
+        if bot == "random" and type(rng) is random.Random:
+            random_play(state, trick, rng, act.events, escape_at)
+            return act.record(self, s, hands, bottom, first_seat)
         while state.phase == "play":
             seat = trick.turn
             if len(act.events) == escape_at:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from engine.cards import CLIMBING_JOKERS, DECKS, Card
 from engine.climbing import (
+    CODE,
     BotTable,
     ClimbingRules,
     Hand,
@@ -86,12 +87,13 @@ class ZhuohongaState(State):
     ):
         self.s = settings
         self.n = len(hands)
-        self.dealt = hands = [[str(c) for c in h] for h in hands]
+        self.dealt = hands = [list(map(str, h)) for h in hands]
         self.hands = [Hand(RULES, h) for h in hands]
-        self.ace_holder = {ace: next((i for i, h in enumerate(hands) if ace in h), None) for ace in RED_ACES}
+        self.ace_holder = {ace: next((i for i, h in enumerate(self.hands) if h.mask >> CODE[ace] & 1), None)
+                           for ace in RED_ACES}
         self.red = sorted({s for s in self.ace_holder.values() if s is not None})
         self.others = [i for i in range(self.n) if i not in self.red]
-        self.h4 = next((i for i, h in enumerate(hands) if H4 in h), 0)
+        self.h4 = next((i for i, h in enumerate(self.hands) if h.mask >> CODE[H4] & 1), 0)
         self.trick = TrickPlay(RULES, self.hands, self.h4)
         self.started = False
         self.xuan: str | None = None  # None, "pending", "xuan", "du_xuan", "refused"
@@ -360,7 +362,10 @@ class ZhuohongaState(State):
         return "draw", []  # no red ace dealt (not a full deal): nothing to play for
 
     def returns(self) -> list[int] | None:
-        result = self.outcome()
+        return self._scores(self.outcome())
+
+    def _scores(self, result: tuple[str, list[int]] | None) -> list[int] | None:
+        """:meth:`returns` of the hand whose :meth:`outcome` is ``result``."""
         if result is None:
             return None
         name, winners = result
@@ -378,6 +383,7 @@ class ZhuohongaState(State):
     def verdict(self) -> dict[str, Any]:
         result = self.outcome()
         ranking = self.ranking() if self.over else None
+        scores = self._scores(result)
         return {
             "game": "zhuohonga",
             "red_aces": {str(a): s for a, s in self.ace_holder.items()},
@@ -396,7 +402,7 @@ class ZhuohongaState(State):
             "finished": self.over,
             "first_out": self.trick.out[0] if self.over else None,
             "winners": result[1] if result else None,
-            "scores": self.returns(),
+            "scores": scores,
             "next_first_seat": ranking[-1] if ranking else None,  # 末贡 is dealt first next hand
         }
 
@@ -445,6 +451,23 @@ class ZhuohongaState(State):
         if self.over:
             view["verdict"] = self.verdict()
         return view
+
+
+def random_play(state: ZhuohongaState, rng: random.Random, events: list[Action]) -> None:
+    """The random bot's play, as :meth:`ZhuohongaGame.bot_hand`'s loop plays it with ``choose`` and a
+    :class:`BotTable` when the first play need not show ♥4 (the same draws, the same events, every one
+    judged by ``state.judge``), in fewer calls."""
+    below, option, judge, hands, trick = rng._randbelow, RULES.random_option, state.judge, state.hands, state.trick
+    while not state.over:
+        seat = trick.turn
+        hand = hands[seat]
+        combo = option(hand, trick.beat, below)
+        event: Action = {"seat": seat, "action": "pass"} if combo is None else {
+            "seat": seat, "action": "play", "cards": hand.pick(combo)}
+        violations = judge(event)
+        if violations:
+            raise RuntimeError(f"a bot broke a rule: {event} → {violations}")
+        events.append(event)
 
 
 _HANDLERS = {
@@ -505,9 +528,12 @@ class ZhuohongaGame(Game):
         deck = DECKS["zhuohonga"].names()
         rng.shuffle(deck)
         per = self.deal_plan(settings).cards_per_seat
+        low = min(per)  # rounds every seat is dealt in: a slice of the deck each
         hands: list[list[str]] = [[] for _ in range(4)]
-        it = iter(deck)
-        for round_ in range(14):
+        for k in range(4):
+            hands[(first_seat + k) % 4] = deck[k : 4 * low : 4]
+        it = iter(deck[4 * low :])
+        for round_ in range(low, 14):
             for k in range(4):
                 if round_ < per[k]:
                     hands[(first_seat + k) % 4].append(next(it))
@@ -537,6 +563,8 @@ class ZhuohongaGame(Game):
                 if rng.random() < 0.5:
                     act({"seat": seat, "action": "fan_xuan"})
         trick = state.trick
+        if bot == "random" and type(rng) is random.Random and not (s.first_lead_h4 and state._must_show_h4()):
+            random_play(state, rng, act.events)
         while not state.over:
             seat = trick.turn
             combo = choose(RULES, trick.options(seat), trick.beat, rng, bot)
