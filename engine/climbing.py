@@ -64,6 +64,14 @@ KIND_NAMES_ZH = {
 
 CODE: dict[str, int] = {str(c): i for i, c in enumerate(ALL_CARDS)}  # card name -> bit of a hand's mask
 _NAMES = frozenset(CODE)
+_NAME_BY_ID = {id(c): str(c) for c in ALL_CARDS}  # the canonical cards (a record's), by identity: no __str__ call
+
+
+def card_names(cards: list[Card] | list[str]) -> list[str]:
+    """``[str(c) for c in cards]``, by look-up for the canonical cards of a parsed record."""
+    names = list(map(_NAME_BY_ID.get, map(id, cards)))
+    return names if None not in names else list(map(str, cards))  # type: ignore[return-value]
+
 BIT: dict[str, int] = {name: 1 << code for name, code in CODE.items()}
 
 
@@ -253,13 +261,18 @@ class ClimbingRules:
                     m ^= low
         return out
 
-    def random_option(self, hand: Hand, beat: Combo | None, below: Any) -> Combo | None:
-        """What :func:`choose` of the ``random`` bot picks from ``options(hand.counts, beat, hand.levels)``
-        with ``below = rng._randbelow`` (what ``rng.randrange(n)`` calls): the same draw, the same pick,
-        ``None`` for the pass. A follow of a set is counted, not listed: only the pick is made."""
+    def random_option(self, hand: Hand, beat: Combo | None, getrandbits: Any) -> Combo | None:
+        """What :func:`choose` of the ``random`` bot picks from ``options(hand.counts, beat, hand.levels)``,
+        given ``getrandbits`` of the exact ``random.Random`` it would draw from: the same draw (made as
+        ``rng.randrange(n)`` makes it, by ``Random._randbelow_with_getrandbits``, inlined here), the same
+        pick, ``None`` for the pass. A follow of a set is counted, not listed: only the pick is made."""
         if beat is None or beat[0] > 10:
             options = self.options(hand.counts, beat, hand.levels)
-            i = below(len(options) + (beat is not None))
+            total = len(options) + (beat is not None)
+            k = total.bit_length()
+            i = getrandbits(k)
+            while i >= total:
+                i = getrandbits(k)
             return options[i] if i < len(options) else None
         kind, _, top = beat
         levels, sets = hand.levels, self._sets  # type: ignore[attr-defined]
@@ -269,7 +282,11 @@ class ClimbingRules:
         last = self._n - 1  # type: ignore[attr-defined]
         jokers = kind == PAIR and self.joker_pair and top < last and hand.counts[last - 1] and hand.counts[last]
         bombs = levels[3] if self.bombs and kind != FOUR else 0
-        i = below(n + bool(jokers) + bombs.bit_count() + 1)
+        total = n + bool(jokers) + bombs.bit_count() + 1
+        k = total.bit_length()
+        i = getrandbits(k)
+        while i >= total:
+            i = getrandbits(k)
         if i < n:
             for _ in range(i):
                 m &= m - 1
@@ -516,11 +533,15 @@ class TrickPlay:
             counts, levels, keep = hand.counts, hand.levels, ~(1 << r)
             n = counts[r]
             counts[r] = left = n - len(cards)
-            for i in range(left, n):
-                levels[i] &= keep
             held_r = hand.by_rank[r]
-            for c in cards:
-                held_r.remove(c)
+            if left == n - 1:  # a single
+                levels[left] &= keep
+                held_r.remove(cards[0])
+            else:
+                for i in range(left, n):
+                    levels[i] &= keep
+                for c in cards:
+                    held_r.remove(c)
             hand.mask = held & ~mask
         else:
             hand.remove(cards)

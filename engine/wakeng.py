@@ -25,6 +25,7 @@ from engine.climbing import (
     ClimbingRules,
     Hand,
     TrickPlay,
+    card_names,
     cards_text,
     choose,
     parse_play_cards,
@@ -109,8 +110,8 @@ class WakengState(State):
         self.s = settings
         self.rules = rules_of(settings)
         self.n = len(hands)
-        self.dealt = [list(map(str, h)) for h in hands]
-        self.bottom = list(map(str, bottom))
+        self.dealt = [card_names(h) for h in hands]
+        self.bottom = card_names(bottom)
         self.hands = [Hand(self.rules, h) for h in self.dealt]
         self.first_bidder = lowest_heart_holder(self.dealt)
         self.phase = "black_dig" if settings.black_dig else "bid"
@@ -430,14 +431,14 @@ class WakengState(State):
 def random_play(state: WakengState, trick: TrickPlay, rng: random.Random, events: list[Action], escape_at: int) -> None:
     """The random bot's play phase, as :meth:`WakengGame.bot_hand`'s loop plays it with ``choose`` and a
     :class:`BotTable` (the same draws, the same events, every one judged by ``state.judge``), in fewer calls."""
-    below, option, judge, hands = rng._randbelow, state.rules.random_option, state.judge, state.hands
+    bits, option, judge, hands = rng.getrandbits, state.rules.random_option, state.judge, state.hands
     while state.phase == "play":
         seat = trick.turn
         if len(events) == escape_at:
             event: Action = {"seat": seat, "action": "escape"}
         else:
             hand = hands[seat]
-            combo = option(hand, trick.beat, below)
+            combo = option(hand, trick.beat, bits)
             event = {"seat": seat, "action": "pass"} if combo is None else {
                 "seat": seat, "action": "play", "cards": hand.pick(combo)}
         violations = judge(event)

@@ -26,6 +26,7 @@ from engine.climbing import (
     ClimbingRules,
     Hand,
     TrickPlay,
+    card_names,
     choose,
     parse_play_cards,
 )
@@ -87,7 +88,7 @@ class ZhuohongaState(State):
     ):
         self.s = settings
         self.n = len(hands)
-        self.dealt = hands = [list(map(str, h)) for h in hands]
+        self.dealt = hands = [card_names(h) for h in hands]
         self.hands = [Hand(RULES, h) for h in hands]
         self.ace_holder = {ace: next((i for i, h in enumerate(self.hands) if h.mask >> CODE[ace] & 1), None)
                            for ace in RED_ACES}
@@ -457,11 +458,11 @@ def random_play(state: ZhuohongaState, rng: random.Random, events: list[Action])
     """The random bot's play, as :meth:`ZhuohongaGame.bot_hand`'s loop plays it with ``choose`` and a
     :class:`BotTable` when the first play need not show ♥4 (the same draws, the same events, every one
     judged by ``state.judge``), in fewer calls."""
-    below, option, judge, hands, trick = rng._randbelow, RULES.random_option, state.judge, state.hands, state.trick
+    bits, option, judge, hands, trick = rng.getrandbits, RULES.random_option, state.judge, state.hands, state.trick
     while not state.over:
         seat = trick.turn
         hand = hands[seat]
-        combo = option(hand, trick.beat, below)
+        combo = option(hand, trick.beat, bits)
         event: Action = {"seat": seat, "action": "pass"} if combo is None else {
             "seat": seat, "action": "play", "cards": hand.pick(combo)}
         violations = judge(event)
