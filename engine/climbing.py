@@ -67,8 +67,27 @@ _NAMES = frozenset(CODE)
 _NAME_BY_ID = {id(c): str(c) for c in ALL_CARDS}  # the canonical cards (a record's), by identity: no __str__ call
 
 
+def shuffle(deck: list[Any], rng: random.Random) -> None:
+    """``rng.shuffle(deck)``: the same order from the same draws, with ``_randbelow`` inlined for an exact
+    ``random.Random`` (``Random.shuffle`` and ``_randbelow_with_getrandbits`` of CPython 3.11)."""
+    if type(rng) is not random.Random:
+        rng.shuffle(deck)
+        return
+    bits = rng.getrandbits
+    for i in range(len(deck) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        deck[i], deck[j] = deck[j], deck[i]
+
+
 def card_names(cards: list[Card] | list[str]) -> list[str]:
-    """``[str(c) for c in cards]``, by look-up for the canonical cards of a parsed record."""
+    """``[str(c) for c in cards]``: a copy for card names, by look-up for the canonical cards of a parsed
+    record."""
+    if cards and cards[0].__class__ is str and _NAMES.issuperset(cards):
+        return list(cards)  # type: ignore[arg-type]
     names = list(map(_NAME_BY_ID.get, map(id, cards)))
     return names if None not in names else list(map(str, cards))  # type: ignore[return-value]
 
@@ -261,47 +280,6 @@ class ClimbingRules:
                     m ^= low
         return out
 
-    def random_option(self, hand: Hand, beat: Combo | None, getrandbits: Any) -> Combo | None:
-        """What :func:`choose` of the ``random`` bot picks from ``options(hand.counts, beat, hand.levels)``,
-        given ``getrandbits`` of the exact ``random.Random`` it would draw from: the same draw (made as
-        ``rng.randrange(n)`` makes it, by ``Random._randbelow_with_getrandbits``, inlined here), the same
-        pick, ``None`` for the pass. A follow of a set is counted, not listed: only the pick is made."""
-        if beat is None or beat[0] > 10:
-            options = self.options(hand.counts, beat, hand.levels)
-            total = len(options) + (beat is not None)
-            k = total.bit_length()
-            i = getrandbits(k)
-            while i >= total:
-                i = getrandbits(k)
-            return options[i] if i < len(options) else None
-        kind, _, top = beat
-        levels, sets = hand.levels, self._sets  # type: ignore[attr-defined]
-        w = kind - 1
-        m = levels[w] >> (top + 1) << (top + 1)  # the ranks above ``top`` held more than w times
-        n = m.bit_count()
-        last = self._n - 1  # type: ignore[attr-defined]
-        jokers = kind == PAIR and self.joker_pair and top < last and hand.counts[last - 1] and hand.counts[last]
-        bombs = levels[3] if self.bombs and kind != FOUR else 0
-        total = n + bool(jokers) + bombs.bit_count() + 1
-        k = total.bit_length()
-        i = getrandbits(k)
-        while i >= total:
-            i = getrandbits(k)
-        if i < n:
-            for _ in range(i):
-                m &= m - 1
-            return sets[(m & -m).bit_length() - 1][w]
-        i -= n
-        if jokers:
-            if not i:
-                return sets[last][1]
-            i -= 1
-        if i < bombs.bit_count():
-            for _ in range(i):
-                bombs &= bombs - 1
-            return sets[(bombs & -bombs).bit_length() - 1][3]
-        return None
-
     def _mask(self, counts: list[int], width: int) -> int:
         m = 0
         for r in range(self.run_top):
@@ -326,7 +304,10 @@ class Hand:
         self.by_rank = by_rank = [[] for _ in range(n)]
         for c in cards:
             by_rank[rank_of[c]].append(c)
-        self.mask = reduce(or_, map(BIT.__getitem__, cards), 0)  # type: ignore[arg-type]
+        mask = sum(map(BIT.__getitem__, cards))  # type: ignore[arg-type]
+        if mask.bit_count() != len(cards):  # a card twice (not one deck): the sum carried
+            mask = reduce(or_, map(BIT.__getitem__, cards), 0)  # type: ignore[arg-type]
+        self.mask = mask
         self.counts = counts = list(map(len, by_rank))
         # bit r of levels[i]: rank r held more than i times (kept with counts)
         l0 = l1 = l2 = l3 = 0
@@ -486,8 +467,8 @@ class TrickPlay:
         seat to act, and return the event to log; ``None``: not plainly legal, nothing changed.
         (:meth:`fast_play`, :meth:`play`, :meth:`pass_` and ``Hand.remove`` inlined.)"""
         kind = action.get("action")
-        if kind == "pass":
-            if self.beat is None:
+        if kind != "play":
+            if kind != "pass" or self.beat is None:
                 return None
             beat_seat = self.beat_seat
             self.passes = passes = self.passes + 1
@@ -498,8 +479,6 @@ class TrickPlay:
             else:
                 self.turn = self._after[seat]
             return dict(action)
-        if kind != "play":
-            return None
         texts = action.get("cards")
         if texts.__class__ is not list or not texts:
             return None
@@ -628,6 +607,77 @@ def choose(
     if not pool:
         return None
     return min(pool, key=lambda c: (c.low, -c.size, c.top))
+
+
+def random_play(state: Any, rng: random.Random, events: list[Action], escape_at: int = -1) -> None:
+    """The random bot's plays until ``state.over``, each judged by ``state.judge`` and kept in ``events``:
+    what a loop of ``choose(rules, trick.options(seat), trick.beat, rng, "random")`` and a
+    :class:`BotTable` makes, the same draws and the same events (``rng`` an exact ``random.Random``:
+    ``randrange(n)``'s ``_randbelow_with_getrandbits`` inlined), in fewer calls. A follow of a set is
+    counted, not listed: only the pick is made. ``escape_at``: the number of events at which the seat to
+    act escapes instead (挖坑)."""
+    trick = state.trick
+    rules, hands, judge, bits = trick.rules, trick.hands, state.judge, rng.getrandbits
+    sets, options = rules._sets, rules.options
+    last, jokers_pair, bombs_on = rules._n - 1, rules.joker_pair, rules.bombs
+    while not state.over:
+        seat = trick.turn
+        if len(events) == escape_at:
+            event: Action = {"seat": seat, "action": "escape"}
+            if judge(event):
+                raise RuntimeError(f"a bot broke a rule: {event}")
+            events.append(event)
+            return
+        hand = hands[seat]
+        beat = trick.beat
+        if beat is None or beat[0] > 10:  # a lead, or a run to follow: listed
+            listed = options(hand.counts, beat, hand.levels)
+            n = len(listed)
+            total = n + (beat is not None)
+            k = total.bit_length()
+            i = bits(k)
+            while i >= total:
+                i = bits(k)
+            combo = listed[i] if i < n else None
+        else:  # a set to follow: the sets above it, the joker pair, the bombs (options' order), counted
+            kind, _, top = beat
+            levels = hand.levels
+            w = kind - 1
+            m = levels[w] >> (top + 1) << (top + 1)  # the ranks above ``top`` held more than w times
+            n = m.bit_count()
+            jokers = kind == PAIR and jokers_pair and top < last and hand.counts[last - 1] and hand.counts[last]
+            bombs = levels[3] if bombs_on and kind != FOUR else 0
+            total = n + bool(jokers) + bombs.bit_count() + 1
+            k = total.bit_length()
+            i = bits(k)
+            while i >= total:
+                i = bits(k)
+            if i < n:
+                for _ in range(i):
+                    m &= m - 1
+                combo = sets[(m & -m).bit_length() - 1][w]
+            else:
+                i -= n
+                if jokers and not i:
+                    combo = sets[last][1]
+                else:
+                    i -= bool(jokers)
+                    if i < bombs.bit_count():
+                        for _ in range(i):
+                            bombs &= bombs - 1
+                        combo = sets[(bombs & -bombs).bit_length() - 1][3]
+                    else:
+                        combo = None
+        if combo is None:
+            event = {"seat": seat, "action": "pass"}
+        elif combo[1] == 1 and (combo[0] != PAIR or combo[2] != last or not jokers_pair):  # Hand.pick of a set
+            event = {"seat": seat, "action": "play", "cards": hand.by_rank[combo[2]][: combo[0]]}
+        else:
+            event = {"seat": seat, "action": "play", "cards": hand.pick(combo)}
+        violations = judge(event)
+        if violations:
+            raise RuntimeError(f"a bot broke a rule: {event} → {violations}")
+        events.append(event)
 
 
 class BotTable:

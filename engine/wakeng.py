@@ -29,6 +29,8 @@ from engine.climbing import (
     cards_text,
     choose,
     parse_play_cards,
+    random_play,
+    shuffle,
 )
 from engine.game import Action, DealPlan, FirstPlay, Game, GameInfo, News, State, Violation, holder, violation
 
@@ -125,6 +127,7 @@ class WakengState(State):
         self.trick: TrickPlay | None = None
         self.escaped: int | None = None
         self.history: list[Action] = []
+        self.over = False  # phase == "over", kept as a flag for the bots' loop
 
     # ------------------------------------------------------------------ who acts
     def _bid_turn(self) -> int:
@@ -176,6 +179,16 @@ class WakengState(State):
         if self.phase == "play" and seat.__class__ is int and seat == trick.turn:  # type: ignore[union-attr]
             # the common cases first: a plainly legal play or pass (else the general way says why)
             assert trick is not None
+            if action.get("action") == "pass" and trick.beat is not None:  # TrickPlay.pass_, inlined
+                beat_seat, out = trick.beat_seat, trick.out
+                trick.passes = passes = trick.passes + 1
+                if passes >= trick.n - len(out) - (beat_seat not in out):
+                    trick.turn = beat_seat if beat_seat not in out else trick._next_in(beat_seat)  # type: ignore[arg-type]
+                    trick.beat, trick.beat_seat, trick.beat_cards, trick.passes = None, None, [], 0
+                else:
+                    trick.turn = trick._after[seat]
+                self.history.append({**action})
+                return []
             event = trick.fast_move(seat, action)
             if event is not None:
                 if trick.out:  # a seat went out: the hand is over
@@ -336,6 +349,7 @@ class WakengState(State):
 
     def _end(self) -> None:
         self.phase = "over"
+        self.over = True
 
     # ------------------------------------------------------------------ results
     def is_terminal(self) -> bool:
@@ -428,27 +442,6 @@ class WakengState(State):
         return view
 
 
-def random_play(state: WakengState, trick: TrickPlay, rng: random.Random, events: list[Action], escape_at: int) -> None:
-    """The random bot's play phase, as :meth:`WakengGame.bot_hand`'s loop plays it with ``choose`` and a
-    :class:`BotTable` (the same draws, the same events, every one judged by ``state.judge``), in fewer calls."""
-    bits, option, judge, hands = rng.getrandbits, state.rules.random_option, state.judge, state.hands
-    while state.phase == "play":
-        seat = trick.turn
-        if len(events) == escape_at:
-            event: Action = {"seat": seat, "action": "escape"}
-        else:
-            hand = hands[seat]
-            combo = option(hand, trick.beat, bits)
-            event = {"seat": seat, "action": "pass"} if combo is None else {
-                "seat": seat, "action": "play", "cards": hand.pick(combo)}
-        violations = judge(event)
-        if violations:
-            raise RuntimeError(f"a bot broke a rule: {event} → {violations}")
-        events.append(event)
-        if event["action"] == "escape":
-            break
-
-
 _HANDLERS = {
     "black_dig": WakengState._black_dig,
     "bid": WakengState._bid,
@@ -512,7 +505,7 @@ class WakengGame(Game):
         s = settings or self.settings()
         plan = self.deal_plan(s)
         deck = plan.deck.names()
-        rng.shuffle(deck)
+        shuffle(deck, rng)  # rng.shuffle's order, faster
         per = plan.cards_per_seat[0]
         hands = [deck[i * per : (i + 1) * per] for i in range(plan.seats)]
         bottom = deck[plan.seats * per :]
@@ -543,7 +536,7 @@ class WakengGame(Game):
         trick = state.trick
         assert trick is not None
         if bot == "random" and type(rng) is random.Random:
-            random_play(state, trick, rng, act.events, escape_at)
+            random_play(state, rng, act.events, escape_at)
             return act.record(self, s, hands, bottom, first_seat)
         while state.phase == "play":
             seat = trick.turn

@@ -29,6 +29,8 @@ from engine.climbing import (
     card_names,
     choose,
     parse_play_cards,
+    random_play,
+    shuffle,
 )
 from engine.game import (
     HIDDEN,
@@ -167,6 +169,16 @@ class ZhuohongaState(State):
         trick = self.trick
         if not self.over and self.xuan != "pending" and seat.__class__ is int and seat == trick.turn:
             # the common cases first: a plainly legal play or pass (else the general way says why)
+            if action.get("action") == "pass" and trick.beat is not None:  # TrickPlay.pass_, inlined
+                beat_seat, out = trick.beat_seat, trick.out
+                trick.passes = passes = trick.passes + 1
+                if passes >= trick.n - len(out) - (beat_seat not in out):
+                    trick.turn = beat_seat if beat_seat not in out else trick._next_in(beat_seat)  # type: ignore[arg-type]
+                    trick.beat, trick.beat_seat, trick.beat_cards, trick.passes = None, None, [], 0
+                else:
+                    trick.turn = trick._after[seat]
+                self.history.append({**action})
+                return []
             event = trick.fast_move(seat, action, None if self.started else self._shows_h4)
             if event is not None:
                 if event["action"] == "play":
@@ -454,23 +466,6 @@ class ZhuohongaState(State):
         return view
 
 
-def random_play(state: ZhuohongaState, rng: random.Random, events: list[Action]) -> None:
-    """The random bot's play, as :meth:`ZhuohongaGame.bot_hand`'s loop plays it with ``choose`` and a
-    :class:`BotTable` when the first play need not show ♥4 (the same draws, the same events, every one
-    judged by ``state.judge``), in fewer calls."""
-    bits, option, judge, hands, trick = rng.getrandbits, RULES.random_option, state.judge, state.hands, state.trick
-    while not state.over:
-        seat = trick.turn
-        hand = hands[seat]
-        combo = option(hand, trick.beat, bits)
-        event: Action = {"seat": seat, "action": "pass"} if combo is None else {
-            "seat": seat, "action": "play", "cards": hand.pick(combo)}
-        violations = judge(event)
-        if violations:
-            raise RuntimeError(f"a bot broke a rule: {event} → {violations}")
-        events.append(event)
-
-
 _HANDLERS = {
     "xuan": ZhuohongaState._xuan,
     "xuan_consent": ZhuohongaState._answer,
@@ -527,7 +522,7 @@ class ZhuohongaGame(Game):
     def deal(self, rng: random.Random, settings: ZhuohongaSettings, first_seat: int = 0) -> list[list[str]]:
         """Shuffle and deal one card at a time from ``first_seat`` on; hands (card names) in the order dealt."""
         deck = DECKS["zhuohonga"].names()
-        rng.shuffle(deck)
+        shuffle(deck, rng)  # rng.shuffle's order, faster
         per = self.deal_plan(settings).cards_per_seat
         low = min(per)  # rounds every seat is dealt in: a slice of the deck each
         hands: list[list[str]] = [[] for _ in range(4)]

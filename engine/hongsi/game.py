@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.cards import DECKS, Card
+from engine.climbing import shuffle
 from engine.game import Action, DealPlan, FirstPlay, Game, GameInfo, IllegalAction, News, holder
 from engine.hongsi import combos
 from engine.hongsi.bots import BOTS, play_out, random_play, talk
@@ -70,7 +71,7 @@ class HongsiGame(Game):
     def _deal(self, rng: random.Random, first_seat: int) -> tuple[list[list[str]], list[int]]:
         """:meth:`deal`'s hands (each low to high) and their card masks."""
         deck = list(range(52))
-        rng.shuffle(deck)
+        shuffle(deck, rng)  # rng.shuffle's order, faster
         hands: list[list[str]] = [[], [], [], []]
         masks = [0, 0, 0, 0]
         name, bit = combos.CARD_NAMES.__getitem__, (1).__lshift__
