@@ -288,6 +288,9 @@ class ClimbingRules:
         return m
 
 
+_RANK_BITS = tuple(1 << r for r in range(64))  # bit r for rank r
+
+
 class Hand:
     """One seat's cards, as card names (``"H4"``): rank counts for the rules, the names by rank for the
     suits, a bit mask of card codes to check a play in one pass."""
@@ -311,9 +314,8 @@ class Hand:
         self.counts = counts = list(map(len, by_rank))
         # bit r of levels[i]: rank r held more than i times (kept with counts)
         l0 = l1 = l2 = l3 = 0
-        for r, k in enumerate(counts):
+        for bit, k in zip(_RANK_BITS, counts, strict=False):  # (more bits than ranks)
             if k:
-                bit = 1 << r
                 l0 |= bit
                 if k > 1:
                     l1 |= bit
@@ -530,7 +532,7 @@ class TrickPlay:
         if not hand.mask:
             self._gone_out(seat)
         self.turn = self._after[seat]
-        return {**action, "cards": list(cards)}
+        return {**action, "cards": cards}  # (the engine never changes a list it keeps: one copy serves both)
 
     def check_play(self, seat: int, cards: list[str]) -> tuple[Combo | None, list[Violation]]:
         """The combination of a play by the seat to act, or the violation (not_in_hand, combo, follow)."""
@@ -620,9 +622,10 @@ def random_play(state: Any, rng: random.Random, events: list[Action], escape_at:
     rules, hands, judge, bits = trick.rules, trick.hands, state.judge, rng.getrandbits
     sets, options = rules._sets, rules.options
     last, jokers_pair, bombs_on = rules._n - 1, rules.joker_pair, rules.bombs
+    escaping = escape_at >= 0
     while not state.over:
         seat = trick.turn
-        if len(events) == escape_at:
+        if escaping and len(events) == escape_at:
             event: Action = {"seat": seat, "action": "escape"}
             if judge(event):
                 raise RuntimeError(f"a bot broke a rule: {event}")
@@ -645,9 +648,9 @@ def random_play(state: Any, rng: random.Random, events: list[Action], escape_at:
             w = kind - 1
             m = levels[w] >> (top + 1) << (top + 1)  # the ranks above ``top`` held more than w times
             n = m.bit_count()
-            jokers = kind == PAIR and jokers_pair and top < last and hand.counts[last - 1] and hand.counts[last]
+            jokers = 1 if kind == PAIR and jokers_pair and top < last and hand.counts[last - 1] and hand.counts[last] else 0
             bombs = levels[3] if bombs_on and kind != FOUR else 0
-            total = n + bool(jokers) + bombs.bit_count() + 1
+            total = n + jokers + bombs.bit_count() + 1 if bombs else n + jokers + 1
             k = total.bit_length()
             i = bits(k)
             while i >= total:
@@ -661,8 +664,8 @@ def random_play(state: Any, rng: random.Random, events: list[Action], escape_at:
                 if jokers and not i:
                     combo = sets[last][1]
                 else:
-                    i -= bool(jokers)
-                    if i < bombs.bit_count():
+                    i -= jokers
+                    if bombs and i < bombs.bit_count():
                         for _ in range(i):
                             bombs &= bombs - 1
                         combo = sets[(bombs & -bombs).bit_length() - 1][3]

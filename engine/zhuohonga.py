@@ -180,10 +180,11 @@ class ZhuohongaState(State):
                 self.history.append({**action})
                 return []
             event = trick.fast_move(seat, action, None if self.started else self._shows_h4)
-            if event is not None:
-                if event["action"] == "play":
-                    self.started = True
-                    self.over = bool(trick.out) and trick.out[-1] == seat and self._decided()
+            if event is not None:  # a play (passes are done above)
+                self.started = True
+                out = trick.out
+                if out and out[-1] == seat:
+                    self.over = self._decided()
                 self.history.append(event)
                 return []
         return self._judge(action)
@@ -353,11 +354,11 @@ class ZhuohongaState(State):
         rest = [s for s in rest if s not in out]
         return out + sorted(rest, key=lambda s: len(self.hands[s]))
 
-    def outcome(self) -> tuple[str, list[int]] | None:
-        """``(outcome, winners)`` once the hand is over."""
+    def outcome(self, ranking: list[int] | None = None) -> tuple[str, list[int]] | None:
+        """``(outcome, winners)`` once the hand is over (``ranking``: :meth:`ranking`, if known)."""
         if not self.over:
             return None
-        place = {s: i for i, s in enumerate(self.ranking())}
+        place = {s: i for i, s in enumerate(ranking or self.ranking())}
         first = self.trick.out[0]
         if len(self.red) == 1:
             loner = self.red[0]
@@ -394,8 +395,8 @@ class ZhuohongaState(State):
         return scores
 
     def verdict(self) -> dict[str, Any]:
-        result = self.outcome()
         ranking = self.ranking() if self.over else None
+        result = self.outcome(ranking)
         scores = self._scores(result)
         return {
             "game": "zhuohonga",
