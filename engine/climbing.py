@@ -487,11 +487,16 @@ class TrickPlay:
         hand = self.hands[seat]
         held, mask = hand.mask, 0
         try:
-            for name in texts:
-                bit = 1 << CODE[name]
-                if mask & bit or not held & bit:
+            if len(texts) == 1:  # (the most common play)
+                mask = 1 << CODE[texts[0]]
+                if not held & mask:
                     return None
-                mask |= bit
+            else:
+                for name in texts:
+                    bit = 1 << CODE[name]
+                    if mask & bit or not held & bit:
+                        return None
+                    mask |= bit
         except (KeyError, TypeError):
             return None
         rules = self.rules
@@ -523,13 +528,16 @@ class TrickPlay:
                     levels[i] &= keep
                 for c in cards:
                     held_r.remove(c)
-            hand.mask = held & ~mask
+            hand.mask = held ^ mask  # (mask is within held)
         else:
             hand.remove(cards)
         if combo[0] == FOUR and rules.bombs:
             self.bombs += 1
-        self.beat, self.beat_seat, self.beat_cards, self.passes = combo, seat, cards, 0
-        if not hand.mask:
+        self.beat = combo
+        self.beat_seat = seat
+        self.beat_cards = cards
+        self.passes = 0
+        if held == mask:  # no card left
             self._gone_out(seat)
         self.turn = self._after[seat]
         return {**action, "cards": cards}  # (the engine never changes a list it keeps: one copy serves both)

@@ -59,10 +59,12 @@ def choose_play(state: HongsiState, seat: int, rng: random.Random, bot: str) -> 
 
 def random_play(state: HongsiState, rng: random.Random, events: list[Action], judge=None) -> None:
     """:func:`play_out` for the random bot, judging every event through ``judge`` (``state.judge`` by
-    default; an error raises :class:`IllegalAction`) and keeping it in ``events``, with :func:`choose_play` and :meth:`HongsiState.moves` inlined: the same choices from the
-    same random numbers (``_randbelow`` is what ``randrange(n)`` calls), in fewer calls. A follow of a
-    one-rank trick counts its options and makes only the one chosen."""
-    below = rng._randbelow
+    default; an error raises :class:`IllegalAction`) and keeping it in ``events``. :func:`choose_play` and
+    :meth:`HongsiState.moves` are inlined, and so is ``randrange(n)``'s draw (for an exact
+    ``random.Random``, the only kind given here: ``_randbelow_with_getrandbits``): the same choices from
+    the same random numbers, in fewer calls. A follow of a one-rank trick counts its options and makes
+    only the one chosen."""
+    below, bits = rng._randbelow, rng.getrandbits  # (``below`` inlined below as _randbelow_with_getrandbits)
     judge = judge or state.judge
     s = state.settings
     bombs, min_pair_run = s.bombs, s.min_pair_run
@@ -86,18 +88,31 @@ def random_play(state: HongsiState, rng: random.Random, events: list[Action], ju
                 trick = state.trick
                 if trick is None:
                     options = combos.lead_combos(0, bombs=bombs, min_pair_run=min_pair_run, masks=masks)
-                    combo = options[below(len(options))]
+                    total = len(options)
+                    k = total.bit_length()
+                    i = bits(k)
+                    while i >= total:
+                        i = bits(k)
+                    combo = options[i]
                 elif trick[0] <= combos.TRIPLE:  # follow_combos, counted: the same options in the same order
                     kind = trick[0]
                     above = ~((2 << trick[2]) - 1)
                     first = ones[kind][masks[kind] & above]
                     more = bomb_sets[masks[3]] if bombs else ()
                     n = len(first)
-                    i = below(n + len(more) + 1)
+                    total = n + len(more) + 1
+                    k = total.bit_length()
+                    i = bits(k)
+                    while i >= total:
+                        i = bits(k)
                     combo = first[i] if i < n else more[i - n] if i < n + len(more) else None
                 else:
                     options = combos.follow_combos(0, trick, bombs=bombs, min_pair_run=min_pair_run, masks=masks)
-                    i = below(len(options) + 1)
+                    total = len(options) + 1
+                    k = total.bit_length()
+                    i = bits(k)
+                    while i >= total:
+                        i = bits(k)
                     combo = None if i == len(options) else options[i]
             if combo is None:
                 event = {"seat": seat, "action": "pass"}

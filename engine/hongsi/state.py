@@ -378,9 +378,12 @@ class HongsiState(State):
                         # a one-rank play of held cards named as records name them, no bomb: by look-up
                         if cards.__class__ is list and 0 < len(cards) < 4:
                             try:
-                                mask = 0
-                                for c in cards:
-                                    mask |= 1 << _CODE[c]
+                                if len(cards) == 1:
+                                    mask = 1 << _CODE[cards[0]]
+                                else:
+                                    mask = 0
+                                    for c in cards:
+                                        mask |= 1 << _CODE[c]
                             except (KeyError, TypeError):
                                 mask = 0
                             combo = ONE_RANK_PLAYS.get(mask)
