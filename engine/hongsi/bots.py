@@ -72,6 +72,9 @@ def random_play(state: HongsiState, rng: random.Random, events: list[Action], ju
     ones = (combos._S, combos._P, combos._T)
     bomb_sets = combos._B
     names, rank_mask = combos.CARD_NAMES, combos.RANK_MASK
+    TRIPLE, SINGLE = combos.TRIPLE, combos.SINGLE  # noqa: N806 (locals, for speed)
+    # take()'s ``avoid`` as the cards a single is taken from first (the call is made before any play)
+    keep = ~(1 << state.called) if state.called is not None else -1
     while not state.finished:
         pending = state.pending
         if pending is not None:
@@ -94,7 +97,7 @@ def random_play(state: HongsiState, rng: random.Random, events: list[Action], ju
                     while i >= total:
                         i = bits(k)
                     combo = options[i]
-                elif trick[0] <= combos.TRIPLE:  # follow_combos, counted: the same options in the same order
+                elif trick[0] <= TRIPLE:  # follow_combos, counted: the same options in the same order
                     kind = trick[0]
                     above = ~((2 << trick[2]) - 1)
                     first = ones[kind][masks[kind] & above]
@@ -116,9 +119,9 @@ def random_play(state: HongsiState, rng: random.Random, events: list[Action], ju
                     combo = None if i == len(options) else options[i]
             if combo is None:
                 event = {"seat": seat, "action": "pass"}
-            elif combo[0] == combos.SINGLE:  # take(), inlined for a single
+            elif combo[0] == SINGLE:  # take(), inlined for a single
                 have = hands[seat] & rank_mask[combo[2]]  # type: ignore[index]
-                pick = have & ~(1 << state.called) or have if state.called is not None else have
+                pick = have & keep or have
                 event = {"seat": seat, "action": "play", "cards": [names[(pick & -pick).bit_length() - 1]]}
             else:
                 event = state.play_event(seat, combo)  # type: ignore[arg-type]
