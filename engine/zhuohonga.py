@@ -148,7 +148,7 @@ class ZhuohongaState(State):
             hand = self.hands[seat]
             plays = [hand.pick(c) for c in self.trick.options(seat)]
             if self._must_show_h4():
-                plays = [p if H4 in p else p[:-1] + [H4] for p in plays if p[0].rank == "4"]
+                plays = [p if H4 in p else p[:-1] + [H4] for p in plays if RULES.rank_of[p[0]] == 0]  # plays of 4s
             out += [{"seat": seat, "action": "play", "cards": p} for p in plays]
             if self.trick.beat is not None:
                 out.append({"seat": seat, "action": "pass"})

@@ -261,3 +261,18 @@ def test_climbing_judge_near_misses_match_the_general_path(seed, name):
                 assert _climbing_snapshot(fast) == _climbing_snapshot(slow)
         assert state.judge(event) == []
     assert state.is_terminal()
+
+
+@settings(max_examples=20, deadline=None)
+@given(seeds)
+def test_zhuohonga_first_play_showing_h4_lists_only_legal_plays(seed):
+    """With ``first_lead_h4`` the first player is offered plays of 4s that show ♥4, each one legal (the
+    listing once failed on card names); the random bot's hand under it ends."""
+    game = get_game("zhuohonga")
+    s = game.settings(None, {"first_lead_h4": True})
+    state = game.new_state(game.deal(random.Random(seed), s), [], s)
+    plays = [a for a in state.legal_actions(state.current_player()) if a["action"] == "play"]
+    assert plays and all("H4" in a["cards"] and all(c[1:] == "4" for c in a["cards"]) for a in plays)
+    for action in plays:
+        assert copy.deepcopy(state).judge(action) == []
+    assert game.bot_hand(random.Random(seed), bot="random", settings=s)["verdict"]["finished"]
