@@ -160,7 +160,7 @@ def test_every_card_of_a_big_pile_is_in_the_picture():
 
 
 # --------------------------------------------------------------------------- the pile index model (vision.pile_train)
-HELD = "paris"  # a held-out design (vision.card_art.HELD_OUT): the index model never trained on it
+HELD = "ornamental"  # a held-out design (vision.card_art.HELD_OUT): the index model never trained on it
 
 
 @pytest.fixture(scope="module")
@@ -190,7 +190,7 @@ def _index_reader():
 
 def test_the_index_model_reads_true_index_boxes_of_a_held_out_design(held_out_cache):
     """Piles of a design never trained on, each index fully in view cut as the pile reader cuts: the
-    index model names most of them (the first corner model read 64 % of such crops)."""
+    index model names nearly all of them (98 % when trained; the first corner model names 83 %)."""
     from vision.card_art import art_face
     from vision.labels import LABELS
 
@@ -207,7 +207,7 @@ def test_the_index_model_reads_true_index_boxes_of_a_held_out_design(held_out_ca
                     truth.append(LABELS.index(labels[face]))
     assert len(crops) >= 20
     said = index.log_probs(crops).argmax(axis=1)
-    assert (said == np.array(truth)).mean() >= 0.8
+    assert (said == np.array(truth)).mean() >= 0.9
 
 
 def test_the_index_model_sees_no_card_on_plain_paper_or_table():
@@ -221,7 +221,8 @@ def test_the_index_model_sees_no_card_on_plain_paper_or_table():
 
 
 def test_a_pile_of_held_out_real_faces_is_read_right(held_out_cache):
-    """Three cards of a design never trained on, apart and turned, on a plain table."""
+    """Three cards of a design never trained on, apart and turned, on a plain table: read right (a guard
+    against a broken model; how often piles of held-out designs are read is benchmarks/vision_pile.py's)."""
     from vision.card_art import art_face
 
     rng = np.random.default_rng(0)
