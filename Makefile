@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: run test lint system bench train train-committee club
+.PHONY: run test lint system bench train train-committee train-pile club
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -46,6 +46,13 @@ train-committee: $(STAMP)
 	$(BIN)/python -m vision.train --seed 47 --sensor-codec --pip-shapes --holdout 0.5 --holdout-subset webcam_handheld --storage int8 --out vision/models/card_corner_c.onnx
 	$(BIN)/python -m vision.train --seed 11 --norm channel --storage int8 --out vision/models/card_corner_d.onnx
 	$(BIN)/python -m vision.train --seed 19 --size 48 --width 16 --storage int8 --out vision/models/card_corner_e.onnx
+
+# Re-trains the pile reader's index model (vision/models/pile_index.onnx) on crops of rendered piles of the
+# training designs (about 33 min on one core; the card art is rasterised first).
+train-pile: $(STAMP)
+	$(BIN)/pip install -q -e '.[train]'
+	$(BIN)/python -m vision.card_art
+	nice -n 10 $(BIN)/python -m vision.pile_train --minutes 33
 
 # The peers the benchmarks compare against (OpenSpiel, RLCard) live in their own environment, never in .venv.
 # (The stamp is -2 since open_spiel joined the peers, so an older .benchvenv gets it too.)

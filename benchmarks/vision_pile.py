@@ -1,6 +1,7 @@
 """The pile reader on rendered piles of 1-12 cards of designs the models never trained on (issue 29).
 
     .venv/bin/python benchmarks/vision_pile.py [--piles 40] [--design paris --design anglo ...] [--two-decks 0.3]
+    .venv/bin/python benchmarks/vision_pile.py --training-designs   # what the decision rule was chosen on
 
 Per design: piles whose multiset is read exactly right, declined (``labels`` null), wrong; piles with a
 card named that is not there; and the time to read one picture (single-threaded, CPU time). The
@@ -19,7 +20,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from vision.card_art import HELD_OUT, cached_designs
+from vision.card_art import HELD_OUT, TRAIN_DESIGNS, cached_designs
 from vision.labels import LABELS
 from vision.pile import PileReader
 from vision.pile_render import render_pile
@@ -63,12 +64,16 @@ def main() -> None:
     ap.add_argument("--design", action="append", help="a design to judge (default: every held-out one cached)")
     ap.add_argument("--seed", type=int, default=29)
     ap.add_argument("--two-decks", type=float, default=0.3, help="share of piles dealt from two decks")
+    ap.add_argument("--training-designs", action="store_true",
+                    help="judge the designs the index model trained on (where its decision rule is chosen)")
     args = ap.parse_args()
-    designs = args.design or [d for d in HELD_OUT if d in cached_designs()]
+    pool = TRAIN_DESIGNS if args.training_designs else HELD_OUT
+    designs = args.design or [d for d in pool if d in cached_designs()]
     if not designs:
         raise SystemExit("no held-out design is rasterised: run python -m vision.card_art")
     reader = PileReader(threads=1)
-    table = Table(title="pile reader, held-out designs (rendered piles of 1-12 cards)")
+    kind = "training" if args.training_designs else "held-out"
+    table = Table(title=f"pile reader, {kind} designs (rendered piles of 1-12 cards)")
     for col in ("design", "piles", "right", "declined", "wrong", "named absent", "ms median", "ms p95"):
         table.add_column(col, justify="right")
     total = Counter()

@@ -2,7 +2,7 @@
 
 Usage::
 
-    reader = PileReader()                 # the committed corner models, one onnxruntime thread
+    reader = PileReader()                 # the pile index model and the corner models, one onnxruntime thread
     r = reader.read(picture)              # PileReading
     r.labels, r.confidence                # ["S3", "S3", "H4"], 0.97 -- or None when unsure
 
@@ -15,13 +15,16 @@ reader looks for indices, not cards:
 2. *Candidates*: an index is a rank glyph with its suit pip next to it, so each blob alone, each blob
    with each of its nearest blobs of the same ink, and each tight cluster of blobs is a candidate box
    (:func:`candidates`).
-3. *Classify*: each candidate's box, cut axis-aligned, is screened by the first model and the likely
-   ones read by the whole committee, all members but :data:`DISSENT` agreeing
-   (:class:`vision.reader.CardReader`). :meth:`PileReader._upright_evidence` (used by
-   :mod:`vision.play_weigh`) cuts each candidate turned upright along its rank-to-pip axis, both ways:
-   on the true index boxes of rendered piles of training designs the first model reads 97 % upright,
-   88 % axis-aligned. End to end on whole piles it did not yet beat the axis-aligned cut, so the pile
-   reader keeps that (:data:`UPRIGHT`).
+3. *Classify*: each candidate's box, cut axis-aligned, is read by the pile index model
+   (``vision/models/pile_index.onnx``, :mod:`vision.pile_train`: the corner models' network trained on
+   exactly these crops of rendered piles, "no card" included). It reads a candidate when it is
+   :data:`INDEX_ACCEPT` sure; a candidate it does not read is a doubt when it or the first corner model
+   thinks it likely to be some card (a card missed would make the pile wrong). Without the index model
+   (``index_model=None``) the first corner model screens and the committee reads, all members but
+   :data:`DISSENT` agreeing (:class:`vision.reader.CardReader`). :meth:`PileReader._upright_evidence` (used by
+   :mod:`vision.play_weigh`) cuts each candidate turned upright along its rank-to-pip axis, both ways,
+   for the committee: on the true index boxes of rendered piles of training designs the first model
+   reads 97 % upright, 88 % axis-aligned.
 4. *One reading per index*: overlapping candidates are the same index (the surest one stays).
 5. *One card per pair of indices*: a card shows its index at two opposite corners, turned 180°; two
    readings of the same card lying where one card's two corners would lie are one card. Two copies of
@@ -34,13 +37,14 @@ reading of it is sure: a guess is worse than asking.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.corner_data import NONE_CLASS
 from vision.labels import LABELS
-from vision.reader import CardReader, is_colourless
+from vision.reader import MODEL_DIR, CardReader, is_colourless
 
 # A card's long side, as a share of the picture's short side, at most: the play area's calibration
 # (the composer draws cards 0.36..0.5 of it).
@@ -63,6 +67,12 @@ CLEARS = 0.3  # a doubtful candidate sharing this much of its box with a read in
 SAME_SHAPE = 0.6  # Hu-moment distance below which two blobs are one shape (cv2.matchShapes, I2)
 EDGE_LENGTH, EDGE_VOTES = 40, 40  # a straight stroke this long (working pixels) is a card's edge
 DISSENT = 1  # committee members that may pick another card (of five)
+INDEX_MODEL = MODEL_DIR / "pile_index.onnx"  # vision.pile_train's model of pile candidates
+# The index model reads a candidate this sure of its card (and MARGIN ahead); one it does not read is a
+# doubt when it or the first corner model thinks it this likely to be some card. Chosen on piles of the
+# training designs (benchmarks/vision_pile.py --training-designs), wrong piles kept few.
+INDEX_ACCEPT = 0.8
+INDEX_DOUBT = 0.5
 
 
 @dataclass
@@ -311,9 +321,12 @@ def clean_crops(img: np.ndarray, blobs: list[Blob], cands: list, boxes: list, pa
 class PileReader:
     """Reads piles with the corner models of :class:`vision.reader.CardReader` (or ``reader``)."""
 
-    def __init__(self, reader: CardReader | None = None, threads: int = 1, card_long: float = CARD_LONG) -> None:
+    def __init__(self, reader: CardReader | None = None, threads: int = 1, card_long: float = CARD_LONG,
+                 index_model: str | Path | None = INDEX_MODEL) -> None:
         self.reader = reader or CardReader(threads=threads)
         self.card_long = card_long
+        # the pile index model (vision.pile_train) reads the candidates; None: the corner models do
+        self.index = CardReader(model_path=index_model, threads=threads) if index_model is not None else None
 
     def _upright_evidence(self, image, blobs, cands, boxes, grey) -> np.ndarray:
         """(members, n, 55): each candidate cut turned upright along its axis, both ways (rank above
@@ -354,24 +367,38 @@ class PileReader:
                 return PileReading(None, 0.0)
             return PileReading([], 1.0)
         boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
+        lp, keep, seen = self._evidence(image, blobs, cands, boxes, grey)
+        return self._conclude(image, scale, cands, boxes, lp, keep, seen)
+
+    def _evidence(self, image, blobs, cands, boxes, grey):
+        """(voters, kept, 55) log-probabilities of the candidates worth reading, which those are, and
+        (kept,) another model's probability that each shows some card (None: no other model asked)."""
         if UPRIGHT:
-            lp = self._upright_evidence(image, blobs, cands, boxes, grey)
-            keep = np.arange(len(cands))
-        else:
-            crops = [crop_box(image, b) for b in boxes] if not CLEAN else clean_crops(image, blobs, cands, boxes)
-            first = np.exp(self.reader.log_probs(crops, grey))  # (n, 55)
-            keep = np.flatnonzero(1.0 - first[:, NONE_CLASS] >= SCREEN)
-            lp = self.reader.committee_log_probs([crops[i] for i in keep], grey) if len(keep) else None
+            return self._upright_evidence(image, blobs, cands, boxes, grey), np.arange(len(cands)), None
+        crops = [crop_box(image, b) for b in boxes] if not CLEAN else clean_crops(image, blobs, cands, boxes)
+        first = np.exp(self.reader.log_probs(crops, grey))  # (n, 55)
+        if self.index is not None:  # the pile index model reads every candidate; it alone votes
+            return self.index.log_probs(crops, grey)[None], np.arange(len(cands)), 1.0 - first[:, NONE_CLASS]
+        keep = np.flatnonzero(1.0 - first[:, NONE_CLASS] >= SCREEN)
+        lp = self.reader.committee_log_probs([crops[i] for i in keep], grey) if len(keep) else None
+        return lp, keep, None
+
+    def _conclude(self, image, scale, cands, boxes, lp, keep, seen=None) -> PileReading:
+        """The pile from its candidates' evidence: each index read or doubted, then one card per pair
+        of indices, and declined when a doubt or something unexplained remains."""
         found: list[tuple[float, int, int]] = []  # (confidence, label, candidate)
         unsure = []
-        if len(keep):
-            for row, i in enumerate(keep):
-                verdict = _verdict(lp[:, row])
-                if verdict is None:
-                    if len(cands[i][0]) > 1 and float(np.exp(lp[:, row, NONE_CLASS]).mean()) < 1 - DOUBT:
-                        unsure.append((i, set(np.argsort(-lp[:, row, :NONE_CLASS].mean(axis=0))[:2].tolist())))
-                    continue
-                found.append((verdict[1], verdict[0], int(i)))
+        sure, doubt = (INDEX_ACCEPT, INDEX_DOUBT) if self.index is not None else (ACCEPT, DOUBT)
+        for row, i in enumerate(keep):
+            verdict = _verdict(lp[:, row], sure)
+            if verdict is None:
+                some_card = 1.0 - float(np.exp(lp[:, row, NONE_CLASS]).mean())
+                if seen is not None:  # the corner model's doubt counts too: a card missed is a wrong pile
+                    some_card = max(some_card, float(seen[row]))
+                if len(cands[i][0]) > 1 and some_card > doubt:
+                    unsure.append((i, set(np.argsort(-lp[:, row, :NONE_CLASS].mean(axis=0))[:2].tolist())))
+                continue
+            found.append((verdict[1], verdict[0], int(i)))
         kept = _suppress(found, boxes)
         reads = [Found(LABELS[lab], conf, tuple(float(v) / scale for v in boxes[i]), cands[i][1])
                  for conf, lab, i in kept]
@@ -404,7 +431,7 @@ def _explained(box, likely: set[int], kept: list, reads: list[Found], boxes: lis
     return False
 
 
-def _verdict(lp: np.ndarray) -> tuple[int, float] | None:
+def _verdict(lp: np.ndarray, accept: float = ACCEPT) -> tuple[int, float] | None:
     """(label, confidence) from the committee's (members, 55) log-probabilities; None unless all
     members but :data:`DISSENT` pick the same card and the pool is sure of it."""
     picks = lp[:, :NONE_CLASS].argmax(axis=1)
@@ -416,7 +443,7 @@ def _verdict(lp: np.ndarray) -> tuple[int, float] | None:
     if int((picks == best).sum()) < len(picks) - DISSENT or p[NONE_CLASS] > 0.3:
         return None
     second = float(np.partition(cards, -2)[-2])
-    if cards[best] < ACCEPT or cards[best] - second < MARGIN:
+    if cards[best] < accept or cards[best] - second < MARGIN:
         return None
     return best, float(cards[best])
 

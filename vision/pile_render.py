@@ -34,6 +34,7 @@ class Pile:
     quads: list[np.ndarray]  # per face: its four corners in the picture
     indices: list[list[np.ndarray]] = field(default_factory=list)  # per face: its two index boxes (4 points each)
     in_view: list[list[float]] = field(default_factory=list)  # per face: the share of each index box in view
+    hand: np.ndarray | None = None  # the hand's mask (0..1) when one hovers over the pile
 
 
 def place(face: Face, centre, long_side: float, angle: float) -> tuple[np.ndarray, np.ndarray]:
@@ -106,11 +107,12 @@ def _hand(img: np.ndarray, rng: np.random.Generator, size: float) -> np.ndarray:
 
 def render_pile(faces: list[Face], rng: np.random.Generator, *, size: tuple[int, int] = PILE_SIZE,
                 hand: float = 0.25, strength: float = 0.7, plays: list[int] | None = None,
-                stages: list | None = None) -> Pile:
+                stages: list | None = None, layouts: int = 20) -> Pile:
     """The faces thrown onto a table in plays, in order (the last on top); ``hand``: how often a hand
     hovers over part of the pile; ``strength``: how harsh the light and the camera are (0..1);
     ``plays``: the plays' sizes (default: random ones). ``stages``, a list: the settled picture after
-    each play (no hand; the same light and camera, fresh sensor noise) is appended to it."""
+    each play (no hand; the same light and camera, fresh sensor noise) is appended to it. ``layouts``:
+    how many layouts to try for one where every card shows an index (training data takes the first)."""
     W, H = size
     long_side = min(W, H) * rng.uniform(0.36, 0.5)
     laid = 0
@@ -148,7 +150,7 @@ def render_pile(faces: list[Face], rng: np.random.Generator, *, size: tuple[int,
         for x in (shown, indices, in_view):
             x.reverse()
         laid += 1
-        if all(shown) or laid >= 20:
+        if all(shown) or laid >= layouts:
             break
     else:
         raise RuntimeError("the pile could not be laid out in the picture")
@@ -156,7 +158,23 @@ def render_pile(faces: list[Face], rng: np.random.Generator, *, size: tuple[int,
     if stages is not None:
         stages += _stages(table, placed, ends, seed, strength, rng)
     out = _photometric(img, np.random.default_rng(seed), strength=strength)
-    return Pile(out, shown, quads, indices, in_view)
+    return Pile(out, shown, quads, indices, in_view, hand_mask)
+
+
+def index_owner(pile: Pile) -> np.ndarray:
+    """(H, W) int32: at each pixel, whose corner index is in view there (``2 * face + corner``, corner 0
+    the top-left one), or -1 (table, a card's face away from its indices, the hand). The cards are
+    painted in the order they were thrown, so a card on top hides the indices under it: what the pile
+    reader's training cuts its true index boxes with (vision.pile_train)."""
+    H, W = pile.image.shape[:2]
+    owner = np.full((H, W), -1, np.int32)
+    for i, (quad, polys) in enumerate(zip(pile.quads, pile.indices, strict=True)):
+        cv2.fillConvexPoly(owner, np.round(quad).astype(np.int32), -1)
+        for c, poly in enumerate(polys):
+            cv2.fillConvexPoly(owner, np.round(poly).astype(np.int32), 2 * i + c)
+    if pile.hand is not None:
+        owner[pile.hand >= 0.3] = -1
+    return owner
 
 
 def _stages(table: np.ndarray, placed: list, ends, seed: int, strength: float,
