@@ -464,6 +464,20 @@ class TrickPlay:
             return None
         return combo
 
+    def fast_pass(self, seat: int) -> bool:
+        """:meth:`pass_` inlined for a game's fast ``judge``, by the seat to act while a play stands; False
+        (nothing done) when no play stands."""
+        if self.beat is None:
+            return False
+        beat_seat, out = self.beat_seat, self.out
+        self.passes = passes = self.passes + 1
+        if passes >= self.n - len(out) - (beat_seat not in out):
+            self.turn = beat_seat if beat_seat not in out else self._next_in(beat_seat)  # type: ignore[arg-type]
+            self.beat, self.beat_seat, self.beat_cards, self.passes = None, None, [], 0
+        else:
+            self.turn = self._after[seat]
+        return True
+
     def fast_move(self, seat: int, action: Action, may: Any = None) -> Action | None:
         """Apply a plainly legal play (that ``may(cards)`` allows too, if given) or pass by ``seat``, the
         seat to act, and return the event to log; ``None``: not plainly legal, nothing changed.

@@ -169,14 +169,7 @@ class ZhuohongaState(State):
         trick = self.trick
         if not self.over and self.xuan != "pending" and seat.__class__ is int and seat == trick.turn:
             # the common cases first: a plainly legal play or pass (else the general way says why)
-            if action.get("action") == "pass" and trick.beat is not None:  # TrickPlay.pass_, inlined
-                beat_seat, out = trick.beat_seat, trick.out
-                trick.passes = passes = trick.passes + 1
-                if passes >= trick.n - len(out) - (beat_seat not in out):
-                    trick.turn = beat_seat if beat_seat not in out else trick._next_in(beat_seat)  # type: ignore[arg-type]
-                    trick.beat, trick.beat_seat, trick.beat_cards, trick.passes = None, None, [], 0
-                else:
-                    trick.turn = trick._after[seat]
+            if action.get("action") == "pass" and trick.fast_pass(seat):
                 self.history.append({**action})
                 return []
             event = trick.fast_move(seat, action, None if self.started else self._shows_h4)
