@@ -145,12 +145,17 @@ def _producer(model, output: str) -> str:
     return node.input[0]
 
 
-def corners_of(image: np.ndarray, kind: str) -> list[np.ndarray] | None:
+def corners_of(image: np.ndarray, kind: str, outlines: dict | None = None) -> list[np.ndarray] | None:
     """The corner crops a picture is read from: both indices of the found card (``window`` falls back
-    to the card's nominal place), or the picture itself for ``corner``; None if no card is found."""
+    to the card's nominal place), or the picture itself for ``corner``; None if no card is found.
+    ``outlines``: outlines already found, by ``id(image)`` (as :meth:`vision.reader.CardReader` keeps them;
+    filled in here)."""
     if kind == "corner":
         return [image]
-    found = localize(image)
+    outlines = {} if outlines is None else outlines
+    if id(image) not in outlines:
+        outlines[id(image)] = localize(image)
+    found = outlines[id(image)]
     if found is None and kind == "window":
         found = nominal_window_cards(image)[0]
     if found is None and kind == "frame":  # no outline: perhaps the card fills the picture

@@ -391,15 +391,15 @@ class CardReader:
         from vision.enroll import card_scores, combine, corners_of
 
         embedder, refs = self.deck
-        scores, crops = [], []
+        scores, crops, outlines = [], [], {}  # each frame's outline found once, for the deck and the models
         for f in frames:
-            c = corners_of(f, kind)
+            c = corners_of(f, kind, outlines)
             if c is not None:
                 scores.append(card_scores(embedder(c), refs))
                 crops += c
         if not scores:
             return Reading(None, 0.0, _uniform(), [], found=False)
-        models = self._models(frames, kind)  # the committee's view of the same frames, weighed in
+        models = self._models(frames, kind, outlines)  # the committee's view of the same frames, weighed in
         d, probs = combine(np.mean(scores, axis=0), models.probs)
         return Reading(d.label, d.confidence, probs, crops)
 
@@ -412,9 +412,9 @@ class CardReader:
             return self._read_with_deck(frames, kind)
         return self._models(frames, kind)
 
-    def _models(self, frames: list[np.ndarray], kind: str) -> Reading:
+    def _models(self, frames: list[np.ndarray], kind: str, outlines: dict | None = None) -> Reading:
         """The models' reading (no deck): the first model, the committee consulted when it is unsure."""
-        outlines: dict = {}
+        outlines = {} if outlines is None else outlines
         reading = self._pooled(frames, kind, outlines)
         if (kind == "window" and reading.found and len(self.paths) > 1
                 and (reading.label is None or reading.confidence < CONSULT_BELOW)):

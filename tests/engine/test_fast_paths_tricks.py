@@ -16,6 +16,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_fast_paths import _shengji_lead_options_slow as _leads_slow
 
 from engine import gongzhu as gz
 from engine import shengji as sj
@@ -33,18 +34,6 @@ def _shengji_dealt(record):
         parse_cards(record["bottom"]),
         game.settings(None, record.get("rules")),
     )
-
-
-def _leads_slow(state, seat):
-    """升级's leads the plain way: per suit its singles, pairs and tractors, from the counts."""
-    out, counts, order = [], state.counts[seat], state.trumps.order
-    for suit in range(5):
-        codes = [c for c in state.trumps.suit_codes[suit] if counts[c]]
-        pairs = [c for c in codes if counts[c] >= 2]
-        out += [(c,) for c in codes] + [(c, c) for c in pairs]
-        if len(pairs) >= 2:
-            out += [tuple(c for c in t for _ in (0, 1)) for t in sj._tractors(pairs, order)]
-    return out
 
 
 @settings(max_examples=30, deadline=None)
