@@ -9,6 +9,7 @@ CSV or a deal that stops half way loses nothing already enrolled.
 from __future__ import annotations
 
 import csv
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -111,20 +112,17 @@ def learn_deck(rig: Any, camera: Any, order: tuple[str, ...], deck: str, data_di
     embedder = Embedder(model)
     rig.home()
     rig.rotate_to(0)
-    embs, labels = [], []
+    parts: list[DeckRefs] = []
     for i, label in enumerate(order):
         if rig.hopper_empty():
             raise EnrolError(f"the hopper ran out after {i} cards of {len(order)}: nothing was saved")
         images = [f.image for f in camera.grab(frames, timeout=5.0, skip=1)]
-        part = enrol(embedder, [(img, label, f"card {i + 1} ({label})") for img in images], "window")
-        embs.append(part.embeddings)
-        labels.append(part.labels)
+        parts.append(enrol(embedder, [(img, label, f"card {i + 1} ({label})") for img in images], "window"))
         rig.eject()
         if progress is not None:
             progress(i + 1, len(order), label)
     if not rig.hopper_empty():
         raise EnrolError(f"cards are left in the hopper after the {len(order)} listed: nothing was saved")
-    new = DeckRefs(np.concatenate(embs), np.concatenate(labels), embedder.digest)
-    refs = new.merged(_existing(data_dir, deck))
+    refs = functools.reduce(lambda done, part: part.merged(done), parts).merged(_existing(data_dir, deck))
     refs.save(data_dir, deck)
     return refs

@@ -388,7 +388,7 @@ class CardReader:
         """The frames' corners compared with the deck's references, the scores averaged over frames;
         ``probs`` a softmax of the similarities (sharp: a clear nearest card takes nearly all), which
         deck decoding takes as it takes the models' probabilities."""
-        from vision.enroll import card_scores, combine, corners_of
+        from vision.enroll import card_scores, combine, corners_of, looks_of
 
         embedder, refs = self.deck
         scores, crops, outlines = [], [], {}  # each frame's outline found once, for the deck and the models
@@ -400,7 +400,8 @@ class CardReader:
         if not scores:
             return Reading(None, 0.0, _uniform(), [], found=False)
         models = self._models(frames, kind, outlines)  # the committee's view of the same frames, weighed in
-        d, probs = combine(np.mean(scores, axis=0), models.probs)
+        score = np.mean(scores, axis=0)
+        d, probs = combine(score, models.probs, looks_of(refs, frames, kind, score, outlines))
         return Reading(d.label, d.confidence, probs, crops)
 
     def read_votes(self, frames: list[np.ndarray], kind: str = "window") -> Reading:
