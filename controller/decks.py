@@ -114,14 +114,14 @@ def learn_deck(rig: Any, camera: Any, order: tuple[str, ...], deck: str, data_di
     rig.rotate_to(0)
     parts: list[DeckRefs] = []
     for i, label in enumerate(order):
-        if rig.hopper_empty():
+        if rig.hopper_empty:
             raise EnrolError(f"the hopper ran out after {i} cards of {len(order)}: nothing was saved")
         images = [f.image for f in camera.grab(frames, timeout=5.0, skip=1)]
         parts.append(enrol(embedder, [(img, label, f"card {i + 1} ({label})") for img in images], "window"))
         rig.eject()
         if progress is not None:
             progress(i + 1, len(order), label)
-    if not rig.hopper_empty():
+    if not rig.hopper_empty:
         raise EnrolError(f"cards are left in the hopper after the {len(order)} listed: nothing was saved")
     refs = functools.reduce(lambda done, part: part.merged(done), parts).merged(_existing(data_dir, deck))
     refs.save(data_dir, deck)
