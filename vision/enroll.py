@@ -261,6 +261,7 @@ class DeckReading:
     label: str | None
     confidence: float  # the best card's similarity
     gap: float  # ... minus the next card's
+    probs: np.ndarray | None = None  # the pooled (54,) distribution, with the committee (for deck decoding)
 
 
 def read_with_deck(embedder: Embedder, refs: DeckRefs, image: np.ndarray, kind: str,
@@ -327,5 +328,5 @@ def combine(scores: np.ndarray, probs: np.ndarray, looks: np.ndarray | None = No
     sure = (pooled[best] >= SHARE and scores[best] >= BASE_SIMILARITY
             and (looks is not None or best == int(np.argmax(scores))))
     second = float(np.partition(scores, -2)[-2])
-    reading = DeckReading(LABELS[best] if sure else None, float(scores[best]), float(scores[best]) - second)
-    return reading, pooled.astype(np.float32)
+    pooled = pooled.astype(np.float32)
+    return DeckReading(LABELS[best] if sure else None, float(scores[best]), float(scores[best]) - second, pooled), pooled
