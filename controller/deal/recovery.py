@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -143,7 +144,10 @@ class Recovery:
                       now: dict[str, Any]) -> tuple[bool, str]:
         base, status = state.baseline, self._status()
         if base and status.get("boot_id") == base.get("boot_id") and isinstance(status.get("ejects"), int):
-            return status["ejects"] - base["ejects"] > len(state.dealt) - base["dealt"], "counter"
+            left = status["ejects"] - base["ejects"] > len(state.dealt) - base["dealt"]
+            if left and still_at_window(state, known, now):
+                return False, "sight: the counter counted a card the window still shows"
+            return left, "counter"
         if now.get("empty"):
             return True, "sight: the hopper is empty"
         same = known is not None and now.get("label") is not None and now["label"] == known.get("label")
@@ -153,3 +157,14 @@ class Recovery:
         self._pause(state, Problem("mismatch", {"now": now["label"], "n": i + 1, "known": known["label"]}), "mismatch")
         state.reads[i] = known
 
+
+
+def still_at_window(state: DealState, known: dict[str, Any] | None, now: dict[str, Any]) -> bool:
+    """The window surely shows the card in flight itself: a sure read of its label, and every copy of
+    that label the deck holds is read already (one deck: the card itself). The beam cannot tell a card
+    pulled back by hand at an e-stop from one that went on: its count says gone, the window knows."""
+    label = now.get("label")
+    if label is None or now.get("unsure") or known is None or known.get("label") != label:
+        return False
+    copies = Counter(str(c) for c in state.plan.deck.cards())[label]
+    return sum(r.get("label") == label for r in state.reads.values()) >= copies

@@ -184,6 +184,7 @@ class Board:
         self.motor = 0  # the pick roller: 1 forward, -1 reverse, 2 brake, 0 coast
         self.take = 0  # the take-away rollers, the same
         self.feed_token: object | None = None
+        self.reverse_token: object | None = None  # the reverse under way (it pulls the card back once spun up)
         self.stalled = False
         self.fed = False  # the bottom card is on its way (pos > 0 or rolling)
         self.pos = 0.0
@@ -497,7 +498,7 @@ class Board:
         if state == 1:
             self._start_feed()
         elif state == -1:
-            self._reverse()
+            self._reverse_soon()
         elif stopping:
             driving = self.pos < self.mech.gate_to_edge_mm + self.mech.edge_to_nip_mm
             self._settle_feed(self._coast(state) if driving else 0.0)
@@ -509,12 +510,25 @@ class Board:
         stopping = self.take == 1 and state != 1
         self.take = state
         if state == -1:
-            self._reverse()
+            self._reverse_soon()
         elif stopping or state == 1:
             self._settle_feed(self._coast(state) if stopping else 0.0)
 
     def _coast(self, state: int) -> float:
         return self.mech.brake_coast_mm if state == 2 else self.mech.free_coast_mm
+
+    def _reverse_soon(self) -> None:
+        """A roller turned backwards moves the card once it has spun up, not at the instant its driver
+        reads reverse: going from brake to coast, the firmware lowers one input then the other, and the
+        microseconds of reverse between them move nothing (they pulled a card out of the beam at an
+        e-stop, and the count said it had left)."""
+        token = self.reverse_token = object()
+
+        def pull() -> None:
+            if self.reverse_token is token and -1 in (self.motor, self.take):
+                self._reverse()
+
+        self.schedule(self.mech.spin_up_ms * self.spin_f, pull)
 
     def _reverse(self) -> None:
         """Reversing pulls the card back behind the gate and frees a jammed one."""
