@@ -34,7 +34,7 @@ def read_labels_csv(path: Path) -> list[tuple[Path, str]]:
     """``file,label`` rows (paths relative to the CSV's folder); EnrolError on a missing file or an
     unknown label, naming the row."""
     if not path.is_file():
-        raise EnrolError(f"{path}: no such file")
+        raise EnrolError(f"{path}: {'not a file (a folder?)' if path.is_dir() else 'no such file'}")
     try:
         with path.open(newline="", encoding="utf-8-sig") as fh:
             rows = list(csv.DictReader(fh))
@@ -46,10 +46,13 @@ def read_labels_csv(path: Path) -> list[tuple[Path, str]]:
     for n, row in enumerate(rows, start=2):
         label = (row["label"] or "").strip().upper()
         file = path.parent / (row["file"] or "").strip()
+        if row["label"] is None:  # a row with fewer fields than the header
+            raise EnrolError(f"{path}, line {n}: no label (each row: file,label)")
         if label not in LABELS:
             raise EnrolError(f"{path}, line {n}: unknown card label {row['label']!r} (e.g. S10, HQ, BJ, RJ)")
         if not row["file"] or not file.is_file():
-            raise EnrolError(f"{path}, line {n}: no such file {row['file']!r}")
+            why = "a folder, not a file" if row["file"] and file.is_dir() else "no such file"
+            raise EnrolError(f"{path}, line {n}: {why} {row['file']!r}")
         out.append((file, label))
     return out
 
