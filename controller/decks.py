@@ -24,13 +24,17 @@ _RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 FACTORY_ORDER = (tuple("S" + r for r in _RANKS) + tuple("D" + r for r in _RANKS)
                  + tuple("C" + r for r in reversed(_RANKS)) + tuple("H" + r for r in reversed(_RANKS)))
 KINDS = ("frame", "corner", "window")
+# Cards the models read surely as another card than the order lists before deck learning stops: the
+# models are almost never surely wrong on a dealer frame, so two such cards mean the hopper holds another
+# order (the virtual rig's own deck, a shuffled deck), and learning on would save every card mislabelled.
+MISMATCHES = 2
 
 
 def read_labels_csv(path: Path) -> list[tuple[Path, str]]:
     """``file,label`` rows (paths relative to the CSV's folder); EnrolError on a missing file or an
     unknown label, naming the row."""
     if not path.is_file():
-        raise EnrolError(f"{path}: no such file")
+        raise EnrolError(f"{path}: {'not a file (a folder?)' if path.is_dir() else 'no such file'}")
     try:
         with path.open(newline="", encoding="utf-8-sig") as fh:
             rows = list(csv.DictReader(fh))
@@ -42,10 +46,13 @@ def read_labels_csv(path: Path) -> list[tuple[Path, str]]:
     for n, row in enumerate(rows, start=2):
         label = (row["label"] or "").strip().upper()
         file = path.parent / (row["file"] or "").strip()
+        if row["label"] is None:  # a row with fewer fields than the header
+            raise EnrolError(f"{path}, line {n}: no label (each row: file,label)")
         if label not in LABELS:
             raise EnrolError(f"{path}, line {n}: unknown card label {row['label']!r} (e.g. S10, HQ, BJ, RJ)")
         if not row["file"] or not file.is_file():
-            raise EnrolError(f"{path}, line {n}: no such file {row['file']!r}")
+            why = "a folder, not a file" if row["file"] and file.is_dir() else "no such file"
+            raise EnrolError(f"{path}, line {n}: {why} {row['file']!r}")
         out.append((file, label))
     return out
 
@@ -109,14 +116,23 @@ def learn_deck(rig: Any, camera: Any, order: tuple[str, ...], deck: str, data_di
     """Deal a deck of known ``order`` into one pile (the turntable at its first seat), enrolling each
     card from ``frames`` camera frames taken before it leaves. Saves only when the whole deck was dealt
     and the hopper is then empty."""
-    embedder = Embedder(model)
+    from vision.reader import CardReader
+
+    embedder, reader = Embedder(model), CardReader(threads=1)  # the dealer's reader
     rig.home()
     rig.rotate_to(0)
     parts: list[DeckRefs] = []
+    wrong: list[str] = []
     for i, label in enumerate(order):
         if rig.hopper_empty:
             raise EnrolError(f"the hopper ran out after {i} cards of {len(order)}: nothing was saved")
         images = [f.image for f in camera.grab(frames, timeout=5.0, skip=1)]
+        seen = reader.read(images[0], kind="window").label
+        if seen is not None and seen != label:
+            wrong.append(f"card {i + 1} looks like {seen}, the order lists {label}")
+            if len(wrong) >= MISMATCHES:
+                raise EnrolError(f"the cards do not leave the hopper in the listed order ({'; '.join(wrong)}; "
+                                 "give the order with --order): nothing was saved")
         parts.append(enrol(embedder, [(img, label, f"card {i + 1} ({label})") for img in images], "window"))
         rig.eject()
         if progress is not None:
