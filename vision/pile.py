@@ -408,11 +408,12 @@ class PileReader:
                   and not _explained(boxes[i], likely, kept, reads, boxes, card, scale)]
         cards = _one_per_card(reads, card, scale)
         labels = sorted(f.label for f in cards)
+        # the least sure index read; a declined picture with none read is not "sure" (0, not 1)
         confidence = float(min((f.confidence for f in reads), default=1.0))
         if doubts:
-            return PileReading(None, confidence, reads, len(doubts))
+            return PileReading(None, confidence if reads else 0.0, reads, len(doubts))
         if unexplained(image, [_centre(f) * scale for f in cards], self.card_long):
-            return PileReading(None, confidence, reads)
+            return PileReading(None, confidence if reads else 0.0, reads)
         return PileReading(labels, confidence, reads)
 
 

@@ -74,6 +74,17 @@ def test_an_empty_table_is_no_cards(piles):
     assert piles.read(img).labels == []
 
 
+def test_a_card_with_no_index_showing_is_declined_and_not_called_sure(piles):
+    """A card whose index corners are both under fingers leaves card area no index explains: the pile is
+    declined, with confidence 0 (an outside audit found such declines reported as 1.0)."""
+    img = _table([("S9", (320, 240), 0.0)]).copy()
+    for corner in ((262, 158), (378, 322)):  # skin over both index corners
+        cv2.ellipse(img, corner, (48, 40), 30, 0, 360, (120, 160, 215), -1)
+    reading = piles.read(img)
+    assert reading.labels is None and not reading.found
+    assert reading.confidence == 0.0
+
+
 def test_not_an_image_is_a_clear_error(piles):
     with pytest.raises(ValueError, match="not an image"):
         piles.read(np.zeros((0, 0, 3), np.uint8))
