@@ -46,6 +46,7 @@ BASE_SIMILARITY = 0.5
 # window frames among 72 rules, the most right with at most 0.1 % wrong: right 97.8 -> 98.9 %, wrong
 # 0.07 -> 0.04 % (docs/vision-decisions.md, "Stop 39").
 TAU_LOOK = 0.05
+FLAT = 4.0  # a picture whose grey levels spread less than this (std) is blank: no card to enrol
 VARIANTS = 6  # references made from each enrolled corner besides itself (see variants)
 SUIT_CARDS = tuple(label for label in LABELS if label not in JOKERS)
 _NAME_OK = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
@@ -242,7 +243,7 @@ def enrol(embedder: Embedder, items: list[tuple[np.ndarray, str, str]], kind: st
     embs, labels, looks, look_labels = [], [], [], []
     for image, label, name in items:
         outlines: dict = {}
-        crops = corners_of(image, kind, outlines)
+        crops = None if float(np.std(image)) < FLAT else corners_of(image, kind, outlines)
         if crops is None:
             raise EnrolError(f"{name}: no card found in the picture (try --kind corner for a crop of one index)")
         crops = [v for c in crops for v in variants(c, rng)]

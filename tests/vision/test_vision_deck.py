@@ -141,6 +141,14 @@ def test_bad_enrolment_input_is_one_line_and_loses_nothing(tmp_path):
         assert proc.returncode == 2, proc.stderr
         assert why in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
         assert refs.read_bytes() == before
+    # a blank picture (a grey sheet photographed by mistake) names no card, whatever the kind (an outside
+    # audit found it enrolled as ♥5)
+    cv2.imwrite(str(bad / "grey.png"), np.full((480, 640, 3), 128, np.uint8))
+    (bad / "labels.csv").write_text("file,label\ngrey.png,H5\n")
+    for kind in ("window", "frame", "corner"):
+        proc = hongsi(tmp_path, "vision", "enroll", "--deck", "d1", "--labels", str(bad / "labels.csv"), "--kind", kind)
+        assert proc.returncode == 2 and "no card found" in proc.stderr, (kind, proc.stderr)
+        assert refs.read_bytes() == before
     proc = hongsi(tmp_path, "vision", "classify", "--deck", "nosuch", str(bad / "x.png"))
     assert proc.returncode == 2 and "no deck named 'nosuch'" in proc.stderr
 
