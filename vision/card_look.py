@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.labels import JOKERS, LABELS
-from vision.localize import localize, nominal_window_cards, warp_card
+from vision.localize import Localized, localize, nominal_window_cards, warp_card
 
 SIZE = (48, 68)  # width, height of the edge picture
 MARGIN = 3  # the templates are cut this much smaller on each side: the slide allowed
@@ -28,17 +28,22 @@ SIBLINGS_OF = 2  # ... and the same rank's other suits of the nearest two
 NO_MATCH = -1.0  # the score of a card not compared
 
 
-def card_quad(image: np.ndarray, kind: str, outlines: dict | None = None) -> np.ndarray | None:
-    """The card's outline in ``image`` (found once per picture, kept in ``outlines`` by ``id(image)`` as
-    :func:`vision.enroll.corners_of` keeps it); a window frame falls back to the card's nominal place."""
-    if kind not in ("window", "frame"):
-        return None
+def found_card(image: np.ndarray, kind: str, outlines: dict | None = None) -> Localized | None:
+    """The card found in ``image``, once per picture (kept in ``outlines`` by ``id(image)``, which
+    :class:`vision.reader.CardReader` shares between the deck and the models); a window frame falls back
+    to the card's nominal place."""
     outlines = {} if outlines is None else outlines
     if id(image) not in outlines:
         outlines[id(image)] = localize(image)
     found = outlines[id(image)]
     if found is None and kind == "window":
         found = nominal_window_cards(image)[0]
+    return found
+
+
+def card_quad(image: np.ndarray, kind: str, outlines: dict | None = None) -> np.ndarray | None:
+    """The card's outline in ``image`` (:func:`found_card`); None for a corner crop or no card."""
+    found = found_card(image, kind, outlines) if kind in ("window", "frame") else None
     return None if found is None else found.quad
 
 

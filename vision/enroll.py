@@ -30,7 +30,6 @@ from pathlib import Path
 import numpy as np
 
 from vision.labels import JOKERS, LABELS, index
-from vision.localize import localize, nominal_window_cards
 
 MIN_SIMILARITY = 0.80  # below this the picture is like no card of the deck: declined
 MIN_GAP = 0.04  # the best card must be this much closer than the next one
@@ -170,14 +169,11 @@ def corners_of(image: np.ndarray, kind: str, outlines: dict | None = None) -> li
     to the card's nominal place), or the picture itself for ``corner``; None if no card is found.
     ``outlines``: outlines already found, by ``id(image)`` (as :meth:`vision.reader.CardReader` keeps them;
     filled in here)."""
+    from vision.card_look import found_card
+
     if kind == "corner":
         return [image]
-    outlines = {} if outlines is None else outlines
-    if id(image) not in outlines:
-        outlines[id(image)] = localize(image)
-    found = outlines[id(image)]
-    if found is None and kind == "window":
-        found = nominal_window_cards(image)[0]
+    found = found_card(image, kind, outlines)
     if found is None and kind == "frame":  # no outline: perhaps the card fills the picture
         card = whole_card(image)
         return None if card is None else whole_card_corners(image) + other_corners(card)
