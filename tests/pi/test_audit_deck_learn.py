@@ -13,7 +13,7 @@ from firmware_bridge.sim import VirtualRig
 
 def test_a_hopper_in_another_order_than_listed_stops_the_learning_and_saves_nothing(tmp_path):
     data = tmp_path / "data"
-    with VirtualRig(seed=3, speed=SPEED, design="anglo") as vr:  # its own deck: S2..SA, H2..HA, ...
+    with VirtualRig(seed=3, speed=SPEED, design="bridge") as vr:  # (a built-in design: no card art needed) its own deck: S2..SA, H2..HA, ...
         proc = subprocess.run(HONGSI + ["deck", "learn", "--serial", vr.ends["serial"], "--camera", vr.ends["camera"],
                                         "--deck", "anglo", "--frames", "1"],
                               capture_output=True, text=True, env=env(HONGSI_DATA_DIR=str(data)), cwd=ROOT,

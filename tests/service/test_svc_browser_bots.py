@@ -65,6 +65,17 @@ def test_the_operator_picks_the_bot_style_and_a_seat_its_hint(browser, srv):
     wait_for(lambda: bots.SETTINGS.budget_ms == 30.0)
 
     mine, other = svc.tokens.new_seat_token(0), svc.tokens.new_seat_token(1)
+    # the talker's declaring window stays open while the page loads (CI once saw it close first on a loaded
+    # machine: the seat then had nothing to do, and no hint to show)
+    window, svc.declare_window = svc.declare_window, 600.0
+    try:
+        _hint_shown(browser, srv, mine, other, errors)
+    finally:
+        svc.declare_window = window
+
+
+def _hint_shown(browser, srv, mine: str, other: str, errors: list[str]) -> None:
+    svc = srv.svc
     rnd = svc.start_round(game="hongsi", first_seat=0, bots=[2, 3])  # the bots wait for seats 0 and 1
     wait_for(lambda: rnd.phase == "playing")
     with rnd.lock:
