@@ -209,6 +209,6 @@ def test_out_of_turn_the_search_waits_or_declares_what_it_is_offered() -> None:
         state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), settings)
         seat = (state.current_player() + 1) % 4
         info = info_set(game, state, seat)
-        choice = search.choose(game, info, random.Random(k), style="bold", samples=3, out_of_turn=True)
+        choice = search.choose(game, info, random.Random(k), style="bold", samples=search.MIN_SAMPLES, out_of_turn=True)
         assert choice.action["action"] == search.WAIT or choice.action in info.legal
         assert choice.action["action"] != "play"
