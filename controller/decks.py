@@ -9,7 +9,6 @@ CSV or a deal that stops half way loses nothing already enrolled.
 from __future__ import annotations
 
 import csv
-import functools
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +120,7 @@ def learn_deck(rig: Any, camera: Any, order: tuple[str, ...], deck: str, data_di
     embedder, reader = Embedder(model), CardReader(threads=1)  # the dealer's reader
     rig.home()
     rig.rotate_to(0)
-    parts: list[DeckRefs] = []
+    items: list[tuple[Any, str, str]] = []  # enrolled together once the whole deck is dealt
     wrong: list[str] = []
     for i, label in enumerate(order):
         if rig.hopper_empty:
@@ -133,12 +132,12 @@ def learn_deck(rig: Any, camera: Any, order: tuple[str, ...], deck: str, data_di
             if len(wrong) >= MISMATCHES:
                 raise EnrolError(f"the cards do not leave the hopper in the listed order ({'; '.join(wrong)}; "
                                  "give the order with --order): nothing was saved")
-        parts.append(enrol(embedder, [(img, label, f"card {i + 1} ({label})") for img in images], "window"))
+        items += [(img, label, f"card {i + 1} ({label})") for img in images]
         rig.eject()
         if progress is not None:
             progress(i + 1, len(order), label)
     if not rig.hopper_empty:
         raise EnrolError(f"cards are left in the hopper after the {len(order)} listed: nothing was saved")
-    refs = functools.reduce(lambda done, part: part.merged(done), parts).merged(_existing(data_dir, deck))
+    refs = enrol(embedder, items, "window").merged(_existing(data_dir, deck))
     refs.save(data_dir, deck)
     return refs

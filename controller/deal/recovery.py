@@ -158,7 +158,6 @@ class Recovery:
         state.reads[i] = known
 
 
-
 def still_at_window(state: DealState, known: dict[str, Any] | None, now: dict[str, Any]) -> bool:
     """The window surely shows the card in flight itself: a sure read of its label, and every copy of
     that label the deck holds is read already (one deck: the card itself). The beam cannot tell a card
