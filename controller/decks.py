@@ -94,8 +94,13 @@ def enrol_csv(csv_path: Path, deck: str, data_dir: Path, kind: str, model: Path)
     if kind not in KINDS:
         raise EnrolError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
     rows = read_labels_csv(csv_path)
+    from vision.reader import MODEL_PATH, CardReader
+
     embedder = Embedder(model)
-    new = enrol(embedder, [(_image(f), label, str(f)) for f, label in rows], kind)
+    reader = None  # a photo's corners are taken as `classify --deck` will read them: by the same reader
+    if kind == "frame":
+        reader = CardReader(threads=1) if Path(model) == MODEL_PATH else CardReader(model, threads=1)
+    new = enrol(embedder, [(_image(f), label, str(f)) for f, label in rows], kind, reader=reader)
     refs = new.merged(_existing(data_dir, deck))
     refs.save(data_dir, deck)
     return refs, refs.missing()

@@ -45,6 +45,26 @@ BASE_SIMILARITY = 0.5
 # window frames among 72 rules, the most right with at most 0.1 % wrong: right 97.8 -> 98.9 %, wrong
 # 0.07 -> 0.04 % (docs/vision-decisions.md, "Stop 39").
 TAU_LOOK = 0.05
+
+
+@dataclass(frozen=True)
+class Rule:
+    """When a deck's reading is sure: a similarity step of ``tau`` weighs one nat; the pooled best card
+    holds ``share``; ``own``: it is the deck's own nearest card; ``models_agree``: the committee's too."""
+
+    tau: float
+    share: float
+    own: bool
+    models_agree: bool
+
+
+WINDOW_RULE = Rule(TAU, SHARE, own=False, models_agree=False)
+# Photos from any camera are read from corners found less surely than the dealer's: enrolled from a photo,
+# the deck's nearest card overruled the models wrongly in 3.4 % of other photos under WINDOW_RULE. Chosen
+# among 480 rules on 16 training designs (enrolled from one table or one tight photo per card, 1,265 other
+# photos each read), the most right with at most 0.1 % wrong: 91.7 / 3.4 % -> 85.3 / 0.08 % right / wrong
+# (the models alone: about 80 % right); docs/vision-decisions.md, "Stop 40".
+PHOTO_RULE = Rule(0.02, 0.999, own=True, models_agree=True)
 FLAT = 4.0  # a picture whose grey levels spread less than this (std) is blank: no card to enrol
 VARIANTS = 6  # references made from each enrolled corner besides itself (see variants)
 SUIT_CARDS = tuple(label for label in LABELS if label not in JOKERS)
@@ -230,16 +250,19 @@ def variants(crop: np.ndarray, rng: np.random.Generator, n: int = VARIANTS) -> l
     return out
 
 
-def enrol(embedder: Embedder, items: list[tuple[np.ndarray, str, str]], kind: str, seed: int = 0) -> DeckRefs:
+def enrol(embedder: Embedder, items: list[tuple[np.ndarray, str, str]], kind: str, seed: int = 0,
+          reader=None) -> DeckRefs:
     """References from labelled pictures ``(image, label, name for errors)``: both corners of each, and
-    :data:`VARIANTS` variants of each corner; and the whole card's look where its outline is found."""
+    :data:`VARIANTS` variants of each corner; and the whole card's look where its outline is found.
+    ``reader`` (:class:`vision.reader.CardReader`): a photo's corners are those its models read
+    (:func:`photo_corners`), as :func:`read_with_deck` takes them."""
     from vision.card_look import card_quad, templates
 
     rng = np.random.default_rng(seed)
     embs, labels, looks, look_labels = [], [], [], []
     for image, label, name in items:
         outlines: dict = {}
-        crops = None if float(np.std(image)) < FLAT else corners_of(image, kind, outlines)
+        crops = None if float(np.std(image)) < FLAT else photo_corners(image, kind, outlines, reader)
         if crops is None:
             raise EnrolError(f"{name}: no card found in the picture (try --kind corner for a crop of one index)")
         crops = [v for c in crops for v in variants(c, rng)]
@@ -268,13 +291,28 @@ def read_with_deck(embedder: Embedder, refs: DeckRefs, image: np.ndarray, kind: 
     if refs.model != embedder.digest:
         raise EnrolError("the deck was enrolled with another model: enrol it again")
     outlines: dict = {}
-    crops = corners_of(image, kind, outlines)
+    models = None if reader is None else reader.read_outlined([image], kind, outlines)
+    crops = photo_corners(image, kind, outlines, reader, models)
     if crops is None:
         return DeckReading(None, 0.0, 0.0)
     scores = card_scores(embedder(crops), refs)
-    if reader is None:
+    if models is None:
         return decide(scores)
-    return combine(scores, reader.read(image, kind=kind).probs, looks_of(refs, [image], kind, scores, outlines))[0]
+    return combine(scores, models.probs, looks_of(refs, [image], kind, scores, outlines), kind, models.label)[0]
+
+
+def photo_corners(image: np.ndarray, kind: str, outlines: dict, reader=None, models=None) -> list[np.ndarray] | None:
+    """The corners a picture is enrolled or read from: for a photo (``frame``) with a ``reader``, the index
+    corners its models read (``models``: that reading, if made already), of the card they chose among
+    several places; otherwise, or when they found none, :func:`corners_of`.
+    Why: in a tight photo the first outline found is often a frame printed inside the card, whose
+    corners show no index; enrolled, they became references that other cards then matched (training
+    designs: 10.5 % wrong reads after enrolling from tight photos; docs/vision-decisions.md, "Stop 40")."""
+    if kind == "frame" and reader is not None:
+        models = reader.read_outlined([image], kind, outlines) if models is None else models
+        if models.found and models.crops:
+            return list(models.crops)
+    return corners_of(image, kind, outlines)
 
 
 def looks_of(refs: DeckRefs, images: list[np.ndarray], kind: str, scores: np.ndarray,
@@ -311,19 +349,27 @@ def decide(scores: np.ndarray) -> DeckReading:
     return DeckReading(LABELS[int(order[0])] if sure else None, best, best - second)
 
 
-def combine(scores: np.ndarray, probs: np.ndarray, looks: np.ndarray | None = None) -> tuple[DeckReading, np.ndarray]:
+def combine(scores: np.ndarray, probs: np.ndarray, looks: np.ndarray | None = None,
+            kind: str = "window", models_label: str | None = None) -> tuple[DeckReading, np.ndarray]:
     """The deck's similarities and the committee's (54,) probabilities weighed together: a reference that
     is near tells this deck's look, the models tell indices in general; each catches the other's near
-    misses. ``looks``: the whole-card correlations (:func:`looks_of`), weighed in too. Returns the reading
-    and the pooled (54,) distribution (for deck decoding)."""
-    logit = scores / TAU + np.log(np.asarray(probs, np.float64) + 1e-9)
+    misses. ``looks``: the whole-card correlations (:func:`looks_of`), weighed in too. ``kind``: a dealer
+    frame, or a photo from any camera (``frame``, ``corner``), which has its own rule (:data:`PHOTO_RULE`);
+    there, when that rule is unsure, ``models_label`` (the models' own sure reading) stands if the deck's
+    nearest card is the same one. Returns the reading and the pooled (54,) distribution (for deck decoding)."""
+    rule = WINDOW_RULE if kind == "window" else PHOTO_RULE
+    logit = scores / rule.tau + np.log(np.asarray(probs, np.float64) + 1e-9)
     if looks is not None:
         logit = logit + np.asarray(looks, np.float64) / TAU_LOOK
     pooled = np.exp(logit - logit.max())
     pooled /= pooled.sum()
     best = int(pooled.argmax())
-    sure = (pooled[best] >= SHARE and scores[best] >= BASE_SIMILARITY
-            and (looks is not None or best == int(np.argmax(scores))))
+    own = rule.own or looks is None  # without looks the deck's own nearest card must win
+    sure = (pooled[best] >= rule.share and scores[best] >= BASE_SIMILARITY
+            and (not own or best == int(np.argmax(scores)))
+            and (not rule.models_agree or best == int(np.argmax(probs))))
+    if not sure and kind != "window" and models_label is not None and models_label == LABELS[int(np.argmax(scores))]:
+        best, sure = LABELS.index(models_label), True
     second = float(np.partition(scores, -2)[-2])
     pooled = pooled.astype(np.float32)
     return DeckReading(LABELS[best] if sure else None, float(scores[best]), float(scores[best]) - second, pooled), pooled

@@ -391,17 +391,22 @@ class CardReader:
         from vision.enroll import card_scores, combine, corners_of, looks_of
 
         embedder, refs = self.deck
-        scores, crops, outlines = [], [], {}  # each frame's outline found once, for the deck and the models
-        for f in frames:
-            c = corners_of(f, kind, outlines)
-            if c is not None:
-                scores.append(card_scores(embedder(c), refs))
-                crops += c
+        outlines: dict = {}  # each frame's outline found once, for the deck and the models
+        models = self._models(frames, kind, outlines)  # the committee's view of the same frames, weighed in
+        if kind == "frame" and models.found and models.crops:  # a photo: the corners the models chose
+            scores, crops = [card_scores(embedder(models.crops), refs)], models.crops
+        else:
+            scores, crops = [], []
+            for f in frames:
+                c = corners_of(f, kind, outlines)
+                if c is not None:
+                    scores.append(card_scores(embedder(c), refs))
+                    crops += c
         if not scores:
             return Reading(None, 0.0, _uniform(), [], found=False)
-        models = self._models(frames, kind, outlines)  # the committee's view of the same frames, weighed in
         score = np.mean(scores, axis=0)
-        d, probs = combine(score, models.probs, looks_of(refs, frames, kind, score, outlines))
+        d, probs = combine(score, models.probs, looks_of(refs, frames, kind, score, outlines), kind,
+                           models.label)
         return Reading(d.label, d.confidence, probs, crops)
 
     def read_votes(self, frames: list[np.ndarray], kind: str = "window") -> Reading:
@@ -412,6 +417,11 @@ class CardReader:
         if getattr(self, "deck", None) is not None:
             return self._read_with_deck(frames, kind)
         return self._models(frames, kind)
+
+    def read_outlined(self, frames: list[np.ndarray], kind: str, outlines: dict) -> Reading:
+        """The models' reading (no deck), sharing the outlines found in ``outlines`` by ``id(image)``; its
+        ``crops`` are the index corners it read, of the card it chose (for a photo: among several places)."""
+        return self._models(frames, kind, outlines)
 
     def _models(self, frames: list[np.ndarray], kind: str, outlines: dict | None = None) -> Reading:
         """The models' reading (no deck): the first model, the committee consulted when it is unsure."""
