@@ -16,7 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.labels import LABELS
-from vision.render import named_style, render_face, render_table_frame, render_tight_photo, render_window_frame
+from vision.render import (
+    named_style,
+    render_face,
+    render_table_frame,
+    render_tight_photo,
+    render_window_frame,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
