@@ -375,6 +375,9 @@ STEPS = (
     "6. save: servo_angles, bottom_angle, exit_pulse_ms, double_pulse_ms, camera_url (@focus), camera_exposure_us "
     "to {path}",
 )
+# Only with a table camera configured (issue 29), before the save: what a real run does then.
+PLAY_AREA_STEP = ("5b. table camera {source!r}: find the play area's corners in a picture of the cleared table; "
+                  "saved as [table_camera] corners")
 
 
 def target_path(config: Path | None) -> Path:
@@ -397,7 +400,10 @@ def calibrate_command(*, serial: str | None, camera: str | None, config: Path | 
     camera = camera or cfg.camera_url
     if dry_run:
         console.print("[bold]hongsi calibrate --dry-run[/]: would do, moving and saving nothing:")
-        for step in STEPS:
+        steps = list(STEPS)
+        if cfg.table_camera.source:
+            steps.insert(-1, PLAY_AREA_STEP.format(source=cfg.table_camera.source))
+        for step in steps:
             console.print("+ " + step.format(serial=serial, angles=cfg.servo_angles, bottom=cfg.bottom_angle,
                                              camera=camera, path=path), markup=False, highlight=False)
         return 0

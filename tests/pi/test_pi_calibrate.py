@@ -197,6 +197,20 @@ def test_dry_run_prints_the_steps_and_saves_nothing(tmp_path):
     assert "/dev/hongsi-mcu" in out.stdout and "[0.0, 100.0, 180.0, 270.0]" in out.stdout
     assert str(cfg_path) in out.stdout.replace("\n", "")
     assert cfg_path.read_text() == CONFIG
+    assert "play area" not in out.stdout  # no table camera configured: no such step
+
+
+def test_dry_run_lists_the_play_area_step_with_a_table_camera(tmp_path):
+    cfg_path = tmp_path / "hongsi.toml"
+    cfg_path.write_text(CONFIG + '\n[table_camera]\nsource = "/dev/video2"\n')
+    before = cfg_path.read_text()
+    out = subprocess.run(HONGSI + ["calibrate", "--dry-run", "--config", str(cfg_path)], capture_output=True,
+                         text=True, env=env(), cwd=ROOT, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.replace("\n", " ")
+    assert "play area" in lines and "/dev/video2" in lines
+    assert lines.index("play area") < lines.index("6. save")
+    assert cfg_path.read_text() == before
 
 
 def test_update_toml_rewrites_keys_in_place_and_appends_new_ones():
