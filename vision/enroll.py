@@ -298,7 +298,7 @@ def read_with_deck(embedder: Embedder, refs: DeckRefs, image: np.ndarray, kind: 
     scores = card_scores(embedder(crops), refs)
     if models is None:
         return decide(scores)
-    return combine(scores, models.probs, looks_of(refs, [image], kind, scores, outlines), kind, models.label)[0]
+    return weigh(refs, [image], kind, scores, models, outlines)[0]
 
 
 def photo_corners(image: np.ndarray, kind: str, outlines: dict, reader=None, models=None) -> list[np.ndarray] | None:
@@ -315,15 +315,30 @@ def photo_corners(image: np.ndarray, kind: str, outlines: dict, reader=None, mod
     return corners_of(image, kind, outlines)
 
 
+def weigh(refs: DeckRefs, images: list[np.ndarray], kind: str, scores: np.ndarray, models,
+          outlines: dict) -> tuple[DeckReading, np.ndarray]:
+    """:func:`combine` the deck's ``scores`` with the ``models``' reading (:class:`vision.reader.Reading`) of
+    the same pictures and the looks of the deck's nearest cards; when that is unsure, with every card's look.
+    Why: on an index no model knows, the corners' nearest cards may all be wrong, and the look can only
+    choose among the cards it is shown (neutral on the training designs: docs/vision-decisions.md, "Stop 40")."""
+    reading, pooled = combine(scores, models.probs, looks_of(refs, images, kind, scores, outlines), kind,
+                              models.label)
+    if reading.label is None and refs.whole_cards():
+        every = np.arange(len(LABELS))
+        reading, pooled = combine(scores, models.probs, looks_of(refs, images, kind, scores, outlines, every),
+                                  kind, models.label)
+    return reading, pooled
+
+
 def looks_of(refs: DeckRefs, images: list[np.ndarray], kind: str, scores: np.ndarray,
-             outlines: dict) -> np.ndarray | None:
-    """The (54,) whole-card correlations of the deck's nearest cards, averaged over the pictures whose card
-    was found; None when the deck or the pictures give none."""
+             outlines: dict, candidates: np.ndarray | None = None) -> np.ndarray | None:
+    """The (54,) whole-card correlations of the ``candidates`` (default: the deck's nearest cards), averaged
+    over the pictures whose card was found; None when the deck or the pictures give none."""
     from vision.card_look import card_quad, look_scores, nearest
 
     if not refs.whole_cards():
         return None
-    candidates = nearest(scores)
+    candidates = nearest(scores) if candidates is None else candidates
     got = [look_scores(im, q, refs.looks, refs.look_labels, candidates)
            for im in images if (q := card_quad(im, kind, outlines)) is not None]
     return np.mean(got, axis=0) if got else None

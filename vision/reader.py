@@ -388,7 +388,7 @@ class CardReader:
         """The frames' corners compared with the deck's references, the scores averaged over frames;
         ``probs`` a softmax of the similarities (sharp: a clear nearest card takes nearly all), which
         deck decoding takes as it takes the models' probabilities."""
-        from vision.enroll import card_scores, combine, corners_of, looks_of
+        from vision.enroll import card_scores, corners_of, weigh
 
         embedder, refs = self.deck
         outlines: dict = {}  # each frame's outline found once, for the deck and the models
@@ -405,8 +405,7 @@ class CardReader:
         if not scores:
             return Reading(None, 0.0, _uniform(), [], found=False)
         score = np.mean(scores, axis=0)
-        d, probs = combine(score, models.probs, looks_of(refs, frames, kind, score, outlines), kind,
-                           models.label)
+        d, probs = weigh(refs, frames, kind, score, models, outlines)
         return Reading(d.label, d.confidence, probs, crops)
 
     def read_votes(self, frames: list[np.ndarray], kind: str = "window") -> Reading:

@@ -120,3 +120,17 @@ def test_on_a_design_whose_index_no_model_knows_the_look_tells_hearts_from_diamo
             tally[name][1] += got not in (label, None)
     assert tally["looks"][0] >= tally["corners"][0] + 8, tally
     assert tally["looks"][1] <= len(red) // 13, tally
+
+
+def test_every_cards_look_can_be_compared_and_the_card_itself_is_most_alike(embedder):
+    """When the corners' nearest cards leave the reading unsure, every enrolled card's look is compared
+    (vision.enroll.weigh): all of them get a real correlation, and the picture's own card the highest."""
+    from vision.enroll import looks_of
+
+    refs = _enrolled(embedder, "bridge", 3)
+    rng = np.random.default_rng(11)
+    every = np.arange(len(LABELS))
+    for label in ("H7", "D7", "SQ", "C10"):
+        frame = render_window_frame(label, rng, design="bridge")
+        looks = looks_of(refs, [frame], "window", np.zeros(len(LABELS), np.float32), {}, every)
+        assert looks.min() > -1.0 and int(np.argmax(looks)) == LABELS.index(label)
