@@ -216,13 +216,16 @@ def vision_enroll(
     from vision.reader import MODEL_PATH
 
     try:
-        refs, missing = enrol_csv(labels, deck, _data_dir(), kind, MODEL_PATH)
+        refs, missing, doubts = enrol_csv(labels, deck, _data_dir(), kind, MODEL_PATH)
     except EnrolError as exc:
         raise fail(str(exc)) from None
     sys.stdout.write(json.dumps({"deck": deck, "references": int(len(refs.labels)),
-                                 "cards": len({int(i) for i in refs.labels}), "missing": missing}) + "\n")
+                                 "cards": len({int(i) for i in refs.labels}), "missing": missing,
+                                 "doubtful": doubts}) + "\n")
     if missing:
         sys.stderr.write(f"hongsi: deck {deck!r} has no reference yet for {', '.join(missing)}\n")
+    for doubt in doubts:
+        sys.stderr.write(f"hongsi: check the label of {doubt} (enrolled as labelled)\n")
 
 
 @vision_app.command("compose")

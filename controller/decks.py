@@ -88,22 +88,27 @@ def _image(path: Path) -> np.ndarray:
     return img
 
 
-def enrol_csv(csv_path: Path, deck: str, data_dir: Path, kind: str, model: Path) -> tuple[DeckRefs, list[str]]:
-    """Enrol the photos a CSV lists into ``deck``; returns the deck's references and the suit cards
-    still without one. Nothing is written unless every row was good."""
+def enrol_csv(csv_path: Path, deck: str, data_dir: Path, kind: str,
+              model: Path) -> tuple[DeckRefs, list[str], list[str]]:
+    """Enrol the photos a CSV lists into ``deck``; returns the deck's references, the suit cards still
+    without one, and the rows the models read surely as another card than their label (a typo in the CSV
+    would teach the deck a wrong card; they are enrolled as labelled, and said). Nothing is written unless
+    every row was good."""
     if kind not in KINDS:
         raise EnrolError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
     rows = read_labels_csv(csv_path)
     from vision.reader import MODEL_PATH, CardReader
 
     embedder = Embedder(model)
-    reader = None  # a photo's corners are taken as `classify --deck` will read them: by the same reader
-    if kind == "frame":
-        reader = CardReader(threads=1) if Path(model) == MODEL_PATH else CardReader(model, threads=1)
-    new = enrol(embedder, [(_image(f), label, str(f)) for f, label in rows], kind, reader=reader)
+    # the same reader as `classify --deck`: a photo's corners are enrolled as they will be read
+    reader = CardReader(threads=1) if Path(model) == MODEL_PATH else CardReader(model, threads=1)
+    items = [(_image(f), label, str(f)) for f, label in rows]
+    new = enrol(embedder, items, kind, reader=reader if kind == "frame" else None)
+    doubts = [f"{name}: labelled {label}, reads as {seen}" for image, label, name in items
+              if (seen := reader.read(image, kind=kind).label) not in (None, label)]
     refs = new.merged(_existing(data_dir, deck))
     refs.save(data_dir, deck)
-    return refs, refs.missing()
+    return refs, refs.missing(), doubts
 
 
 def _existing(data_dir: Path, deck: str) -> DeckRefs | None:

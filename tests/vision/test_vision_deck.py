@@ -153,6 +153,19 @@ def test_a_deck_enrolled_from_face_photos_reads_other_photos_of_it(tmp_path):
     assert sum(a == b for a, b in zip(labels, truth, strict=True)) >= 0.9 * len(truth)
 
 
+def test_a_photo_whose_label_looks_wrong_is_said(tmp_path):
+    """Two photos' labels swapped in the CSV (a typo): enrolled as labelled, but both rows are named on
+    stderr and under "doubtful", so the person can fix the CSV and enrol again."""
+    csv_path = _write_deck_photos(tmp_path / "enrol", "bridge", seed=2)
+    text = csv_path.read_text().replace("H4.png,H4", "H4.png,TMP").replace("S9.png,S9", "S9.png,H4")
+    csv_path.write_text(text.replace("H4.png,TMP", "H4.png,S9"))
+    proc = hongsi(tmp_path, "vision", "enroll", "--deck", "typo", "--labels", str(csv_path), "--kind", "window")
+    assert proc.returncode == 0, proc.stderr
+    doubts = json.loads(proc.stdout)["doubtful"]
+    assert len(doubts) == 2 and any("labelled S9, reads as H4" in d for d in doubts), doubts
+    assert any("labelled H4, reads as S9" in d for d in doubts) and "check the label" in proc.stderr
+
+
 def test_bad_enrolment_input_is_one_line_and_loses_nothing(tmp_path):
     good = _write_deck_photos(tmp_path / "good", "poker", seed=2, labels=LABELS[:52])
     assert hongsi(tmp_path, "vision", "enroll", "--deck", "d1", "--labels", str(good), "--kind", "window").returncode == 0
