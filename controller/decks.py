@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from vision.enroll import DeckRefs, Embedder, EnrolError, enrol
-from vision.labels import JOKERS, LABELS
+from vision.labels import JOKERS, LABELS, parse
 
 # The order a new deck leaves its box in (the common "new deck order": ♠A-K, ♦A-K, ♣K-A, ♥K-A), then
 # the jokers; the rig deals it as it lies, the bottom card first.
@@ -36,22 +36,33 @@ def read_labels_csv(path: Path) -> list[tuple[Path, str]]:
         raise EnrolError(f"{path}: {'not a file (a folder?)' if path.is_dir() else 'no such file'}")
     try:
         with path.open(newline="", encoding="utf-8-sig") as fh:
-            rows = list(csv.DictReader(fh))
+            reader = csv.reader(fh)
+            header = [h.strip().lower() for h in next(reader, [])]  # "File, Label" from a spreadsheet too
+            rows = [(reader.line_num, {h: row[i] if i < len(row) else None for i, h in enumerate(header)})
+                    for row in reader if any(cell.strip() for cell in row)]
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise EnrolError(f"{path}: not a readable CSV ({exc})") from None
-    if not rows or not {"file", "label"} <= set(rows[0]):
-        raise EnrolError(f"{path}: needs the columns file,label and at least one row")
-    out = []
-    for n, row in enumerate(rows, start=2):
-        label = (row["label"] or "").strip().upper()
-        file = path.parent / (row["file"] or "").strip()
-        if row["label"] is None:  # a row with fewer fields than the header
-            raise EnrolError(f"{path}, line {n}: no label (each row: file,label)")
-        if label not in LABELS:
-            raise EnrolError(f"{path}, line {n}: unknown card label {row['label']!r} (e.g. S10, HQ, BJ, RJ)")
-        if not row["file"] or not file.is_file():
-            why = "a folder, not a file" if row["file"] and file.is_dir() else "no such file"
+    if not {"file", "label"} <= set(header):
+        found = f" (its first line: {','.join(header)!r})" if header else " (it is empty)"
+        raise EnrolError(f"{path}: needs the columns file,label separated by commas{found}")
+    if not rows:
+        raise EnrolError(f"{path}: lists no photo (each row: file,label)")
+    out: list[tuple[Path, str]] = []
+    lines: dict[Path, int] = {}
+    for n, row in rows:
+        if row["label"] is None or row["file"] is None:  # a row with fewer fields than the header
+            raise EnrolError(f"{path}, line {n}: no {'label' if row['file'] is not None else 'file'} "
+                             "(each row: file,label)")
+        label = parse(row["label"])
+        file = path.parent / row["file"].strip()
+        if label is None:
+            raise EnrolError(f"{path}, line {n}: unknown card label {row['label']!r} (e.g. S10, HQ, 10H, ♥Q, BJ, RJ)")
+        if not row["file"].strip() or not file.is_file():
+            why = "a folder, not a file" if row["file"].strip() and file.is_dir() else "no such file"
             raise EnrolError(f"{path}, line {n}: {why} {row['file']!r}")
+        if file.resolve() in lines:  # one photo cannot teach two cards, nor count twice
+            raise EnrolError(f"{path}, line {n}: {row['file']!r} is already listed on line {lines[file.resolve()]}")
+        lines[file.resolve()] = n
         out.append((file, label))
     return out
 

@@ -29,6 +29,28 @@ def index(label: str) -> int:
         raise KeyError(f"not a card label: {label!r}") from None
 
 
+# How people write suits on a phone: the letter or its symbol (filled or outline), before or after the rank.
+_SUIT_WORDS = {"S": "S", "H": "H", "D": "D", "C": "C", "♠": "S", "♥": "H", "♦": "D", "♣": "C",
+               "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
+
+
+def parse(text: str) -> str | None:
+    """A card label as a person may write it: any case, suit first or last, suit letter or symbol;
+    ``None`` if it is not a card.
+
+    >>> parse("h4"), parse("10H"), parse("♥4"), parse("Q♠"), parse(" rj "), parse("H11")
+    ('H4', 'H10', 'H4', 'SQ', 'RJ', None)
+    """
+    word = text.strip().upper().replace("\ufe0f", "")  # the emoji variation selector some phones add
+    if word in _INDEX:
+        return word
+    for suit, rank in ((word[:1], word[1:]), (word[-1:], word[:-1])):
+        label = _SUIT_WORDS.get(suit, "") + rank
+        if suit in _SUIT_WORDS and label in _INDEX:
+            return label
+    return None
+
+
 def split(label: str) -> tuple[str | None, str]:
     """``(suit, rank)``; a joker has suit ``None`` and rank ``BJ``/``RJ``."""
     if label in JOKERS:
