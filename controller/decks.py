@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.enroll import DeckRefs, Embedder, EnrolError, enrol
+from vision.enroll import DeckRefs, Embedder, EnrolError, deck_dir, enrol
 from vision.labels import JOKERS, LABELS, parse
 
 # The order a new deck leaves its box in (the common "new deck order": ♠A-K, ♦A-K, ♣K-A, ♥K-A), then
@@ -107,6 +107,7 @@ def enrol_csv(csv_path: Path, deck: str, data_dir: Path, kind: str,
     every row was good."""
     if kind not in KINDS:
         raise EnrolError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    deck_dir(data_dir, deck)  # a bad name is said before minutes of photos, not after
     rows = read_labels_csv(csv_path)
     from vision.reader import MODEL_PATH, CardReader
 

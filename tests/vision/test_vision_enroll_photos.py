@@ -110,3 +110,14 @@ def test_enrolment_holds_one_photo_in_memory_at_a_time(tmp_path):
                              capture_output=True, text=True, cwd=REPO, timeout=120, check=True)
         peaks.append(int(out.stdout.split()[-1]))
     assert peaks[1] - peaks[0] < 6 * 20_000, peaks  # KiB: less than 6 of the 9 more photos (180 MB)
+
+
+def test_a_bad_deck_name_is_said_before_the_photos_are_read(tmp_path):
+    """(before: 54 phone photos were enrolled for 23 s, then "deck name 'my deck': use letters…")."""
+    from controller.decks import enrol_csv
+    from vision.reader import MODEL_PATH
+
+    (tmp_path / "broken.jpg").write_bytes(b"not a picture")  # read first, it would stop with another reason
+    (tmp_path / "labels.csv").write_text("file,label\nbroken.jpg,H4\n")
+    with pytest.raises(EnrolError, match="deck name 'my deck'"):
+        enrol_csv(tmp_path / "labels.csv", "my deck", tmp_path / "data", "frame", MODEL_PATH)
