@@ -63,7 +63,7 @@ WINDOW_RULE = Rule(TAU, SHARE, own=False, models_agree=False)
 # the deck's nearest card overruled the models wrongly in 3.4 % of other photos under WINDOW_RULE. Chosen
 # among 480 rules on 16 training designs (enrolled from one table or one tight photo per card, 1,265 other
 # photos each read), the most right with at most 0.1 % wrong: 91.7 / 3.4 % -> 85.3 / 0.08 % right / wrong
-# (the models alone: about 80 % right); docs/vision-decisions.md, "Stop 40".
+# (the models alone: about 83.7 / 0.7 %); docs/vision-decisions.md, "Stop 40".
 PHOTO_RULE = Rule(0.02, 0.999, own=True, models_agree=True)
 FLAT = 4.0  # a picture whose grey levels spread less than this (std) is blank: no card to enrol
 VARIANTS = 6  # references made from each enrolled corner besides itself (see variants)
@@ -321,12 +321,11 @@ def weigh(refs: DeckRefs, images: list[np.ndarray], kind: str, scores: np.ndarra
     the same pictures and the looks of the deck's nearest cards; when that is unsure, with every card's look.
     Why: on an index no model knows, the corners' nearest cards may all be wrong, and the look can only
     choose among the cards it is shown (neutral on the training designs: docs/vision-decisions.md, "Stop 40")."""
-    reading, pooled = combine(scores, models.probs, looks_of(refs, images, kind, scores, outlines), kind,
-                              models.label)
+    reading, pooled = combine(scores, models.probs, looks_of(refs, images, kind, scores, outlines), kind)
     if reading.label is None and refs.whole_cards():
         every = np.arange(len(LABELS))
         reading, pooled = combine(scores, models.probs, looks_of(refs, images, kind, scores, outlines, every),
-                                  kind, models.label)
+                                  kind)
     return reading, pooled
 
 
@@ -365,13 +364,12 @@ def decide(scores: np.ndarray) -> DeckReading:
 
 
 def combine(scores: np.ndarray, probs: np.ndarray, looks: np.ndarray | None = None,
-            kind: str = "window", models_label: str | None = None) -> tuple[DeckReading, np.ndarray]:
+            kind: str = "window") -> tuple[DeckReading, np.ndarray]:
     """The deck's similarities and the committee's (54,) probabilities weighed together: a reference that
     is near tells this deck's look, the models tell indices in general; each catches the other's near
     misses. ``looks``: the whole-card correlations (:func:`looks_of`), weighed in too. ``kind``: a dealer
-    frame, or a photo from any camera (``frame``, ``corner``), which has its own rule (:data:`PHOTO_RULE`);
-    there, when that rule is unsure, ``models_label`` (the models' own sure reading) stands if the deck's
-    nearest card is the same one. Returns the reading and the pooled (54,) distribution (for deck decoding)."""
+    frame, or a photo from any camera (``frame``, ``corner``), which has its own rule (:data:`PHOTO_RULE`).
+    Returns the reading and the pooled (54,) distribution (for deck decoding)."""
     rule = WINDOW_RULE if kind == "window" else PHOTO_RULE
     logit = scores / rule.tau + np.log(np.asarray(probs, np.float64) + 1e-9)
     if looks is not None:
@@ -383,8 +381,6 @@ def combine(scores: np.ndarray, probs: np.ndarray, looks: np.ndarray | None = No
     sure = (pooled[best] >= rule.share and scores[best] >= BASE_SIMILARITY
             and (not own or best == int(np.argmax(scores)))
             and (not rule.models_agree or best == int(np.argmax(probs))))
-    if not sure and kind != "window" and models_label is not None and models_label == LABELS[int(np.argmax(scores))]:
-        best, sure = LABELS.index(models_label), True
     second = float(np.partition(scores, -2)[-2])
     pooled = pooled.astype(np.float32)
     return DeckReading(LABELS[best] if sure else None, float(scores[best]), float(scores[best]) - second, pooled), pooled
