@@ -117,10 +117,12 @@ class DeckRefs:
         if other is None or other.model != self.model:
             return self
         looks = [r for r in (other, self) if r.looks is not None]
-        return DeckRefs(np.concatenate([other.embeddings, self.embeddings]),
-                        np.concatenate([other.labels, self.labels]), self.model,
-                        np.concatenate([r.looks for r in looks]) if looks else None,
-                        np.concatenate([r.look_labels for r in looks]) if looks else None)
+        emb, labels = _distinct(np.concatenate([other.embeddings, self.embeddings]),
+                                np.concatenate([other.labels, self.labels]))
+        if not looks:
+            return DeckRefs(emb, labels, self.model)
+        return DeckRefs(emb, labels, self.model, *_distinct(np.concatenate([r.looks for r in looks]),
+                                                           np.concatenate([r.look_labels for r in looks])))
 
     def whole_cards(self) -> bool:
         """Whether every enrolled card has a whole-card look (a deck enrolled from corner crops has none)."""
@@ -141,6 +143,15 @@ class DeckRefs:
         path = folder / "refs.npz"
         os.replace(tmp, path)
         return path
+
+
+def _distinct(rows: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` and their ``labels`` without exact repeats, in first-seen order: the same photos enrolled
+    twice must not double the deck's file at every re-enrolment."""
+    flat = np.ascontiguousarray(rows.reshape(len(rows), -1))
+    keys = [labels[i].tobytes() + flat[i].tobytes() for i in range(len(rows))]
+    first = sorted({k: i for i, k in reversed(list(enumerate(keys)))}.values())
+    return rows[first], labels[first]
 
 
 class Embedder:

@@ -297,3 +297,14 @@ def test_a_photo_needs_the_deck_and_the_models_to_name_the_same_card():
     assert combine(scores, models, looks, "frame")[0].label is None
     models[s4], models[h4] = 0.25, 0.35
     assert combine(scores, models, looks, "frame")[0].label == "H4"
+
+
+def test_enrolling_the_same_photos_again_adds_no_reference(tmp_path):
+    """Re-enrolment merges: the same photos twice leave the deck as it was; other photos of a card add to it."""
+    csv_path = _write_deck_photos(tmp_path / "enrol", "bridge", seed=4, labels=LABELS[:6])
+    args = ("vision", "enroll", "--deck", "again", "--labels", str(csv_path), "--kind", "window")
+    first = json.loads(hongsi(tmp_path, *args).stdout)["references"]
+    assert json.loads(hongsi(tmp_path, *args).stdout)["references"] == first
+    more = _write_deck_photos(tmp_path / "more", "bridge", seed=5, labels=LABELS[:6])
+    proc = hongsi(tmp_path, "vision", "enroll", "--deck", "again", "--labels", str(more), "--kind", "window")
+    assert json.loads(proc.stdout)["references"] == 2 * first
