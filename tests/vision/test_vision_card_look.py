@@ -38,9 +38,11 @@ def test_each_enrolled_picture_keeps_its_whole_card_and_the_deck_file_keeps_them
     again = DeckRefs.load(tmp_path, "b")
     assert again.whole_cards() and np.array_equal(again.looks, refs.looks)
     assert np.array_equal(again.look_labels, refs.look_labels)
-    # enrolled again: both pictures of each card are kept
-    twice = refs.merged(again)
+    # enrolled again from other pictures: both pictures of each card are kept; from the same ones: no repeat
+    twice = refs.merged(_enrolled(embedder, "bridge", 5))
     assert len(twice.looks) == 2 * len(LABELS) and twice.whole_cards()
+    same = refs.merged(again)
+    assert len(same.looks) == len(LABELS) and len(same.embeddings) == len(refs.embeddings)
 
 
 def test_a_deck_enrolled_before_looks_or_from_corner_crops_reads_as_before(embedder, tmp_path):
