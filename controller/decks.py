@@ -76,8 +76,9 @@ def read_order(path: Path | None) -> tuple[str, ...]:
         words = path.read_text(encoding="utf-8").replace(",", " ").split()
     except (OSError, UnicodeDecodeError) as exc:
         raise EnrolError(f"{path}: cannot read the order ({exc})") from None
-    order = tuple(w.strip().upper() for w in words)
-    unknown = [w for w in order if w not in LABELS]
+    parsed = [parse(w) for w in words]  # as people write them: S10, 10s, ♠10
+    unknown = [w for w, label in zip(words, parsed, strict=True) if label is None]
+    order = tuple(label for label in parsed if label is not None)
     if unknown:
         raise EnrolError(f"{path}: unknown card label {unknown[0]!r}")
     twice = sorted({w for w in order if order.count(w) > 1})

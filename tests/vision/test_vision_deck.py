@@ -207,6 +207,12 @@ def test_deck_order_file_checks(tmp_path):
         read_order(p)
     p.write_text(",".join(FACTORY_ORDER + ("RJ", "BJ")))
     assert read_order(p)[-2:] == ("RJ", "BJ")
+    # written as people write them, as the enrolment CSV takes them
+    p.write_text("\n".join(f"{lab[1:]}{lab[0].lower()}" if i % 2 else lab for i, lab in enumerate(FACTORY_ORDER)))
+    assert read_order(p) == FACTORY_ORDER
+    p.write_text(" ".join(FACTORY_ORDER[:-1] + ("H11",)))
+    with pytest.raises(EnrolError, match="unknown card label 'H11'"):
+        read_order(p)
 
 
 def test_a_card_that_fills_the_picture_is_read(reader):
