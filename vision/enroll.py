@@ -332,6 +332,13 @@ def weigh(refs: DeckRefs, images: list[np.ndarray], kind: str, scores: np.ndarra
     the same pictures and the looks of the deck's nearest cards; when that is unsure, with every card's look.
     Why: on an index no model knows, the corners' nearest cards may all be wrong, and the look can only
     choose among the cards it is shown (neutral on the training designs: docs/vision-decisions.md, "Stop 40")."""
+    from vision.reader import is_colourless
+
+    if images and all(is_colourless(im) for im in images):
+        # in grey the two jokers differ only by shade, which lighting can fake (as the models treat them)
+        jokers = [LABELS.index(j) for j in JOKERS]
+        scores = scores.copy()
+        scores[jokers] = scores[jokers].max()
     reading, pooled = combine(scores, models.probs, looks_of(refs, images, kind, scores, outlines), kind)
     if reading.label is None and refs.whole_cards():
         every = np.arange(len(LABELS))

@@ -314,3 +314,21 @@ def test_enrolling_the_same_photos_again_adds_no_reference(tmp_path):
     more = _write_deck_photos(tmp_path / "more", "bridge", seed=5, labels=LABELS[:6])
     proc = hongsi(tmp_path, "vision", "enroll", "--deck", "again", "--labels", str(more), "--kind", "window")
     assert json.loads(proc.stdout)["references"] == 2 * first
+
+
+def test_in_grey_a_deck_does_not_tell_the_jokers_apart_by_shade(tmp_path):
+    """A greyscale photo shows a joker, not its colour (lighting fakes shade): read with a deck's corner
+    references enrolled in colour, it is declined, as the models alone decline it; a coloured one is still
+    read. (A whole-card look may still tell them apart where the two jokers' art differs: it is all edges.)"""
+    from vision.enroll import DeckRefs, Embedder, enrol, read_with_deck
+    from vision.reader import MODEL_PATH, CardReader
+
+    embedder, reader = Embedder(MODEL_PATH), CardReader(threads=1)
+    rng = np.random.default_rng(12)
+    refs = enrol(embedder, [(render_window_frame(lab, rng, design="bridge"), lab, lab) for lab in LABELS], "window")
+    refs = DeckRefs(refs.embeddings, refs.labels, refs.model)  # corners only, as from corner crops
+    for joker in ("RJ", "BJ"):
+        frame = render_window_frame(joker, rng, design="bridge")
+        grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        assert read_with_deck(embedder, refs, grey, "window", reader).label is None
+        assert read_with_deck(embedder, refs, frame, "window", reader).label == joker
