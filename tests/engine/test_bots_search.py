@@ -212,3 +212,37 @@ def test_out_of_turn_the_search_waits_or_declares_what_it_is_offered() -> None:
         choice = search.choose(game, info, random.Random(k), style="bold", samples=search.MIN_SAMPLES, out_of_turn=True)
         assert choice.action["action"] == search.WAIT or choice.action in info.legal
         assert choice.action["action"] != "play"
+
+
+def test_a_declaration_the_bot_calls_sure_is_legal_in_the_true_deal() -> None:
+    """A 趴 must ask a teammate, and who that is can hang on hidden cards: whatever 趴 a seat is offered from
+    its own view, ``surely_legal`` passes it only if the referee would accept it in the real deal. Over
+    random deals played greedily up to the first play, every offered 趴 of every seat is checked."""
+    from engine.bots.fast import clone
+    from engine.cards import parse_cards
+
+    game = get_game("hongsi")
+    settings = game.settings()
+    checked = passed = risky = 0
+    for k in range(12):
+        hands, bottom = deal(game, settings, random.Random(40 + k))
+        state = game.new_state([parse_cards(h) for h in hands], parse_cards(bottom), settings)
+        rng = random.Random(k)
+        for _ in range(8):
+            if state.is_terminal():
+                break
+            for seat in range(4):
+                info = info_set(game, state, seat)
+                for action in (a for a in info.legal if a.get("action") == "pa"):
+                    checked += 1
+                    illegal = any(v.severity == "error" for v in clone(state).judge(dict(action)))
+                    risky += illegal
+                    if search.surely_legal(game, info, action, rng, time.perf_counter(), 2000.0):
+                        passed += 1
+                        assert not illegal, (k, seat, action)
+            who = state.current_player()
+            if who is None or any(e.get("action") == "play" for e in state.applied_events()):
+                break
+            state.judge(greedy_policy(game, state, who, rng))
+    assert checked and risky, f"the test saw no 趴 that could be refused ({checked} offered)"
+    assert passed, "no 趴 was ever sure: the bot could never ask one"
