@@ -339,11 +339,14 @@ def weigh(refs: DeckRefs, images: list[np.ndarray], kind: str, scores: np.ndarra
         jokers = [LABELS.index(j) for j in JOKERS]
         scores = scores.copy()
         scores[jokers] = scores[jokers].max()
-    reading, pooled = combine(scores, models.probs, looks_of(refs, images, kind, scores, outlines), kind)
-    if reading.label is None and refs.whole_cards():
-        every = np.arange(len(LABELS))
-        reading, pooled = combine(scores, models.probs, looks_of(refs, images, kind, scores, outlines, every),
-                                  kind)
+    from vision.card_look import nearest
+
+    near = nearest(scores)
+    looks = looks_of(refs, images, kind, scores, outlines, near)
+    reading, pooled = combine(scores, models.probs, looks, kind)
+    if reading.label is None and looks is not None:  # the other cards, each compared once
+        rest = looks_of(refs, images, kind, scores, outlines, np.setdiff1d(np.arange(len(LABELS)), near))
+        reading, pooled = combine(scores, models.probs, np.maximum(looks, rest), kind)
     return reading, pooled
 
 
