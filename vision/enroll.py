@@ -68,7 +68,8 @@ PHOTO_RULE = Rule(0.02, 0.999, own=True, models_agree=True)
 FLAT = 4.0  # a picture whose grey levels spread less than this (std) is blank: no card to enrol
 VARIANTS = 6  # references made from each enrolled corner besides itself (see variants)
 SUIT_CARDS = tuple(label for label in LABELS if label not in JOKERS)
-_NAME_OK = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+_NAME_PUNCT = set("-_.")
+_NAME_MAX = 64
 
 
 class EnrolError(ValueError):
@@ -80,8 +81,10 @@ class DeckNotFound(EnrolError):
 
 
 def deck_dir(data_dir: Path, name: str) -> Path:
-    if not name or set(name) - _NAME_OK or name.startswith("."):
-        raise EnrolError(f"deck name {name!r}: use letters, digits, '-', '_' or '.'")
+    # any script's letters and digits (a deck may be called 红色扑克), never a path or a control character
+    if (not name or len(name) > _NAME_MAX or name.startswith(".")
+            or any(not (ch.isalnum() or ch in _NAME_PUNCT) for ch in name)):
+        raise EnrolError(f"deck name {name!r}: use at most {_NAME_MAX} letters, digits, '-', '_' or '.'")
     return Path(data_dir).expanduser() / "decks" / name
 
 

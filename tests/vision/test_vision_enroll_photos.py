@@ -9,7 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.decks import read_labels_csv
@@ -121,3 +121,24 @@ def test_a_bad_deck_name_is_said_before_the_photos_are_read(tmp_path):
     (tmp_path / "labels.csv").write_text("file,label\nbroken.jpg,H4\n")
     with pytest.raises(EnrolError, match="deck name 'my deck'"):
         enrol_csv(tmp_path / "labels.csv", "my deck", tmp_path / "data", "frame", MODEL_PATH)
+
+
+def test_a_deck_may_be_named_in_chinese(tmp_path):
+    """(before: 红色扑克 was refused; only ASCII letters were names)."""
+    from vision.enroll import deck_dir
+
+    assert deck_dir(tmp_path, "红色扑克-2") == tmp_path / "decks" / "红色扑克-2"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=1, max_size=80))
+def test_a_deck_name_never_leaves_the_decks_folder(name):
+    from vision.enroll import deck_dir
+
+    root = Path("/data")
+    try:
+        path = deck_dir(root, name)
+    except EnrolError:
+        return
+    assert path.parent == root / "decks" and path.name == name and not name.startswith(".")
+    assert all(ch.isprintable() and ch not in "/\\ \x00" for ch in name)
