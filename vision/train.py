@@ -62,6 +62,7 @@ from __future__ import annotations
 import argparse
 import csv
 import multiprocessing as mp
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,11 +84,11 @@ from vision.corner_data import (
 )
 from vision.labels import LABELS, index, rank_index, suit_index
 from vision.model_store import STORAGES, store_weights
-from vision.render import use_card_art, use_more_pip_shapes
+from vision.render import use_card_art, use_more_pip_shapes, use_ttf_fonts
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PATH = REPO / "vision" / "models" / "card_corner.onnx"
-REAL_DIR = REPO.parent / "shared" / "data" / "cards-real-dev"
+REAL_DIR = Path(os.environ.get("HONGSI_REAL_DIR", REPO.parent / "shared" / "data" / "cards-real-dev"))  # a worktree sets it
 AUDIT_PATH = REPO / "vision" / "real_label_audit.csv"  # source labels a look at the crop contradicts
 
 
@@ -439,6 +440,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="random deck styles also draw rounder spades and thin-stemmed clubs (render.use_more_pip_shapes)")
     ap.add_argument("--card-art", type=float, default=0.0, metavar="SHARE",
                     help="this share of random faces are real SVG designs (vision.card_art), held-out families excluded")
+    ap.add_argument("--ttf-fonts", type=float, default=0.0, metavar="SHARE",
+                    help="this share of random deck styles draw ranks (and half of them pips) in real typefaces (vision.glyphs)")
     ap.add_argument("--split-index", type=int, default=0, metavar="CALLS",
                     help="also CALLS x 4 crops of cards whose rank and suit are printed apart (issue 28)")
     ap.add_argument("--lite", action="store_true", help="the shorter recipe (LITE: ~25 min on 2 busy cores)")
@@ -479,6 +482,13 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit("no card art in the cache: run python -m vision.card_art first")
         use_card_art(art, args.card_art)
         console.print(f"card art: {len(art)} designs, {args.card_art:.0%} of random faces")
+    if args.ttf_fonts:
+        from vision.glyphs import CACHE
+
+        faces = use_ttf_fonts(args.ttf_fonts)
+        if not faces:
+            raise SystemExit(f"no glyph atlas at {CACHE}: run python -m vision.glyphs first")
+        console.print(f"real typefaces: {faces} faces, {args.ttf_fonts:.0%} of random deck styles")
     recipe = QUICK if args.quick else LITE if args.lite else TUNE if args.init_onnx else Recipe()
     if args.epochs:
         recipe.epochs = args.epochs
