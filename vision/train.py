@@ -29,6 +29,11 @@ random card of what it shows, for the reader's other diagonal. ``--card-art SHAR
 crops, cards lying over others) is a real design's, from the families of ``vision.card_art.TRAIN_DESIGNS``;
 the held-out families (``HELD_OUT``) are never drawn. ``--init-onnx``: start from an exported float16 model
 (its folded batch norms kept frozen). ``--embed``: the graph also outputs ``embed`` (enrolment's features).
+``--ttf-fonts SHARE``: that share of random deck styles draw their ranks in a real typeface (80 faces of
+Debian's URW, Liberation, Free, DejaVu, Crosextra and Libertine fonts; ``python -m vision.glyphs`` builds the
+atlas first) and half of those decks their pips from a font's ♠♥♦♣. Tried at 0.5 on the first member (stop 41
+in docs/vision-decisions.md): held-out window frames 67.5 → 67.7 % right, under its rule's 2 points, so the
+shipped models do not use it.
 
 The reader's committee (``vision.reader.COMMITTEE_PATHS``) is five runs of this script:
 ``card_corner.onnx`` (seed 2026, trained at commit 38c184a, before the label audit: the only member
