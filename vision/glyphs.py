@@ -187,7 +187,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, default=None, help=f"the cache directory (default {CACHE})")
     ap.add_argument("--sheet", type=Path, default=None, help="also write a contact sheet PNG here")
     args = ap.parse_args(argv)
-    masks = build(args.out)
+    try:
+        masks = build(args.out)
+    except (OSError, subprocess.CalledProcessError) as e:  # a one-line error, not a traceback
+        raise SystemExit(f"could not build the glyph atlas: {e}") from None
     print(f"{(args.out or CACHE) / 'atlas.npz'}: {len(faces_of(masks, 'rank'))} rank faces, "
           f"{len(faces_of(masks, 'suit'))} suit faces")
     if args.sheet:

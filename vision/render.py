@@ -136,6 +136,9 @@ def use_ttf_fonts(share: float, atlas: dict | None = None) -> int:
     global _ttf
     from vision import glyphs
 
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"the typeface share must be between 0 and 1, not {share}")
+
     atlas = glyphs.load() if atlas is None else atlas
     ranks, suits = glyphs.faces_of(atlas, "rank"), glyphs.faces_of(atlas, "suit")
     _ttf = (ranks, suits, float(share) if ranks else 0.0)

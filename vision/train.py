@@ -455,6 +455,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--restore", type=Path, nargs="+", default=None, metavar="MODEL",
                     help="only store these exported models' weights as --storage says, in place")
     args = ap.parse_args(argv)
+    if not 0.0 <= args.ttf_fonts <= 1.0:
+        ap.error(f"--ttf-fonts is a share between 0 and 1, not {args.ttf_fonts}")
     if args.restore:
         for path in args.restore:
             before = path.stat().st_size

@@ -133,3 +133,18 @@ def test_share_zero_with_an_atlas_draws_what_no_atlas_draws(ttf_on, seed):
     other = render_window_frame(label, np.random.default_rng(seed))
     assert np.array_equal(plain, same)
     assert plain.shape == other.shape
+
+
+def test_bad_shares_and_a_missing_atlas_are_one_line_errors(tmp_path, monkeypatch, capsys):
+    from vision import train
+
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        use_ttf_fonts(1.5, {})
+    with pytest.raises(SystemExit):
+        train.main(["--ttf-fonts", "-0.2"])
+    assert "between 0 and 1" in capsys.readouterr().err
+    assert use_ttf_fonts(0.5, glyphs.load(tmp_path)) == 0  # no atlas: Hershey stays
+    s = random_style(np.random.default_rng(1))
+    assert not s.ttf and s == random_style(np.random.default_rng(1))
+    with pytest.raises(SystemExit, match="could not build the glyph atlas"):
+        glyphs.main(["--out", "/proc/no-such-dir/glyphs"])
