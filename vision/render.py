@@ -13,7 +13,8 @@ Usage::
     photo = render_table_frame("RJ", rng)                     # one card anywhere on a table
 
 Everything is drawn with OpenCV (Hershey fonts, polygons): no font files, no downloads. A call is
-deterministic for a given generator state and takes a few milliseconds.
+deterministic for a given generator state and takes a few milliseconds. A training run may also draw
+random decks' indices in real typefaces from a prebuilt glyph atlas (:func:`use_ttf_fonts`, :mod:`vision.glyphs`).
 """
 
 from __future__ import annotations
