@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Debian packages the project uses: espeak-ng (voice), chromium (browser tests), sox (audio checks),
-# a CJK font (Chinese in the browser), SVG card decks and librsvg (the reader's card art),
+# a CJK font (Chinese in the browser), typefaces for card indices, SVG card decks and librsvg (the reader's card art),
 # mosquitto and PostgreSQL (the card room: make club, tests/club).
 # Installs what is missing when run as root with apt-get; otherwise says what to install.
 set -u
@@ -12,6 +12,11 @@ command -v sox >/dev/null 2>&1 || need+=(sox)
 command -v rsvg-convert >/dev/null 2>&1 || need+=(librsvg2-bin)
 [ -d /usr/share/aisleriot/cards ] || need+=(gnome-cards-data)
 [ -d /usr/share/carddecks ] || need+=(kdegames-card-data-kf5)
+# real typefaces for the reader's procedural card indices (vision/glyphs.py, train.py --ttf-fonts)
+for pkg in fonts-urw-base35 fonts-liberation2 fonts-freefont-ttf fonts-dejavu-core fonts-crosextra-carlito \
+    fonts-crosextra-caladea fonts-linuxlibertine; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
 # Chinese on the display and in screenshots
 fc-list 2>/dev/null | grep -qi 'wenquanyi\|noto sans cjk' || need+=(fonts-wqy-microhei)
 # the card room (controller/club): an MQTT broker and PostgreSQL, run as local services by make club

@@ -13,7 +13,8 @@ Usage::
     photo = render_table_frame("RJ", rng)                     # one card anywhere on a table
 
 Everything is drawn with OpenCV (Hershey fonts, polygons): no font files, no downloads. A call is
-deterministic for a given generator state and takes a few milliseconds.
+deterministic for a given generator state and takes a few milliseconds. A training run may also draw
+random decks' indices in real typefaces from a prebuilt glyph atlas (:func:`use_ttf_fonts`, :mod:`vision.glyphs`).
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ class Style:
     joker_vertical: bool = True  # the joker's letters stacked in a column
     joker_across: bool = False  # ... or the word written across the corner, read left to right
     joker_word: str = "JOKER"  # "JOKER", "Joker" or "joker"
+    ttf: str = ""  # a real typeface of the glyph atlas for the ranks (vision.glyphs); "" = the Hershey font
+    ttf_tight: bool = False  # ... with a 10 set as a 1 and a 0 almost touching
+    ttf_suit: str = ""  # a typeface whose ♠♥♦♣ are the suit pips; "" = the polygon pips
 
 
 _NAMED: dict[str, Style] = {
@@ -84,7 +88,7 @@ def named_style(design: str) -> Style:
         raise ValueError(f"unknown card design {design!r}; choose one of {', '.join(DESIGNS)}") from None
 
 
-def random_style(rng: np.random.Generator) -> Style:
+def _random_style(rng: np.random.Generator) -> Style:
     """A random deck style, from plain poker decks to large-index 掼蛋 decks and dark decks."""
     base = _NAMED[DESIGNS[int(rng.integers(len(DESIGNS)))]]
     big = rng.random() < 0.3
@@ -122,6 +126,38 @@ def random_style(rng: np.random.Generator) -> Style:
     )
 
 
+_ttf: tuple[tuple[str, ...], tuple[str, ...], float] = ((), (), 0.0)  # atlas faces for ranks, suits; share
+
+
+def use_ttf_fonts(share: float, atlas: dict | None = None) -> int:
+    """Make :func:`random_style` draw ``share`` of its decks' ranks in a real typeface of the glyph atlas
+    (:mod:`vision.glyphs`), and half of those decks' pips from a font's ♠♥♦♣ (a training recipe,
+    ``train.py --ttf-fonts``; forked workers inherit it). Returns the rank faces found: with no atlas, 0
+    and the Hershey fonts stay. Off (share 0), random styles draw exactly what they drew before."""
+    global _ttf
+    from vision import glyphs
+
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"the typeface share must be between 0 and 1, not {share}")
+
+    atlas = glyphs.load() if atlas is None else atlas
+    ranks, suits = glyphs.faces_of(atlas, "rank"), glyphs.faces_of(atlas, "suit")
+    _ttf = (ranks, suits, float(share) if ranks else 0.0)
+    return len(ranks)
+
+
+def random_style(rng: np.random.Generator) -> Style:
+    """A random deck style (:func:`_random_style`), in a real typeface for a share of decks when
+    :func:`use_ttf_fonts` asked for it. The extra draws come after the usual ones, and only when on."""
+    st = _random_style(rng)
+    ranks, suits, share = _ttf
+    if share <= 0 or rng.random() >= share:
+        return st
+    suit = suits[int(rng.integers(len(suits)))] if suits and rng.random() < 0.5 else ""
+    return replace(st, ttf=ranks[int(rng.integers(len(ranks)))], ttf_tight=bool(rng.random() < 0.3), ttf_suit=suit,
+                   squeeze=float(rng.uniform(0.75, 1.1)))  # a real face has its own widths: squeeze it less
+
+
 # ----------------------------------------------------------------------------------- glyphs (masks)
 @lru_cache(maxsize=512)
 def _text_mask(text: str, font: int, italic: bool, stroke: float) -> np.ndarray:
@@ -134,6 +170,28 @@ def _text_mask(text: str, font: int, italic: bool, stroke: float) -> np.ndarray:
                 scale, 255, thick, cv2.LINE_AA)
     ys, xs = np.nonzero(canvas > 40)
     return canvas[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1].astype(np.float32) / 255.0
+
+
+def _rank_mask(rank: str, st: Style) -> np.ndarray:
+    """The rank's mask in the style's typeface: the atlas's when it has one, else Hershey."""
+    if st.ttf:
+        from vision.glyphs import rank_mask
+
+        m = rank_mask(rank, st.ttf, tight=st.ttf_tight)
+        if m is not None:
+            return m
+    return _text_mask(rank, st.font, st.italic, st.stroke)
+
+
+def _suit_mask(suit: str, st: Style) -> np.ndarray:
+    """The suit pip's mask: a font's ♠♥♦♣ when the style names one the atlas has, else the polygons."""
+    if st.ttf_suit and suit in "SHDC":
+        from vision.glyphs import suit_mask
+
+        m = suit_mask(suit, st.ttf_suit)
+        if m is not None:
+            return m
+    return _pip_mask(suit, st.pip_variant)
 
 
 def _heart(c: np.ndarray, s: int, v: int) -> None:
@@ -312,13 +370,13 @@ def _index_layout(label: str, st: Style, W: int) -> list[tuple[np.ndarray, int, 
             items.append((m, mx, my, w, h, colour))
         return items
     colour = "red" if suit in ("H", "D") else "black"
-    m = _text_mask(rank, st.font, st.italic, st.stroke)
+    m = _rank_mask(rank, st)
     rh = max(5, int(st.rank_h * W))
     rw = max(3, int(rh * m.shape[1] / m.shape[0] * st.squeeze))
     if rank == "10":
         rw = min(rw, int(rh * 1.05))
     items.append((m, mx, my, rw, rh, colour))
-    pm = _pip_mask(suit, st.pip_variant)
+    pm = _suit_mask(suit, st)
     sh = max(4, int(st.suit_h * W))
     sw = max(4, int(sh * pm.shape[1] / pm.shape[0]))
     sx = mx + (rw - sw) // 2
@@ -356,11 +414,11 @@ def _draw_centre(img: np.ndarray, label: str, st: Style, colours: dict, seed: in
             _paste(img, _pip_mask("J", 0), W // 2 - W // 6, H // 2 - W // 6, W // 3, W // 3,
                    colours["red" if rank == "RJ" else "black"])
         else:
-            m = _text_mask(rank, st.font, st.italic, st.stroke)
+            m = _rank_mask(rank, st)
             h = int(0.25 * H)
             _paste(img, m, W // 2 - h // 3, H // 2 - h // 2, int(h * 0.66), h, colours[_colour_name(suit)])
         return
-    pm = _pip_mask(suit, st.pip_variant)
+    pm = _suit_mask(suit, st)
     col = colours[_colour_name(suit)]
     n = {"A": 1}.get(rank) or int(rank)
     if n == 1:
@@ -424,11 +482,11 @@ def render_split_face(label: str, style: Style, white_on_colour: bool = False,
     _draw_centre(img, label, style, colours, seed=LABELS.index(label) * 7919 + W + 1)
     ink = colours[_colour_name(suit)]
     mx, my = int(style.margin_x * W), int(style.margin_y * W)
-    m = _text_mask(rank, style.font, style.italic, style.stroke)
+    m = _rank_mask(rank, style)
     rh = max(5, int(style.rank_h * W))
     rw = max(3, int(rh * m.shape[1] / m.shape[0] * style.squeeze))
     rbox = (W - mx - rw, my, W - mx, my + rh)
-    pm = _pip_mask(suit, style.pip_variant)
+    pm = _suit_mask(suit, style)
     sh = max(4, int(style.suit_h * W * 0.8))
     sw = max(4, int(sh * pm.shape[1] / pm.shape[0]))
     sbox = (mx, H - my - sh, mx + sw, H - my)

@@ -29,6 +29,11 @@ random card of what it shows, for the reader's other diagonal. ``--card-art SHAR
 crops, cards lying over others) is a real design's, from the families of ``vision.card_art.TRAIN_DESIGNS``;
 the held-out families (``HELD_OUT``) are never drawn. ``--init-onnx``: start from an exported float16 model
 (its folded batch norms kept frozen). ``--embed``: the graph also outputs ``embed`` (enrolment's features).
+``--ttf-fonts SHARE``: that share of random deck styles draw their ranks in a real typeface (80 faces of
+Debian's URW, Liberation, Free, DejaVu, Crosextra and Libertine fonts; ``python -m vision.glyphs`` builds the
+atlas first) and half of those decks their pips from a font's ♠♥♦♣. Tried at 0.5 on the first member (stop 41
+in docs/vision-decisions.md): held-out window frames 67.5 → 67.7 % right, under its rule's 2 points, so the
+shipped models do not use it.
 
 The reader's committee (``vision.reader.COMMITTEE_PATHS``) is five runs of this script:
 ``card_corner.onnx`` (seed 2026, trained at commit 38c184a, before the label audit: the only member
@@ -62,6 +67,7 @@ from __future__ import annotations
 import argparse
 import csv
 import multiprocessing as mp
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,11 +89,11 @@ from vision.corner_data import (
 )
 from vision.labels import LABELS, index, rank_index, suit_index
 from vision.model_store import STORAGES, store_weights
-from vision.render import use_card_art, use_more_pip_shapes
+from vision.render import use_card_art, use_more_pip_shapes, use_ttf_fonts
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PATH = REPO / "vision" / "models" / "card_corner.onnx"
-REAL_DIR = REPO.parent / "shared" / "data" / "cards-real-dev"
+REAL_DIR = Path(os.environ.get("HONGSI_REAL_DIR", REPO.parent / "shared" / "data" / "cards-real-dev"))  # a worktree sets it
 AUDIT_PATH = REPO / "vision" / "real_label_audit.csv"  # source labels a look at the crop contradicts
 
 
@@ -439,6 +445,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="random deck styles also draw rounder spades and thin-stemmed clubs (render.use_more_pip_shapes)")
     ap.add_argument("--card-art", type=float, default=0.0, metavar="SHARE",
                     help="this share of random faces are real SVG designs (vision.card_art), held-out families excluded")
+    ap.add_argument("--ttf-fonts", type=float, default=0.0, metavar="SHARE",
+                    help="this share of random deck styles draw ranks (and half of them pips) in real typefaces (vision.glyphs)")
     ap.add_argument("--split-index", type=int, default=0, metavar="CALLS",
                     help="also CALLS x 4 crops of cards whose rank and suit are printed apart (issue 28)")
     ap.add_argument("--lite", action="store_true", help="the shorter recipe (LITE: ~25 min on 2 busy cores)")
@@ -447,6 +455,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--restore", type=Path, nargs="+", default=None, metavar="MODEL",
                     help="only store these exported models' weights as --storage says, in place")
     args = ap.parse_args(argv)
+    if not 0.0 <= args.ttf_fonts <= 1.0:
+        ap.error(f"--ttf-fonts is a share between 0 and 1, not {args.ttf_fonts}")
     if args.restore:
         for path in args.restore:
             before = path.stat().st_size
@@ -479,6 +489,13 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit("no card art in the cache: run python -m vision.card_art first")
         use_card_art(art, args.card_art)
         console.print(f"card art: {len(art)} designs, {args.card_art:.0%} of random faces")
+    if args.ttf_fonts:
+        from vision.glyphs import CACHE
+
+        faces = use_ttf_fonts(args.ttf_fonts)
+        if not faces:
+            raise SystemExit(f"no glyph atlas at {CACHE}: run python -m vision.glyphs first")
+        console.print(f"real typefaces: {faces} faces, {args.ttf_fonts:.0%} of random deck styles")
     recipe = QUICK if args.quick else LITE if args.lite else TUNE if args.init_onnx else Recipe()
     if args.epochs:
         recipe.epochs = args.epochs
