@@ -152,6 +152,17 @@ def ink_blobs(bgr: np.ndarray, erase: bool = False) -> list[Blob]:
     return out
 
 
+def _ink_out_of_scale(bgr: np.ndarray) -> bool:
+    """Whether ink too big for a glyph at the play area's scale is there (a rank or pip seen close up):
+    a picture where no index was read is then no empty table."""
+    ink, _ = ink_mask(bgr)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    for _x, _y, w, h, area in stats[1:]:
+        if MAX_GLYPH < max(w, h) <= 4 * MAX_GLYPH and area >= 0.15 * w * h:
+            return True
+    return False
+
+
 def _union(blobs: list[Blob]) -> tuple[int, int, int, int]:
     return (min(b.box[0] for b in blobs), min(b.box[1] for b in blobs),
             max(b.box[2] for b in blobs), max(b.box[3] for b in blobs))
@@ -363,7 +374,7 @@ class PileReader:
         blobs = ink_blobs(image)
         cands = candidates(blobs)
         if not cands:
-            if unexplained(image, [], self.card_long):
+            if unexplained(image, [], self.card_long) or _ink_out_of_scale(image):
                 return PileReading(None, 0.0)
             return PileReading([], 1.0)
         boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
@@ -414,6 +425,8 @@ class PileReader:
             return PileReading(None, confidence if reads else 0.0, reads, len(doubts))
         if unexplained(image, [_centre(f) * scale for f in cards], self.card_long):
             return PileReading(None, confidence if reads else 0.0, reads)
+        if not reads and _ink_out_of_scale(image):  # nothing read, but ink too big for a glyph: not empty
+            return PileReading(None, 0.0, reads)
         return PileReading(labels, confidence, reads)
 
 
