@@ -12,8 +12,7 @@ among the hand's cards, by likeness to their own pictures: the same deck, the sa
 A reference is the first model's embedding (:class:`vision.enroll.Embedder`) of an index cut as the play
 reader cuts one: the card's ink blobs grouped into candidate indices (:func:`vision.pile.candidates`), each
 turned upright along its rank-to-pip axis both ways. Only candidates in the card's four corners are kept
-(the index; oxygen designs print it in the other two corners). Each card's whole look
-(:func:`vision.card_look.templates`) is kept too, for a play of one card read whole.
+(the index; oxygen designs print it in the other two corners).
 """
 
 from __future__ import annotations
@@ -23,12 +22,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.card_look import found_card, templates
+from vision.card_look import found_card
 from vision.labels import LABELS, index
 from vision.localize import CORNER_H, CORNER_W, warp_card
 
 CARD_WIDTH = 150  # the card is warped this wide: its indices then are as big as a played card's at the table
-_INDEX = {label: i for i, label in enumerate(LABELS)}
 
 
 @dataclass
@@ -36,8 +34,6 @@ class HandRefs:
     embeddings: np.ndarray  # (n, d) unit rows: index views of the hand's cards
     labels: np.ndarray  # (n,) their label indices
     embedder: object  # the vision.enroll.Embedder that made them (the play's views go through it too)
-    looks: np.ndarray | None = None  # (m, t, h, w) whole-card looks
-    look_labels: np.ndarray | None = None  # (m,)
 
     @property
     def cards(self) -> set[str]:
@@ -49,16 +45,14 @@ class HandRefs:
         first model of ``reader`` (a :class:`vision.reader.CardReader` or :class:`vision.pile.PileReader`)."""
         if len(frames) != len(labels):
             raise ValueError("one frame per card")
-        cards, looks = [], []
+        cards = []
         for frame in frames:
             found = found_card(frame, "window")
             cards.append(None if found is None else warp_card(frame, found.quad, CARD_WIDTH)[0])
-            looks.append(None if found is None else templates(frame, found.quad))
-        return cls.from_cards(cards, labels, reader, looks)
+        return cls.from_cards(cards, labels, reader)
 
     @classmethod
-    def from_cards(cls, cards: list[np.ndarray | None], labels: list[str], reader,
-                   looks: list[np.ndarray | None] | None = None) -> HandRefs:
+    def from_cards(cls, cards: list[np.ndarray | None], labels: list[str], reader) -> HandRefs:
         """References from each card warped upright (portrait, BGR); None: a card with no picture."""
         embedder = _embedder(reader)
         embs, labs = [], []
@@ -69,10 +63,8 @@ class HandRefs:
                 embs.append(embedder(views))
                 labs += [lab] * len(views)
         dim = embs[0].shape[1] if embs else 1
-        kept = [(lk, index(lab)) for lk, lab in zip(looks or [], labels, strict=False) if lk is not None]
         return cls(np.concatenate(embs) if embs else np.zeros((0, dim), np.float32), np.asarray(labs, np.int64),
-                   embedder, np.stack([k for k, _ in kept]) if kept else None,
-                   np.asarray([i for _, i in kept], np.int64) if kept else None)
+                   embedder)
 
     @classmethod
     def from_corner_crops(cls, crops: list[list[np.ndarray]], labels: list[str], reader) -> HandRefs:
@@ -104,19 +96,6 @@ class HandRefs:
         sim = np.einsum("ij,kj->ik", self.embedder(views), self.embeddings)
         for lab in np.unique(self.labels):
             out[:, lab] = sim[:, self.labels == lab].max(axis=1)
-        return out
-
-    def look_scores(self, card: np.ndarray) -> np.ndarray:
-        """(54,): an upright card picture's best correlation with each hand card's look (-1: no look)."""
-        from vision.card_look import edges
-
-        out = np.full(len(LABELS), -1.0, np.float32)
-        if self.looks is None:
-            return out
-        picture = edges(card)  # the looks are cut MARGIN smaller: matching slides them about
-        for look, lab in zip(self.looks, self.look_labels, strict=True):
-            for t in look.astype(np.float32):
-                out[lab] = max(out[lab], float(cv2.matchTemplate(picture, t, cv2.TM_CCOEFF_NORMED).max()))
         return out
 
 
