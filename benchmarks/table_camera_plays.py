@@ -6,7 +6,10 @@ repeatable (seeded), for tuning the play reader; benchmarks/table_camera.py is t
 Per design and game: plays read right, asked (None), wrong (target: none), and the hands with no play
 asked (an estimate of issue 29's "record = truth with nobody asked").
 
-    .venv/bin/python benchmarks/table_camera_plays.py --hands 2 [--game wakeng] [--design paris]
+    .venv/bin/python benchmarks/table_camera_plays.py --hands 2 [--game wakeng] [--design paris] [--refs]
+
+``--refs``: each play is read a second time with its seat's hand as dealt (``vision.hand_refs``: one dealer
+window frame per card, rendered as the virtual rig renders them); the ``refs`` rows count those readings.
 """
 
 from __future__ import annotations
@@ -76,18 +79,29 @@ def plays_of_a_hand(game_name: str, seed: int):
                 )
             )
         state.apply(action)
-    return out, game.info.trick_taking, plan.seats
+    return out, game.info.trick_taking, plan.seats, [[str(c) for c in h] for h in hands]
 
 
-def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None) -> Counter:
-    plays, tricks, seats = plays_of_a_hand(game, seed)
+def seat_refs(hands: list[list[str]], design: str, seed: int, reader: PileReader) -> list:
+    """Each seat's hand as the dealer camera saw it: one window frame per card."""
+    from vision.hand_refs import HandRefs
+    from vision.render import face_for, render_window_frame
+
+    rng = np.random.default_rng([seed, 29])
+    return [HandRefs.from_window_frames([render_window_frame(c, rng, design=design, face=face_for(c, rng, design))
+                                         for c in hand], hand, reader) for hand in hands]
+
+
+def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None, refs: bool = False) -> Counter:
+    plays, tricks, seats, hands = plays_of_a_hand(game, seed)
+    dealt = seat_refs(hands, design, seed, reader) if refs else None
     vt = VirtualTable(seed=seed, design=design, hand_rate=0.0)
     out = Counter(hands=1)
     try:
         before = shot(vt)
         in_trick = 0
         size = play_read.CardSize()
-        for _seat, cards, options in plays:
+        for seat, cards, options in plays:
             with vt.lock:
                 vt.base = vt._lay(vt.base, cards)
             after = shot(vt)
@@ -99,6 +113,10 @@ def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None) ->
             )
             out[verdict] += 1
             out["plays"] += 1
+            if dealt is not None:
+                got2 = READERS[READER](before, after, options, reader=reader, card=size.card, refs=dealt[seat])
+                out["refs_" + ("asked" if got2.labels is None else
+                               "right" if sorted(got2.labels) == sorted(cards) else "wrong")] += 1
             if log is not None:
                 log.write(
                     json.dumps(
@@ -124,16 +142,17 @@ def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None) ->
     finally:
         vt.stop()
     out["alone"] += out["asked"] == 0 and out["wrong"] == 0
+    out["refs_alone"] += refs and out["refs_asked"] == 0 and out["refs_wrong"] == 0
     return out
 
 
-def _figures(got: Counter) -> list[str]:
+def _figures(got: Counter, p: str = "") -> list[str]:
     n = max(got["plays"], 1)
-    right = f"{got['right']} ({100 * got['right'] / n:.1f} %)"
-    return [str(got[k]) for k in ("hands", "alone", "plays")] + [
+    right = f"{got[p + 'right']} ({100 * got[p + 'right'] / n:.1f} %)"
+    return [str(got[k]) for k in ("hands", p + "alone", "plays")] + [
         right,
-        str(got["asked"]),
-        str(got["wrong"]),
+        str(got[p + "asked"]),
+        str(got[p + "wrong"]),
         f"{got['ms'] / n:.0f}",
     ]
 
@@ -146,6 +165,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--log", type=Path, help="write each play's reading as a JSON line")
     ap.add_argument("--reader", choices=sorted(READERS), default="read", help="which play reader")
+    ap.add_argument("--refs", action="store_true", help="also read each play with its seat's hand as dealt")
     args = ap.parse_args()
     global READER
     READER = args.reader
@@ -161,10 +181,14 @@ def main() -> None:
         for game in games:
             got = Counter()
             for i in range(args.hands):
-                got.update(one_hand(game, design, args.seed + i, reader, log))
+                got.update(one_hand(game, design, args.seed + i, reader, log, args.refs))
             total.update(got)
             table.add_row(design, game, *_figures(got))
+            if args.refs:
+                table.add_row(design, game + " refs", *_figures(got, "refs_"))
     table.add_row("all", "", *_figures(total))
+    if args.refs:
+        table.add_row("all", "refs", *_figures(total, "refs_"))
     Console(width=150).print(table)
 
 

@@ -138,14 +138,16 @@ def _bigger_play_seen(probs: np.ndarray, play: tuple[str, ...], options: list[tu
 
 
 def read_play(
-    before, after, options, *, reader: Any = None, card: tuple[float, float] | None = None
+    before, after, options, *, reader: Any = None, card: tuple[float, float] | None = None, refs: Any = None
 ) -> PlayRead:
     """The option among ``options`` (lists of labels) that ``after`` added to ``before``, or ``labels``
-    None when unsure. ``card``: a card's long and short sides in ``after``'s pixels, when known."""
+    None when unsure. ``card``: a card's long and short sides in ``after``'s pixels, when known.
+    ``refs``: the seat's hand as dealt (:class:`vision.hand_refs.HandRefs`): each new index is likened
+    to its cards' own pictures too (:func:`vision.play_weigh.pool`)."""
     options = [tuple(o) for o in options if o]
     if not options:
         return PlayRead(None, 0.0, [], "no play is legal")
-    w = weigh(before, after, options, reader=reader)
+    w = weigh(before, after, options, reader=reader, refs=refs)
     probs = w.evidence.probs
     boxes = [
         {

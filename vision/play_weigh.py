@@ -30,12 +30,15 @@ from vision.pile import (
     WORK_SIDE,
     Found,
     PileReader,
+    _clean_regions,
     _overlap,
     _same_card,
+    _shifted,
     _union,
     candidates,
     foreground,
     ink_blobs,
+    upright_crop,
 )
 from vision.reader import is_colourless
 
@@ -50,6 +53,10 @@ SECOND = 0.3  # a card's other corner, read apart from the first
 ANSWER = 0.9  # the best option's share of the likelihood, at least, to answer (chosen on training designs)
 CHANGED = 40  # levels of difference (a channel, after a light blur) that mean the table changed there
 NEW_INK = 0.6  # a blob is new ink when this share of its pixels changed
+# With the hand's own pictures (vision.hand_refs): a likeness step of REF_TAU weighs one nat against the
+# committee's log-probability; "no card" counts as a card REF_NONE alike. Chosen on training designs.
+REF_TAU = 0.08
+REF_NONE = 0.9
 _INDEX = {label: i for i, label in enumerate(LABELS)}
 
 
@@ -117,8 +124,27 @@ class Evidence:
     changed: float = 1.0  # the share of the picture that changed
 
 
-def new_card_evidence(before, after, reader: PileReader) -> Evidence:
-    """Read the indices of the ink that is new in ``after``, merged into cards."""
+def new_card_evidence(before, after, reader: PileReader, refs=None) -> Evidence:
+    """Read the indices of the ink that is new in ``after``, merged into cards. ``refs``
+    (:class:`vision.hand_refs.HandRefs`): each index is also likened to the hand's own cards (:func:`pool`)."""
+    return pool(new_candidates(before, after, reader, refs))
+
+
+@dataclass
+class Candidates:
+    """The new ink's candidate indices before they are pooled with the hand and merged into cards."""
+    probs: np.ndarray  # (n, 55): the committee's pooled reading of each, "no card" last
+    likeness: np.ndarray | None  # (n, 54): each one's likeness to the hand's cards (None: no refs)
+    boxes: list
+    axes: list
+    paper: np.ndarray | None
+    scale: float
+    changed: float
+
+
+def new_candidates(before, after, reader: PileReader, refs=None) -> Candidates:
+    """The candidate indices in the ink that is new in ``after``, each read by the committee (and likened
+    to ``refs``' cards)."""
     scale = WORK_SIDE / max(after.shape[:2])
     img = cv2.resize(after, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if abs(scale - 1) > 0.02 else after
     old = None
@@ -129,15 +155,55 @@ def new_card_evidence(before, after, reader: PileReader) -> Evidence:
     cands = candidates(blobs, SAME_SHAPE)
     share = float(changed.mean())
     if not cands:
-        return Evidence(np.zeros((0, len(LABELS))), [], share)
+        return Candidates(np.zeros((0, len(LABELS) + 1)), None, [], [], None, scale, share)
     boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
     lp = reader._upright_evidence(img, blobs, cands, boxes, is_colourless(img))
     pooled = lp.mean(axis=0)
     p = np.exp(pooled - pooled.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)
-    cards = p[:, :NONE_CLASS]
-    ev = _merge(cards, boxes, [axis for _, axis in cands], foreground(img), scale)
-    ev.changed = share
+    likeness = None
+    if refs is not None:
+        views = _views(img, blobs, cands, boxes)
+        likeness = refs.scores(views).reshape(len(cands), 2, -1).max(axis=1)
+    return Candidates(p, likeness, boxes, [axis for _, axis in cands], foreground(img), scale, share)
+
+
+def _views(img, blobs, cands, boxes) -> list[np.ndarray]:
+    """Each candidate cut upright both ways, as :meth:`vision.pile.PileReader._upright_evidence` cuts it."""
+    views = []
+    for (ids, axis), crop, origin in zip(cands, *_clean_regions(img, blobs, cands, boxes), strict=True):
+        own = [_shifted(blobs[i], origin) for i in ids]
+        views += [upright_crop(crop, own, axis), upright_crop(crop, own, -axis)]
+    return views
+
+
+def pool(c: Candidates, tau: float | None = None, none_like: float | None = None) -> Evidence:
+    """The candidates' readings, pooled with their likeness to the hand's cards when there is one, then
+    merged into cards. A likeness step of ``tau`` weighs one nat; a card not in the hand counts as the
+    hand's least alike. ``none_like``: "no card" is weighed as if it were a card that alike; None: how
+    likely each candidate is some card stays the models' (the hand only says which card)."""
+    p = c.probs
+    if not len(p):
+        return Evidence(np.zeros((0, len(LABELS))), [], c.changed)
+    if c.likeness is not None:
+        if tau is None:  # the rule chosen on training designs
+            tau, none_like = REF_TAU, REF_NONE
+        like = c.likeness.astype(np.float64)
+        in_hand = like[0] > -1
+        if in_hand.any():
+            like = np.where(in_hand[None], like, like[:, in_hand].min(axis=1, keepdims=True))
+            if none_like is None:
+                logit = np.log(p[:, :NONE_CLASS] + 1e-9) + like / tau
+                q = np.exp(logit - logit.max(axis=1, keepdims=True))
+                q *= (1.0 - p[:, NONE_CLASS:]) / q.sum(axis=1, keepdims=True)
+                p = np.concatenate([q, p[:, NONE_CLASS:]], axis=1)
+            else:
+                like = np.concatenate([like, np.full((len(like), 1), none_like)], axis=1)
+                logit = np.log(p + 1e-9) + like / tau
+                p = np.exp(logit - logit.max(axis=1, keepdims=True))
+                p /= p.sum(axis=1, keepdims=True)
+    ev = _merge(p[:, :NONE_CLASS], c.boxes, c.axes, c.paper, c.scale)
+    ev.changed = c.changed
     return ev
 
 
@@ -205,12 +271,12 @@ def option_log_likelihoods(evidence: Evidence, options: list[tuple[str, ...]]) -
     return out
 
 
-def read_play(before, after, options, *, reader=None) -> PlayRead:
+def read_play(before, after, options, *, reader=None, refs=None) -> PlayRead:
     """The play among ``options`` (tuples of labels; ``()`` a pass) that best explains what is new in
     ``after`` since ``before`` (None: an empty table); ``labels`` None when no option is clearly best.
     ``reader``: a :class:`vision.pile.PileReader` or :class:`vision.reader.CardReader` (default: the
-    committed models, one thread)."""
-    return weigh(before, after, options, reader=reader).read
+    committed models, one thread); ``refs``: the seat's hand as dealt (:class:`vision.hand_refs.HandRefs`)."""
+    return weigh(before, after, options, reader=reader, refs=refs).read
 
 
 @dataclass(frozen=True)
@@ -222,14 +288,19 @@ class Weighed:
     read: PlayRead
 
 
-def weigh(before, after, options, *, reader=None) -> Weighed:
+def weigh(before, after, options, *, reader=None, refs=None) -> Weighed:
     after = _as_bgr(after, "after")
     before = None if before is None else _as_bgr(before, "before")
+    options = _options(options)
+    return weigh_evidence(new_card_evidence(before, after, _reader(reader), refs), options)
+
+
+def weigh_evidence(evidence: Evidence, options) -> Weighed:
+    """:func:`weigh` once the new cards' evidence is read."""
     firsts: dict[tuple[str, ...], tuple[str, ...]] = {}
     for opt in _options(options):  # one play however its cards are ordered
         firsts.setdefault(tuple(sorted(opt)), opt)
     opts = list(firsts.values())
-    evidence = new_card_evidence(before, after, _reader(reader))
     ll = option_log_likelihoods(evidence, opts)
     post = np.exp(ll - ll.max())
     post /= post.sum()
@@ -242,4 +313,5 @@ def weigh(before, after, options, *, reader=None) -> Weighed:
     return Weighed(opts, post, evidence, PlayRead(chosen if confidence >= ANSWER else None, confidence, boxes))
 
 
-__all__ = ["PlayRead", "read_play", "weigh", "option_log_likelihoods", "new_card_evidence", "changed_mask"]
+__all__ = ["PlayRead", "read_play", "weigh", "option_log_likelihoods", "new_card_evidence", "new_candidates",
+           "pool", "weigh_evidence", "changed_mask"]

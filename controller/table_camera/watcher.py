@@ -84,6 +84,7 @@ class TableWatcher:
         from vision.play_read import CardSize
 
         self.card_size = CardSize()  # a card's size on this table, learnt from plays that were one card
+        self.hands: dict[tuple[int, int], Any] = {}  # (round, seat) -> its hand as dealt (HandRefs or None)
         self.turn_since = (None, 0.0)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="table-camera", daemon=True)
@@ -159,6 +160,7 @@ class TableWatcher:
             return
         with self.lock:
             self.round_id, self.need_empty, self.ask, self.thrown = cur.id, True, None, {}
+            self.hands = {}
         if self.virtual is not None:
             self.virtual.clear()
             self.virtual.idle()
@@ -205,7 +207,8 @@ class TableWatcher:
             self._tell_problem("no_turn")
             return
         t_read = time.monotonic()
-        read = read_play(change.before, change.after, options, reader=self.reader, card=self.card_size.card)
+        read = read_play(change.before, change.after, options, reader=self.reader, card=self.card_size.card,
+                         refs=self._hand(rnd.id, seat))
         log.info(
             "seat %s: read %s in %.0f ms (%d options) %s",
             seat,
@@ -246,6 +249,14 @@ class TableWatcher:
             ms,
         )
         self._tell_problem(None)
+
+    def _hand(self, rid: int, seat: int) -> Any:
+        """The seat's hand as the dealer camera saw it (built once per hand), or None."""
+        from controller.table_camera.hand import seat_refs
+
+        if (rid, seat) not in self.hands:
+            self.hands[(rid, seat)] = seat_refs(self.svc.journal, rid, seat, self.reader)
+        return self.hands[(rid, seat)]
 
     # ------------------------------------------------------------------ asking the seat
     def _ask(

@@ -1,0 +1,147 @@
+"""A seat's hand as the dealer camera saw it: references of each of its cards, for reading its plays.
+
+Usage::
+
+    refs = HandRefs.from_window_frames(frames, labels, reader)   # one dealer-window frame per card
+    read_play(before, after, options, reader=reader, refs=refs)  # each new index told apart among the hand
+
+At a deal the rig reads every card at the window, so when play starts it holds a picture of every card of
+each seat's hand. A play is a subset of that hand, so each new index on the table need only be told apart
+among the hand's cards, by likeness to their own pictures: the same deck, the same print, whatever design.
+
+A reference is the first model's embedding (:class:`vision.enroll.Embedder`) of an index cut as the play
+reader cuts one: the card's ink blobs grouped into candidate indices (:func:`vision.pile.candidates`), each
+turned upright along its rank-to-pip axis both ways. Only candidates in the card's four corners are kept
+(the index; oxygen designs print it in the other two corners).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.card_look import found_card
+from vision.labels import LABELS, index
+from vision.localize import CORNER_H, CORNER_W, warp_card
+
+CARD_WIDTH = 150  # the card is warped this wide: its indices then are as big as a played card's at the table
+
+
+@dataclass
+class HandRefs:
+    embeddings: np.ndarray  # (n, d) unit rows: index views of the hand's cards
+    labels: np.ndarray  # (n,) their label indices
+    embedder: object  # the vision.enroll.Embedder that made them (the play's views go through it too)
+
+    @property
+    def cards(self) -> set[str]:
+        return {LABELS[int(i)] for i in self.labels}
+
+    @classmethod
+    def from_window_frames(cls, frames: list[np.ndarray], labels: list[str], reader) -> HandRefs:
+        """References from one dealer-window frame per card (``labels``: what the deal read), with the
+        first model of ``reader`` (a :class:`vision.reader.CardReader` or :class:`vision.pile.PileReader`)."""
+        if len(frames) != len(labels):
+            raise ValueError("one frame per card")
+        cards = []
+        for frame in frames:
+            found = found_card(frame, "window")
+            cards.append(None if found is None else warp_card(frame, found.quad, CARD_WIDTH)[0])
+        return cls.from_cards(cards, labels, reader)
+
+    @classmethod
+    def from_cards(cls, cards: list[np.ndarray | None], labels: list[str], reader) -> HandRefs:
+        """References from each card warped upright (portrait, BGR); None: a card with no picture."""
+        embedder = _embedder(reader)
+        embs, labs = [], []
+        for card, label in zip(cards, labels, strict=True):
+            lab = index(label)
+            views = [] if card is None else corner_views(card)
+            if views:
+                embs.append(embedder(views))
+                labs += [lab] * len(views)
+        dim = embs[0].shape[1] if embs else 1
+        return cls(np.concatenate(embs) if embs else np.zeros((0, dim), np.float32), np.asarray(labs, np.int64),
+                   embedder)
+
+    @classmethod
+    def from_corner_crops(cls, crops: list[list[np.ndarray]], labels: list[str], reader) -> HandRefs:
+        """References from each card's index corner crops as the dealer's reader cut them (upright, from a
+        card warped :data:`vision.localize.CARD_WIDTH` wide: what the journal keeps of each read)."""
+        from vision.localize import CARD_WIDTH as READ_WIDTH
+
+        embedder = _embedder(reader)
+        embs, labs = [], []
+        for some, label in zip(crops, labels, strict=True):
+            views = []
+            for crop in some:
+                crop = cv2.resize(crop, None, fx=CARD_WIDTH / READ_WIDTH, fy=CARD_WIDTH / READ_WIDTH,
+                                  interpolation=cv2.INTER_LINEAR)
+                views += index_views(crop if crop.ndim == 3 else cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR))
+            if views:
+                embs.append(embedder(views))
+                labs += [index(label)] * len(views)
+        dim = embs[0].shape[1] if embs else 1
+        return cls(np.concatenate(embs) if embs else np.zeros((0, dim), np.float32), np.asarray(labs, np.int64),
+                   embedder)
+
+    def scores(self, views: list[np.ndarray]) -> np.ndarray:
+        """(len(views), 54): each view's likeness (cosine) to each card's nearest reference; -1 for a card
+        with none (not in the hand)."""
+        out = np.full((len(views), len(LABELS)), -1.0, np.float32)
+        if not views or not len(self.labels):
+            return out
+        sim = np.einsum("ij,kj->ik", self.embedder(views), self.embeddings)
+        for lab in np.unique(self.labels):
+            out[:, lab] = sim[:, self.labels == lab].max(axis=1)
+        return out
+
+
+def _embedder(reader):
+    from vision.enroll import Embedder
+    from vision.pile import PileReader
+    from vision.reader import CardReader
+
+    if isinstance(reader, PileReader):
+        reader = reader.reader
+    if reader is None:
+        reader = CardReader(threads=1)
+    cached = getattr(reader, "_hand_embedder", None)
+    if cached is None:  # one per reader: opening the model again per hand costs a second
+        cached = Embedder(reader.paths[0])
+        reader._hand_embedder = cached
+    return cached
+
+
+def corner_views(card: np.ndarray) -> list[np.ndarray]:
+    """The candidate indices in the corners of an upright card, cut as the play reader cuts them."""
+    h, w = card.shape[:2]
+    cw, ch = CORNER_W * w, CORNER_H * w
+    return index_views(card, lambda cx, cy: (cx < cw or cx > w - cw) and (cy < ch or cy > h - ch))
+
+
+def index_views(image: np.ndarray, where=None) -> list[np.ndarray]:
+    """Every candidate index in ``image`` (whose box centre ``where(cx, cy)`` accepts), each turned upright
+    along its rank-to-pip axis both ways, its neighbours painted out: as :mod:`vision.play_weigh` cuts them."""
+    from vision.pile import _clean_regions, _shifted, _union, candidates, ink_blobs, upright_crop
+    from vision.play_weigh import SAME_SHAPE
+
+    blobs = ink_blobs(image, erase=True)
+    keep = []
+    for ids, axis in candidates(blobs, SAME_SHAPE):
+        x0, y0, x1, y1 = _union([blobs[i] for i in ids])
+        if where is None or where((x0 + x1) / 2, (y0 + y1) / 2):
+            keep.append((ids, axis))
+    if not keep:
+        return []
+    boxes = [_union([blobs[i] for i in ids]) for ids, _ in keep]
+    views = []
+    for (ids, axis), crop, origin in zip(keep, *_clean_regions(image, blobs, keep, boxes), strict=True):
+        own = [_shifted(blobs[i], origin) for i in ids]
+        views += [upright_crop(crop, own, axis), upright_crop(crop, own, -axis)]
+    return views
+
+
+__all__ = ["HandRefs", "corner_views", "index_views"]
