@@ -26,7 +26,8 @@ DESIGN = "kde-paris"  # held out: the models never learnt it
 
 
 @pytest.fixture(scope="module")
-def piles():
+def piles(card_art):
+    card_art(DESIGN)
     return PileReader(CardReader(threads=1))
 
 

@@ -22,7 +22,8 @@ SUITED = LABELS[:52]
 
 
 @pytest.fixture(scope="module")
-def piles(reader):
+def piles(reader, card_art):
+    card_art("paris", "kde-paris")
     return PileReader(reader)
 
 

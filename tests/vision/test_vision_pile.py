@@ -256,12 +256,13 @@ def test_a_lone_card_at_any_angle_is_itself_or_declined(piles, angle, label):
 def test_one_index_close_up_is_declined_not_an_empty_pile(piles):
     """(before: a real photo of one corner index close up was read as no cards, confidence 1.0): its
     glyphs are too big for the play area's scale, so no candidate is found; that is not an empty table."""
-    from tests.vision.conftest import REAL_DIR
     from vision.train import real_rows
 
-    if not REAL_DIR.is_dir():
-        pytest.skip(f"the real photos are not beside the repository ({REAL_DIR})")
-    rows = [r for r in real_rows("fit", REAL_DIR) if r["subset"].startswith("phone")][::17][:12]
-    readings = [piles.read(cv2.imread(str(REAL_DIR / r["file"]))).labels for r in rows]
+    real_dir = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cards-real-dev"
+
+    if not real_dir.is_dir():
+        pytest.skip(f"the real photos are not beside the repository ({real_dir})")
+    rows = [r for r in real_rows("fit", real_dir) if r["subset"].startswith("phone")][::17][:12]
+    readings = [piles.read(cv2.imread(str(real_dir / r["file"]))).labels for r in rows]
     assert len(rows) == 12 and [] not in readings, readings
     assert piles.read(np.full((480, 640, 3), (40, 110, 40), np.uint8)).labels == []  # an empty table stays empty
