@@ -196,15 +196,17 @@ def pick(cands: list[Action], rounds: list[list[float]], risk: float) -> tuple[i
     Another play replaces the greedy move only when its edge clears ``Z`` standard errors: with few
     samples and many choices the best-looking one is mostly luck, and the greedy move is a good prior.
     A declaration is weighed by the style's risk on its spread instead."""
-    base = [r[0] for r in rounds]
     best, best_value = 0, 0.0
     for i in range(1, len(cands)):
-        s = [r[i] for r in rounds if len(r) > i]
+        # a sample where the greedy move itself was refused (NaN) compares nothing: statistics raised on it
+        # ("'float' object has no attribute 'numerator'") and the whole search fell back to greedy
+        paired = [(r[i], r[0]) for r in rounds if len(r) > i and r[0] == r[0]]
+        s = [v for v, _ in paired]
         if len(s) < MIN_SAMPLES or any(v != v for v in s):
             # refused in some sample (a 趴 to a seat that may not be a teammate), or barely tried: a 趴 the
             # caller trusted on 2 samples asked a seat that was not its partner (1 in 9 by chance; CI met it)
             continue
-        edge = [v - b for v, b in zip(s, base, strict=False)]
+        edge = [v - b for v, b in paired]
         value = statistics.fmean(edge)
         if is_declaration(cands[i]):
             value += risk * statistics.pstdev(s)
