@@ -54,17 +54,7 @@ class HandRefs:
     @classmethod
     def from_cards(cls, cards: list[np.ndarray | None], labels: list[str], reader) -> HandRefs:
         """References from each card warped upright (portrait, BGR); None: a card with no picture."""
-        embedder = _embedder(reader)
-        embs, labs = [], []
-        for card, label in zip(cards, labels, strict=True):
-            lab = index(label)
-            views = [] if card is None else corner_views(card)
-            if views:
-                embs.append(embedder(views))
-                labs += [lab] * len(views)
-        dim = embs[0].shape[1] if embs else 1
-        return cls(np.concatenate(embs) if embs else np.zeros((0, dim), np.float32), np.asarray(labs, np.int64),
-                   embedder)
+        return cls.from_views([[] if card is None else corner_views(card) for card in cards], labels, reader)
 
     @classmethod
     def from_corner_crops(cls, crops: list[list[np.ndarray]], labels: list[str], reader) -> HandRefs:
@@ -72,17 +62,25 @@ class HandRefs:
         card warped :data:`vision.localize.CARD_WIDTH` wide: what the journal keeps of each read)."""
         from vision.localize import CARD_WIDTH as READ_WIDTH
 
-        embedder = _embedder(reader)
-        embs, labs = [], []
-        for some, label in zip(crops, labels, strict=True):
-            views = []
+        def views(some: list[np.ndarray]) -> list[np.ndarray]:
+            out = []
             for crop in some:
                 crop = cv2.resize(crop, None, fx=CARD_WIDTH / READ_WIDTH, fy=CARD_WIDTH / READ_WIDTH,
                                   interpolation=cv2.INTER_LINEAR)
-                views += index_views(crop if crop.ndim == 3 else cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR))
-            if views:
-                embs.append(embedder(views))
-                labs += [index(label)] * len(views)
+                out += index_views(crop if crop.ndim == 3 else cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR))
+            return out
+
+        return cls.from_views([views(some) for some in crops], labels, reader)
+
+    @classmethod
+    def from_views(cls, views: list[list[np.ndarray]], labels: list[str], reader) -> HandRefs:
+        """References from each card's index views (:func:`index_views`; none: a card with no picture)."""
+        embedder = _embedder(reader)
+        embs, labs = [], []
+        for some, label in zip(views, labels, strict=True):
+            if some:
+                embs.append(embedder(some))
+                labs += [index(label)] * len(some)
         dim = embs[0].shape[1] if embs else 1
         return cls(np.concatenate(embs) if embs else np.zeros((0, dim), np.float32), np.asarray(labs, np.int64),
                    embedder)
@@ -125,8 +123,8 @@ def corner_views(card: np.ndarray) -> list[np.ndarray]:
 def index_views(image: np.ndarray, where=None) -> list[np.ndarray]:
     """Every candidate index in ``image`` (whose box centre ``where(cx, cy)`` accepts), each turned upright
     along its rank-to-pip axis both ways, its neighbours painted out: as :mod:`vision.play_weigh` cuts them."""
-    from vision.pile import _clean_regions, _shifted, _union, candidates, ink_blobs, upright_crop
-    from vision.play_weigh import SAME_SHAPE
+    from vision.pile import _union, candidates, ink_blobs
+    from vision.play_weigh import SAME_SHAPE, _views
 
     blobs = ink_blobs(image, erase=True)
     keep = []
@@ -136,12 +134,7 @@ def index_views(image: np.ndarray, where=None) -> list[np.ndarray]:
             keep.append((ids, axis))
     if not keep:
         return []
-    boxes = [_union([blobs[i] for i in ids]) for ids, _ in keep]
-    views = []
-    for (ids, axis), crop, origin in zip(keep, *_clean_regions(image, blobs, keep, boxes), strict=True):
-        own = [_shifted(blobs[i], origin) for i in ids]
-        views += [upright_crop(crop, own, axis), upright_crop(crop, own, -axis)]
-    return views
+    return _views(image, blobs, keep, [_union([blobs[i] for i in ids]) for ids, _ in keep])
 
 
 __all__ = ["HandRefs", "corner_views", "index_views"]

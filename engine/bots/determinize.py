@@ -239,16 +239,19 @@ def replay(
     return state
 
 
-_last: list[Any] = [None, None]  # the last information set sampled, and its facts
+_last: tuple[Any, Any] = (None, None)  # the last information set sampled, and its facts
 
 
 def _facts(game: Game, info: InfoSet) -> tuple[list[Counter[str]], Counter[str], list[set[str]]]:
     """``constraints`` and ``voids`` of ``info``, worked out once for the many samples of one move (they
-    took a fifth of a 升级 search's time when made again for each sample; never changed by a sample)."""
-    if _last[0] is not info:
-        _last[1] = (*constraints(game, info), voids(game, info))
-        _last[0] = info
-    return _last[1]
+    took a fifth of a 升级 search's time when made again for each sample; never changed by a sample).
+    Read and set as one pair: bots at one table search in threads of their own."""
+    global _last
+    seen, facts = _last
+    if seen is not info:
+        facts = (*constraints(game, info), voids(game, info))
+        _last = (info, facts)
+    return facts
 
 
 def determinize(

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from vision.train import REAL_DIR
+
 REPO = Path(__file__).resolve().parents[2]
-REAL_DIR = REPO.parent / "shared" / "data" / "cards-real-dev"
 
 
 @pytest.fixture(scope="session")

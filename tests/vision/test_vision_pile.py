@@ -175,20 +175,13 @@ HELD = "ornamental"  # a held-out design (vision.card_art.HELD_OUT): the index m
 
 
 @pytest.fixture(scope="module")
-def held_out_cache(tmp_path_factory):
-    """The card-art cache holding the held-out design: the repository's, or one rasterised for the test."""
-    import shutil
-
-    from vision.card_art import ART_DESIGNS, CACHE, HELD_OUT, build_cache, cached_designs
+def held_out_cache(card_art):
+    """The card-art cache holding the held-out design (rasterised now if a clean clone has none)."""
+    from vision.card_art import CACHE, HELD_OUT
 
     assert HELD in HELD_OUT
-    if HELD in cached_designs():
-        return CACHE
-    if shutil.which("rsvg-convert") is None or not ART_DESIGNS[HELD][0].exists():
-        pytest.skip("gnome-cards-data / librsvg2-bin not installed (scripts/install-system.sh)")
-    cache = tmp_path_factory.mktemp("card-art")
-    build_cache(cache, [HELD], progress=False)
-    return cache
+    card_art(HELD)
+    return CACHE
 
 
 def _index_reader():
@@ -256,9 +249,8 @@ def test_a_lone_card_at_any_angle_is_itself_or_declined(piles, angle, label):
 def test_one_index_close_up_is_declined_not_an_empty_pile(piles):
     """(before: a real photo of one corner index close up was read as no cards, confidence 1.0): its
     glyphs are too big for the play area's scale, so no candidate is found; that is not an empty table."""
+    from vision.train import REAL_DIR as real_dir
     from vision.train import real_rows
-
-    real_dir = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cards-real-dev"
 
     if not real_dir.is_dir():
         pytest.skip(f"the real photos are not beside the repository ({real_dir})")

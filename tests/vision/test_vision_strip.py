@@ -4,7 +4,6 @@ corner crops, some stretched to 5:1 by their exporter, are never taken for a str
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import cv2
@@ -13,8 +12,6 @@ import pytest
 
 from controller.deal.window import evidence_jpeg
 from vision.render import render_window_frame
-
-REAL_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "cards-real-dev"
 
 
 @pytest.mark.parametrize("label", ["H4", "S10", "C7", "DQ"])
@@ -32,7 +29,7 @@ def test_an_evidence_strip_is_declined_but_its_crops_read(reader, label):
 
 
 def test_no_real_corner_crop_is_taken_for_a_strip(reader):
-    from vision.train import real_rows
+    from vision.train import REAL_DIR, real_rows
 
     rows = real_rows("fit", REAL_DIR)
     if not rows:
