@@ -112,8 +112,9 @@ class CameraServer:
         now = clock.now_ms()
         exposed = self.sensor.newest(now) * self.sensor.frame_ms
         seq, label, left = self.board.scene_at(exposed)
-        # the exposure's instant on the host's monotonic clock (the sim clock runs ``speed`` times faster)
-        stamp = int((time.monotonic() - (now - exposed) / 1000.0 / clock.speed) * 1e9)
+        # the exposure's instant on the host's monotonic clock, through the clock's own history: a starved
+        # ticked clock lags the wall, and "now minus the sim latency" would then stamp an old frame as new
+        stamp = int(clock.monotonic_at(exposed) * 1e9)
         with self._lock:
             if self._cache is None or self._cache[0] != seq:
                 self._cache = (seq, [], left)

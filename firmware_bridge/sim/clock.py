@@ -14,7 +14,11 @@ of letting the mechanics run on unwatched, so timings measured in sim time do no
 
 from __future__ import annotations
 
+import bisect
 import time
+from collections import deque
+
+_MONO = time.monotonic() - time.perf_counter()  # perf_counter -> time.monotonic (both CLOCK_MONOTONIC here)
 
 
 class SimClock:
@@ -29,6 +33,8 @@ class SimClock:
         self._wall = self._t0
         self._t = 0.0  # sim ms, when ticked
         self._pinned: float | None = None
+        # (sim ms, perf_counter) at each move of a ticked clock: when did the world reach a given sim time
+        self._ticks: deque[tuple[float, float]] = deque([(0.0, self._t0)], maxlen=4096)
 
     def now_ms(self) -> float:
         if self._pinned is not None:
@@ -44,6 +50,7 @@ class SimClock:
         wall = time.perf_counter()
         self._t += min((wall - self._wall) * 1000.0 * self.speed, self.max_step_ms)
         self._wall = wall
+        self._ticks.append((self._t, wall))
 
     def pin(self, t_ms: float | None) -> None:
         """Hold the clock at ``t_ms`` (an interrupt at an exact instant); ``None`` releases it."""
@@ -54,9 +61,28 @@ class SimClock:
         if self.max_step_ms is not None:  # the firmware's own sleep: time passes for it whatever the load
             self._t += max(0.0, ms)
             self._wall = time.perf_counter()
+            self._ticks.append((self._t, self._wall))
 
     def wall_s(self, sim_ms: float) -> float:
         return sim_ms / 1000.0 / self.speed
+
+    def monotonic_at(self, sim_ms: float) -> float:
+        """The ``time.monotonic()`` instant at which the world reached ``sim_ms`` (a past sim time). A
+        ticked clock stands still while its thread is starved, so sim time maps to wall time through its
+        ticks, not through a fixed rate: a camera stamping a frame's exposure must use this mapping, or a
+        frame exposed before a change can carry a stamp after it."""
+        if self.max_step_ms is None:
+            return _MONO + self._t0 + sim_ms / 1000.0 / self.speed
+        ticks = self._ticks
+        i = bisect.bisect_left(ticks, sim_ms, key=lambda tw: tw[0])
+        if i >= len(ticks):  # at or after the last tick: the world has stood at _t since then
+            t, w = ticks[-1]
+            return _MONO + w + max(0.0, sim_ms - t) / 1000.0 / self.speed
+        t1, w1 = ticks[i]
+        if i == 0 or t1 == sim_ms:
+            return _MONO + w1 - max(0.0, t1 - sim_ms) / 1000.0 / self.speed
+        t0, w0 = ticks[i - 1]
+        return _MONO + w0 + (w1 - w0) * (sim_ms - t0) / (t1 - t0)
 
 
 class ManualClock(SimClock):

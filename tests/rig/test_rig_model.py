@@ -91,7 +91,6 @@ def test_a_ticked_clock_freezes_while_the_mcu_thread_is_starved():
     import time
 
     from firmware_bridge.sim.clock import SimClock
-
     free, ticked = SimClock(10), SimClock(10, max_step_ms=5)
     time.sleep(0.05)                       # 500 ms of sim time at 10x
     ticked.tick()
@@ -138,3 +137,22 @@ def test_a_soft_irq_runs_late_and_reads_the_pin_as_it_is_then():
     b.press_estop(True)
     b.advance(clock.now_ms())              # the edge reaches the MCU's pin at once
     assert seen[-1] == ("hard", 5.0, 1)
+
+
+def test_a_ticked_clock_maps_sim_time_to_the_wall_through_its_ticks():
+    from firmware_bridge.sim.clock import SimClock
+    """A starved MCU thread freezes the world: the sim instant before the freeze maps to a wall instant
+    before it, never to "now minus the sim difference" (which would stamp an old camera frame as new)."""
+    import time as _t
+
+    c = SimClock(1.0, max_step_ms=5)
+    c.tick()
+    before = c.now_ms()
+    mark = _t.monotonic()
+    _t.sleep(0.05)                       # the thread is starved: the world stands still
+    c.tick()                             # and moves on by at most 5 ms
+    assert c.now_ms() - before <= 5.0
+    assert c.monotonic_at(before) <= mark
+    assert c.monotonic_at(c.now_ms()) > mark
+    free = SimClock(10)
+    assert abs(free.monotonic_at(free.now_ms()) - _t.monotonic()) < 0.01
