@@ -12,7 +12,8 @@ Usage::
 Pictures from cameras the rig does not know (``frame`` and ``corner``) are read by a committee of
 independently trained models (:data:`COMMITTEE_PATHS`): their evidence is pooled, and the reading is
 declined unless enough members pick the pooled card and its pooled probability is high enough
-(:data:`DECLINE_POLICY`, chosen per kind by measured risk on held-out designs). Near-clones of one network agree where the picture
+(:data:`DECLINE_POLICY`, chosen per kind by measured risk on held-out designs; a photo read from its plain
+outline, with a clear corner, by its own policy). Near-clones of one network agree where the picture
 is clear and part ways where it is not (a dark, motion-blurred webcam crop), which a single model's
 confidence does not show. The dealer camera's ``window`` frames, a view the models are trained on,
 are read by the first member alone, inside the rig's time budget; only a frame it is not sure of
@@ -69,7 +70,12 @@ class Policy:
 
 # Chosen by measured risk on held-out calibration designs (docs/vision-decisions.md, stop 27;
 # benchmarks/vision_policy.py). ``corner`` had no held-out designs to calibrate on: unanimity stays.
-DECLINE_POLICY = {"window": Policy(3, 0.7), "frame": Policy(5, 0.8), "corner": Policy(5, 0.40)}
+# "outlined": a photo whose card the plain outline search found, one of its index corners clear (the first path,
+# no fallback placement): its evidence is a well-framed card's, and a lone dissent there is mostly member e's, the
+# one member never trained on real card art. Chosen by stop 27's procedure on calibration designs with no more wrong
+# answers than before (docs/vision-decisions.md, stop 42; benchmarks/vision_outlined_policy.py).
+DECLINE_POLICY = {"window": Policy(3, 0.7), "frame": Policy(5, 0.8), "corner": Policy(5, 0.40),
+                  "outlined": Policy(4, 0.8)}
 # A dealer-window read less sure than this is read again by the whole committee, their evidence pooled.
 CONSULT_BELOW = 0.99
 # Decline below these confidences (a wrong answer is worse than a declined one).
@@ -195,10 +201,10 @@ class CardReader:
         lc -= _logsumexp(lc)
         return lc
 
-    def _decide(self, lp: np.ndarray, kind: str, crops: list[np.ndarray]) -> Reading:
+    def _decide(self, lp: np.ndarray, kind: str, crops: list[np.ndarray], outlined: bool = False) -> Reading:
         """One reading from the evidence of its crops: (members, 55) log-probabilities, each the mean
-        over the crops. The members are pooled (a geometric mean); if they pick different cards in a
-        picture from an unknown camera (:data:`COMMITTEE_KINDS`), the reading is declined."""
+        over the crops. The members are pooled (a geometric mean) and judged by the kind's policy
+        (``outlined``: a photo read from its plain outline, the ``outlined`` policy)."""
         f = pooled_features(lp)
         p, probs, best, confidence = f.p, f.probs, f.best, f.confidence
         if p[NONE_CLASS] > 0.5:  # the crops show no card index: no card (e.g. an empty hopper)
@@ -207,17 +213,18 @@ class CardReader:
             return Reading(None, 0.0, _uniform(), [], found=False)
         sure = f.margin >= MIN_MARGIN and confidence >= self.min_confidence[kind]
         if f.members > 1:  # a committee: the policy set by measured risk
-            policy = self.policy[kind]
+            policy = self.policy["outlined" if outlined and kind == "frame" else kind]
             sure = f.margin >= MIN_MARGIN and f.agree >= min(policy.agree, f.members) and confidence >= policy.confidence
         label = LABELS[best] if sure else None
         return Reading(label, confidence, probs, crops)
 
-    def _evidence(self, image: np.ndarray, kind: str,
-                  everyone: bool = False, outlines: dict | None = None) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    def _evidence(self, image: np.ndarray, kind: str, everyone: bool = False, outlines: dict | None = None,
+                  outlined: set | None = None) -> tuple[np.ndarray, list[np.ndarray]] | None:
         """The image's evidence, (members, 55) mean log-probabilities over its crops, and the crops;
         None if there is no card. ``everyone``: read by the whole committee whatever the kind;
         ``outlines``: the card outlines already found, by ``id(image)`` (a second look at the same
-        frames need not search again)."""
+        frames need not search again); ``outlined``: gets ``id(image)`` when a photo's evidence is its
+        plain outline's with a clear corner (judged by the ``outlined`` policy)."""
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
         if image is None or not isinstance(image, np.ndarray) or image.size == 0:
@@ -258,6 +265,8 @@ class CardReader:
                     return lp2, crops2
                 if _a_joker(lp):  # a real joker shows a clear JOKER corner; a card's back pooled may not
                     return np.full_like(lp, -np.log(NONE_CLASS + 1.0)), corners
+            elif kind == "frame" and outlined is not None:
+                outlined.add(id(image))
             return lp, corners
         if kind == "window":  # the outline was lost: read the card where the rig holds it
             best = None
@@ -432,15 +441,16 @@ class CardReader:
         return reading
 
     def _pooled(self, frames: list[np.ndarray], kind: str, outlines: dict, everyone: bool = False) -> Reading:
-        lps, crops = [], []
+        lps, crops, seen, outlined = [], [], [], set()
         for f in frames:
-            ev = self._evidence(f, kind, everyone, outlines)
+            ev = self._evidence(f, kind, everyone, outlines, outlined)
             if ev is not None:
                 lps.append(ev[0])
                 crops += ev[1]
+                seen.append(id(f))
         if not lps:
             return Reading(None, 0.0, _uniform(), [], found=False)
-        return self._decide(np.mean(lps, axis=0), kind, crops)
+        return self._decide(np.mean(lps, axis=0), kind, crops, outlined=all(i in outlined for i in seen))
 
 
 def _input_size(session) -> int:
