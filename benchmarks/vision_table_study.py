@@ -6,7 +6,7 @@ Only training designs and the anglo calibration designs are meant to be read her
 Each table photo (``render_table_frame``'s scene, with the card's true corners) is read as ``--kind frame`` and,
 again, from the card's TRUE corners (an oracle localizer). A declined photo goes in one bucket, by the evidence the reader itself pooled:
 - ``one member dissents (X)``: the pooled first card is right and sure (>= the policy's confidence) and four of
-  the five members pick it, member X another card (the photo policy asks all five);
+  the five members pick it, member X another card (the photo's policy asks all five);
 - ``pooled right, unsure``: the pooled first card is right, but fewer members agree or it is below the confidence;
 - ``localizer``: the pooled first card is wrong or none, but read from the true corners it is right (outline off);
 - ``classifier``: wrong or none from the true corners too.
@@ -74,11 +74,12 @@ def main() -> None:
             if outcome != "declined":
                 continue
             oracle, f0, crops = from_true_corners(reader, image, quad)
-            ev = reader._evidence(image, "frame")
+            outlined: set = set()
+            ev = reader._evidence(image, "frame", False, None, outlined)
             f = pooled_features(ev[0])
             members = ev[0][:, :NONE_CLASS].argmax(axis=1)
-            policy = reader.policy["frame"]
-            if LABELS[f.best] == truth and f.agree == 4 and f.confidence >= policy.confidence:
+            policy = reader.policy["outlined" if id(image) in outlined else "frame"]
+            if LABELS[f.best] == truth and f.agree == 4 < policy.agree and f.confidence >= policy.confidence:
                 cause = f"one member dissents ({'abcde'[int(np.flatnonzero(members != f.best)[0])]})"
             elif LABELS[f.best] == truth:
                 cause = "pooled right, unsure"
