@@ -15,13 +15,17 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
+from engine.bots.follows import Follows, Rank, Suit, faults, follows, rank_fn, suit_fn
 from engine.bots.infoset import FROM_HAND, SHOWN, InfoSet
 from engine.cards import parse_cards
 from engine.game import HIDDEN, Action, Game, State
 
 TAKES = frozenset({"take_bottom", "bury"})  # the first of these shows who took the bottom
+
+
+STATS: Counter[str] = Counter()  # what became of each sample: kept, or why it was refused (a diagnostic)
 
 
 class Unsampleable(Exception):
@@ -76,63 +80,67 @@ def known_bottom(info: InfoSet) -> tuple[str, ...]:
     return tuple(str(c) for c in info.view.get("flipped") or ())
 
 
-def voids(game: Game, info: InfoSet) -> list[set[str]]:
-    """The suits each seat has shown it no longer holds, by not following the led suit in a trick.
-    (Not for a seat that played cards face down in a trick: those may be of any suit. A seat that buried
-    face down, 升级's dealer, has its voids: what it holds in play is what it did not bury.)"""
+class Facts(NamedTuple):
+    """What every sample of one information set is drawn from (never changed by a sample)."""
+
+    known: list[Counter[str]]  # each seat's known dealt cards
+    pool: Counter[str]  # the unknown cards
+    follows: Follows  # the voids and pair limits each seat showed
+    suit: Suit
+    rank: Rank | None
+    taker: int | None  # a seat, not this one, that took the bottom and buried face down
+    buried: int  # how many cards it buried face down
+    spent: Counter[str]  # the taker's cards played or shown openly (never buried face down)
+
+
+def facts(game: Game, info: InfoSet) -> Facts:
+    known, pool = constraints(game, info)
     seats = game.deal_plan(info.settings).seats
-    out: list[set[str]] = [set() for _ in range(seats)]
-    if not game.info.trick_taking or game.suit_of("SA", info.view) is None:
-        return out
-    plays = [ev for ev in info.events if ev.get("action") == "play"]
-    hidden = {ev.get("seat") for ev in info.events if HIDDEN in _cards(ev) and ev.get("action") != "bury"}
-    for at in range(0, len(plays), seats):
-        trick = plays[at : at + seats]
-        led = game.suit_of(_cards(trick[0])[0], info.view)
-        lead_pairs = any(n > 1 for n in Counter(_cards(trick[0])).values())
-        for ev in trick[1:]:
-            s = ev.get("seat")
-            if s in hidden:
-                continue
-            if any(game.suit_of(c, info.view) != led for c in _cards(ev)):
-                out[s].add(led)  # type: ignore[arg-type]
-            elif lead_pairs and not any(n > 1 for n in Counter(_cards(ev)).values()):
-                out[s].add(f"pair:{led}")  # followed a pair without one: no pair left in the suit
-    return out
+    suit, rank = suit_fn(game, info), rank_fn(info)
+    taker = next((ev.get("seat") for ev in info.events if ev.get("action") in TAKES), None)
+    buried = sum(
+        _cards(ev).count(HIDDEN)
+        for ev in info.events
+        if ev.get("action") == "bury" and ev.get("seat") == taker
+    )
+    spent = Counter(
+        c
+        for ev in info.events
+        if ev.get("seat") == taker and ev.get("action") in FROM_HAND | SHOWN
+        for c in _cards(ev)
+        if c != HIDDEN
+    )
+    if taker == info.seat or not buried:
+        taker = None
+    return Facts(known, pool, follows(game, info, seats, suit, rank), suit, rank, taker, buried, spent)
 
 
 def sample_deal(
-    game: Game,
-    info: InfoSet,
-    rng: random.Random,
-    known: list[Counter[str]],
-    pool: Counter[str],
-    void: list[set[str]] | None = None,
-) -> tuple[list[list[str]], list[str]]:
+    game: Game, info: InfoSet, rng: random.Random, f: Facts
+) -> tuple[list[list[str]], list[str], list[str]]:
     """Known cards to their seats; the pool shuffled into the rest, a seat void in a suit getting none of
-    it (the most constrained cards placed first)."""
+    it (the most constrained cards placed first), then cards swapped between seats until every seat fits
+    what its follows showed. Also the cards an unseen taker buries face down (its voids and the pairs it
+    cannot have held first, then as a dealer would): the sample's bury."""
     plan = game.deal_plan(info.settings)
+    void = f.follows.void
     hands, need = [], []
     for s, n in enumerate(plan.cards_per_seat):
-        mine = list(known[s].elements())  # known cards first: a declaration was made early in the deal
+        mine = list(f.known[s].elements())  # known cards first: a declaration was made early in the deal
         rng.shuffle(mine)
         if n < len(mine):
             raise Unsampleable(f"seat {s} showed more cards than it was dealt")
         hands.append(mine)
         need.append(n - len(mine) if s != info.seat else 0)
-    rest = list(pool.elements())
+    rest = list(f.pool.elements())
     rng.shuffle(rest)
     bottom = list(known_bottom(info))
     room = plan.bottom - len(bottom)
-    if void and any(void):
+    if any(void):
 
         def allowed(card: str) -> list[int]:
-            suit = game.suit_of(card, info.view)
-            return [
-                s
-                for s in range(len(need))
-                if need[s] and suit not in void[s] and not (f"pair:{suit}" in void[s] and card in hands[s])
-            ]
+            suit = f.suit(card)
+            return [s for s in range(len(need)) if need[s] and suit not in void[s]]
 
         rest.sort(key=lambda c: len(allowed(c)))
         spill = []
@@ -141,8 +149,7 @@ def sample_deal(
             if not ok:
                 spill.append(card)
                 continue
-            weights = [need[s] for s in ok]
-            s = rng.choices(ok, weights)[0]
+            s = rng.choices(ok, [need[s] for s in ok])[0]
             hands[s].append(card)
             need[s] -= 1
         rest = spill
@@ -151,7 +158,101 @@ def sample_deal(
         del rest[: need[s]]
     if len(rest) != room:
         raise Unsampleable("the cards left do not fill the bottom")
-    return hands, bottom + rest
+    hidden = {s: Counter(hands[s][f.known[s].total() :]) for s in range(len(need)) if s != info.seat}
+    spare = Counter(rest)  # the bottom's unknown cards (the taker's, if one took it)
+    if f.taker is not None:
+        hidden[f.taker] += spare
+        spare = Counter()
+    bury = _repair(info, rng, f, hidden, spare, bottom)
+    for s, cards in hidden.items():
+        got = list(cards.elements())
+        rng.shuffle(got)
+        n = len(hands[s]) - f.known[s].total()
+        hands[s] = hands[s][: f.known[s].total()] + got[:n]
+        if s == f.taker:
+            spare = Counter(got[n:])
+    return hands, bottom + list(spare.elements()), bury
+
+
+SWAPS = 40  # swaps tried before a sample is given up (most need a few)
+
+
+def _repair(
+    info: InfoSet,
+    rng: random.Random,
+    f: Facts,
+    hidden: dict[int, Counter[str]],
+    spare: Counter[str],
+    bottom: list[str],
+) -> list[str]:
+    """Swap hidden cards between seats (and the bottom nobody took) until each seat fits its follows;
+    the taker's bury. Raises :class:`Unsampleable` if swaps do not get there."""
+    void, limits = f.follows.void, f.follows.limits
+    prior = bury_prior(info, rng)
+    bury: list[str] = []
+
+    def bad(s: int) -> list[str]:
+        nonlocal bury
+        if s != f.taker:
+            return faults(hidden[s], void[s], limits[s], f.suit, f.rank) if void[s] or limits[s] else []
+        bury, kept = _bury(f.known[s] + hidden[s] + Counter(bottom) - f.spent, f, prior)
+        return faults(kept, void[s], limits[s], f.suit, f.rank)
+
+    seats = [s for s in hidden if void[s] or limits[s] or s == f.taker]
+    holders = [*hidden.values(), spare]
+    wrong = {s: bad(s) for s in seats}  # each seat's faults, found again only when its cards change
+    for _ in range(SWAPS):
+        now = [s for s in seats if wrong[s]]
+        if not now:
+            return bury
+        s = rng.choice(now)
+        b = [
+            c for c in wrong[s] if hidden[s][c]
+        ]  # (the taker's faults may be flipped bottom cards: they stay)
+        if not b:
+            raise Unsampleable("the taker's known cards break what it showed")
+        card = rng.choice(b)
+        others = [h for h in holders if h is not hidden[s] and h]
+        if not others:
+            break
+        there = rng.choice(others)
+        to = next((t for t, h in hidden.items() if h is there), None)
+        if to is not None and to != f.taker and f.suit(card) in void[to]:
+            continue
+        fits = [c for c in there if c != card and f.suit(c) not in void[s]]
+        if not fits:
+            continue
+        swap = rng.choice(fits)
+        for h, out, into in ((hidden[s], card, swap), (there, swap, card)):
+            h[out] -= 1
+            if not h[out]:
+                del h[out]
+            h[into] += 1
+        wrong[s] = bad(s)
+        if to in wrong:
+            wrong[to] = bad(to)
+    raise Unsampleable("no swap made every seat fit what it showed")
+
+
+def _bury(hand: Counter[str], f: Facts, prior: Callable[[str], float]) -> tuple[list[str], Counter[str]]:
+    """The taker's face-down bury from the cards it may have buried, and what it kept: the cards of suits
+    it showed void in, then one of each pair it showed it did not hold, then as ``prior`` orders."""
+    void, limits = f.follows.void[f.taker], f.follows.limits[f.taker]  # type: ignore[index]
+    out = [c for c in hand.elements() if f.suit(c) in void][: f.buried]  # (any more are faults to swap)
+    kept = hand - Counter(out)
+    while len(out) < f.buried and limits:
+        wrong = faults(kept, set(), limits, f.suit, f.rank)
+        if not wrong:
+            break
+        c = min(wrong, key=prior)
+        out.append(c)
+        kept[c] -= 1
+        kept += Counter()
+    if len(out) < f.buried:
+        more = sorted(kept.elements(), key=prior)[: f.buried - len(out)]
+        out += more
+        kept -= Counter(more)
+    return out, kept
 
 
 def _fill(
@@ -183,19 +284,23 @@ def _fill(
     return {**ev, "cards": out}
 
 
-def bury_prior(state: State, rng: random.Random) -> Callable[[str], float]:
+def bury_prior(info: InfoSet, rng: random.Random) -> Callable[[str], float]:
     """The order a player buries in, cards first buried first: 升级's dealer keeps trumps and points and
     buries low plain cards (as the greedy bots and most people do; a uniform guess put points and trumps in
     the bottom and left the dealer weak); a little noise so that near cards change places."""
-    if type(state).__name__ != "ShengjiState":
+    rank = rank_fn(info)
+    if rank is None:
         return lambda c: rng.random()
-    from engine.shengji import CODES, POINTS, TRUMP, Trumps
+    from engine.shengji import CODES, POINTS
 
-    s: Any = state
-    t = s.trumps or Trumps(s.level, s.trump_choice()[0])
-    return lambda c: (
-        100 * (t.eff[CODES[c]] == TRUMP) + 50 * (POINTS[CODES[c]] > 0) + t.order[CODES[c]] + 4 * rng.random()
-    )
+    trump = info.view.get("trump_suit")
+    level = info.view.get("level")
+
+    def key(c: str) -> float:
+        is_trump = c in ("BJ", "RJ") or c[0] == trump or c[1:] == level
+        return 100 * is_trump + 50 * (POINTS[CODES[c]] > 0) + rank(c) + 4 * rng.random()
+
+    return key
 
 
 def _masked(state: State, ev: Action, card: str) -> bool:
@@ -209,32 +314,37 @@ def replay(
     hands: list[list[str]],
     bottom: list[str],
     rng: random.Random,
-    void: list[set[str]] | None = None,
+    bury: list[str] | None = None,
 ) -> State | None:
-    """The sampled deal played through the public record; ``None`` if the referee refuses any event."""
+    """The sampled deal played through the public record, the taker's face-down ``bury`` in its hidden
+    slots; ``None`` if the referee refuses any event."""
     try:
         state = game.new_state(
             [parse_cards(h) for h in hands], parse_cards(bottom), info.settings, **info.deal_args
         )
     except Exception:  # noqa: BLE001 — a sample the game cannot even deal is just a rejected sample
+        STATS["refused: cannot deal"] += 1
         return None
     events = list(info.events)
+    planned = list(bury or ())
     for i, ev in enumerate(events):
         if ev.get("seat") != info.seat and HIDDEN in _cards(ev):
-            later = Counter(
-                c
-                for e in events[i + 1 :]
-                if e.get("seat") == ev["seat"] and e.get("action") in FROM_HAND
-                for c in _cards(e)
-                if c != HIDDEN
-            )
-            order = None
-            if ev.get("action") == "bury":
-                gone = void[ev["seat"]] if void else set()
-                prior = bury_prior(state, rng)
-                order = lambda c, g=gone, p=prior: (game.suit_of(c, info.view) not in g, p(c))  # noqa: E731
-            ev = _fill(state, ev, later, rng, order)
-        if any(v.severity == "error" for v in state.judge(dict(ev))):
+            if ev.get("action") == "bury" and planned:
+                ev = {**ev, "cards": [c if c != HIDDEN else planned.pop(0) for c in _cards(ev)]}
+            else:
+                later = Counter(
+                    c
+                    for e in events[i + 1 :]
+                    if e.get("seat") == ev["seat"] and e.get("action") in FROM_HAND
+                    for c in _cards(e)
+                    if c != HIDDEN
+                )
+                ev = _fill(state, ev, later, rng)
+        errors = [v for v in state.judge(dict(ev)) if v.severity == "error"]
+        if errors:
+            v = errors[0]  # the rule, and its words when they name no seat or card (which pair rule)
+            why = v.rule if any(ch.isdigit() for ch in v.message) else f"{v.rule} ({v.message})"
+            STATS[f"refused: {ev.get('action')} {why}"] += 1
             return None
     return state
 
@@ -242,16 +352,16 @@ def replay(
 _last: tuple[Any, Any] = (None, None)  # the last information set sampled, and its facts
 
 
-def _facts(game: Game, info: InfoSet) -> tuple[list[Counter[str]], Counter[str], list[set[str]]]:
-    """``constraints`` and ``voids`` of ``info``, worked out once for the many samples of one move (they
-    took a fifth of a 升级 search's time when made again for each sample; never changed by a sample).
-    Read and set as one pair: bots at one table search in threads of their own."""
+def _facts(game: Game, info: InfoSet) -> Facts:
+    """:func:`facts` of ``info``, worked out once for the many samples of one move (they took a fifth of a
+    升级 search's time when made again for each sample). Read and set as one pair: bots at one table search
+    in threads of their own."""
     global _last
-    seen, facts = _last
+    seen, found = _last
     if seen is not info:
-        facts = (*constraints(game, info), voids(game, info))
-        _last = (info, facts)
-    return facts
+        found = facts(game, info)
+        _last = (info, found)
+    return found
 
 
 def determinize(
@@ -259,17 +369,21 @@ def determinize(
 ) -> State | None:
     """A state consistent with ``info`` (``None`` if ``tries`` samples were all rejected, or the
     ``deadline``, a ``time.perf_counter()``, passed)."""
-    known, pool, void = _facts(game, info)
+    f = _facts(game, info)
     for _ in range(tries):
         if deadline is not None and time.perf_counter() > deadline:
             return None
         try:
-            hands, bottom = sample_deal(game, info, rng, known, pool, void)
+            hands, bottom, bury = sample_deal(game, info, rng, f)
         except Unsampleable:
+            STATS["refused: unsampleable"] += 1
             continue
-        state = replay(game, info, hands, bottom, rng, void)
-        if state is not None and same_view(state, info):
-            return state
+        state = replay(game, info, hands, bottom, rng, bury)
+        if state is not None:
+            if same_view(state, info):
+                STATS["kept"] += 1
+                return state
+            STATS["refused: another view"] += 1
     return None
 
 
