@@ -91,6 +91,9 @@ class Facts(NamedTuple):
     taker: int | None  # a seat, not this one, that took the bottom and buried face down
     buried: int  # how many cards it buried face down
     spent: Counter[str]  # the taker's cards played or shown openly (never buried face down)
+    banned: list[
+        set[str]
+    ]  # per seat, cards it cannot have been dealt: its twin was held when it showed no pair
 
 
 def facts(game: Game, info: InfoSet) -> Facts:
@@ -112,18 +115,19 @@ def facts(game: Game, info: InfoSet) -> Facts:
     )
     if taker == info.seat or not buried:
         taker = None
-    return Facts(known, pool, follows(game, info, seats, suit, rank), suit, rank, taker, buried, spent)
+    shown = follows(game, info, seats, suit, rank)
+    banned = [{c for lim in lims if lim.pairs == 0 for c in lim.held} for lims in shown.limits]
+    return Facts(known, pool, shown, suit, rank, taker, buried, spent, banned)
 
 
 def sample_deal(
     game: Game, info: InfoSet, rng: random.Random, f: Facts
 ) -> tuple[list[list[str]], list[str], list[str]]:
-    """Known cards to their seats; the pool shuffled into the rest, a seat void in a suit getting none of
-    it (the most constrained cards placed first), then cards swapped between seats until every seat fits
-    what its follows showed. Also the cards an unseen taker buries face down (its voids and the pairs it
-    cannot have held first, then as a dealer would): the sample's bury."""
+    """Known cards to their seats; the pool placed into the rest (:func:`_place`: no card to a seat void
+    in its suit), then cards swapped between seats until every seat fits what its follows showed
+    (:func:`_repair`). Also the cards an unseen taker buries face down (its voids and the pairs it cannot
+    have held first, then as a dealer would): the sample's bury."""
     plan = game.deal_plan(info.settings)
-    void = f.follows.void
     hands, need = [], []
     for s, n in enumerate(plan.cards_per_seat):
         mine = list(f.known[s].elements())  # known cards first: a declaration was made early in the deal
@@ -136,45 +140,83 @@ def sample_deal(
     rng.shuffle(rest)
     bottom = list(known_bottom(info))
     room = plan.bottom - len(bottom)
-    if any(void):
-
-        def allowed(card: str) -> list[int]:
-            suit = f.suit(card)
-            return [s for s in range(len(need)) if need[s] and suit not in void[s]]
-
-        rest.sort(key=lambda c: len(allowed(c)))
-        spill = []
-        for card in rest:
-            ok = allowed(card)
-            if not ok:
-                spill.append(card)
-                continue
-            s = rng.choices(ok, [need[s] for s in ok])[0]
-            hands[s].append(card)
-            need[s] -= 1
-        rest = spill
-    for s in range(len(need)):
-        hands[s] += rest[: need[s]]
-        del rest[: need[s]]
-    if len(rest) != room:
+    if len(rest) != sum(need) + room:
         raise Unsampleable("the cards left do not fill the bottom")
-    hidden = {s: Counter(hands[s][f.known[s].total() :]) for s in range(len(need)) if s != info.seat}
-    spare = Counter(rest)  # the bottom's unknown cards (the taker's, if one took it)
+    cap = {s: need[s] for s in range(len(need)) if s != info.seat}  # where the unknown cards go
+    if f.taker is not None:  # it holds the bottom's cards too, and buries some: any card may be among those
+        gone = f.follows.void[f.taker]
+        cap[BURIED] = f.buried - sum(f.suit(c) in gone for c in Counter(bottom) - f.spent)
+        cap[f.taker] += room - cap[BURIED]
+        if min(cap[BURIED], cap[f.taker]) < 0:
+            raise Unsampleable("the taker must have buried more than it did")
+    elif room:
+        cap[BOTTOM] = room
+    placed = _place(rest, cap, f, rng)
+    hidden = {s: Counter(placed[s]) for s in cap if s >= 0}
     if f.taker is not None:
-        hidden[f.taker] += spare
-        spare = Counter()
+        hidden[f.taker] += Counter(placed[BURIED])
+    spare = Counter(placed.get(BOTTOM, ()))  # the bottom's unknown cards nobody took
     bury = _repair(info, rng, f, hidden, spare, bottom)
     for s, cards in hidden.items():
         got = list(cards.elements())
         rng.shuffle(got)
-        n = len(hands[s]) - f.known[s].total()
-        hands[s] = hands[s][: f.known[s].total()] + got[:n]
+        n = need[s]
+        hands[s] += got[:n]
         if s == f.taker:
             spare = Counter(got[n:])
     return hands, bottom + list(spare.elements()), bury
 
 
-SWAPS = 40  # swaps tried before a sample is given up (most need a few)
+BOTTOM, BURIED = -1, -2  # places the unknown cards go besides seats: the bottom, what the taker buried
+
+
+def _place(cards: list[str], cap: dict[int, int], f: Facts, rng: random.Random) -> dict[int, list[str]]:
+    """The unknown ``cards`` (shuffled) placed up to each place's ``cap``: the most constrained first, each
+    to a place that may hold it (a seat not void in its suit, nor known to hold its twin when it showed no
+    pair of the suit), weighted by the room left; where every place that may hold it is full, cards move
+    along a chain of places to make room (so a tight deal is found whenever one exists)."""
+    void, banned = f.follows.void, f.banned
+    ok = {
+        c: [p for p in cap if p < 0 or (f.suit(c) not in void[p] and c not in banned[p])] for c in set(cards)
+    }
+    out: dict[int, list[str]] = {p: [] for p in cap}
+    for c in sorted(cards, key=lambda c: len(ok[c])):
+        free = [p for p in ok[c] if len(out[p]) < cap[p]]
+        if free:
+            out[rng.choices(free, [cap[p] - len(out[p]) for p in free])[0]].append(c)
+        elif not _shift(c, ok, out, cap):
+            raise Unsampleable(f"no place may hold {c}")
+    return out
+
+
+def _shift(card: str, ok: dict[str, list[int]], out: dict[int, list[str]], cap: dict[int, int]) -> bool:
+    """Room for ``card``: the shortest chain of moves (a card from one full place to another that may hold
+    it, ..., to a place with room), made; ``False`` if there is none."""
+    came: dict[int, tuple[int | None, str]] = {p: (None, card) for p in ok[card]}  # place: (from, card in)
+    frontier = list(came)
+    while frontier:
+        ahead = []
+        for p in frontier:
+            for d in out[p]:
+                for q in ok[d]:
+                    if q in came:
+                        continue
+                    came[q] = (p, d)
+                    if len(out[q]) < cap[q]:
+                        while True:  # make the moves, from the end of the chain back to ``card``
+                            src, moved = came[q]
+                            out[q].append(moved)
+                            if src is None:
+                                return True
+                            out[src].remove(moved)
+                            q = src
+                    ahead.append(q)
+        frontier = ahead
+    return False
+
+
+SWAPS = 40  # swaps made before a sample is given up (most need a few)
+TRIALS = 6  # swaps tried for one faulty card, looking for one that leaves fewer faults
 
 
 def _repair(
@@ -189,48 +231,56 @@ def _repair(
     the taker's bury. Raises :class:`Unsampleable` if swaps do not get there."""
     void, limits = f.follows.void, f.follows.limits
     prior = bury_prior(info, rng)
-    bury: list[str] = []
 
-    def bad(s: int) -> list[str]:
-        nonlocal bury
+    def bad(s: int) -> tuple[list[str], list[str]]:
+        """The seat's faults, and (the taker's) bury."""
         if s != f.taker:
-            return faults(hidden[s], void[s], limits[s], f.suit, f.rank) if void[s] or limits[s] else []
+            return faults(hidden[s], void[s], limits[s], f.suit, f.rank), []
         bury, kept = _bury(f.known[s] + hidden[s] + Counter(bottom) - f.spent, f, prior)
-        return faults(kept, void[s], limits[s], f.suit, f.rank)
+        return faults(kept, void[s], limits[s], f.suit, f.rank), bury
+
+    def move(h: Counter[str], out: str, into: str) -> None:
+        h[out] -= 1
+        if not h[out]:
+            del h[out]
+        h[into] += 1
 
     seats = [s for s in hidden if void[s] or limits[s] or s == f.taker]
-    holders = [*hidden.values(), spare]
+    holders: list[tuple[int | None, Counter[str]]] = [*hidden.items(), (None, spare)]
     wrong = {s: bad(s) for s in seats}  # each seat's faults, found again only when its cards change
     for _ in range(SWAPS):
-        now = [s for s in seats if wrong[s]]
+        now = [s for s in seats if wrong[s][0]]
         if not now:
-            return bury
+            return wrong[f.taker][1] if f.taker is not None else []
         s = rng.choice(now)
-        b = [
-            c for c in wrong[s] if hidden[s][c]
-        ]  # (the taker's faults may be flipped bottom cards: they stay)
+        b = [c for c in wrong[s][0] if hidden[s][c]]  # (the taker's may be flipped bottom cards: they stay)
         if not b:
             raise Unsampleable("the taker's known cards break what it showed")
         card = rng.choice(b)
-        others = [h for h in holders if h is not hidden[s] and h]
-        if not others:
-            break
-        there = rng.choice(others)
-        to = next((t for t, h in hidden.items() if h is there), None)
-        if to is not None and to != f.taker and f.suit(card) in void[to]:
-            continue
-        fits = [c for c in there if c != card and f.suit(c) not in void[s]]
-        if not fits:
-            continue
-        swap = rng.choice(fits)
-        for h, out, into in ((hidden[s], card, swap), (there, swap, card)):
-            h[out] -= 1
-            if not h[out]:
-                del h[out]
-            h[into] += 1
-        wrong[s] = bad(s)
-        if to in wrong:
-            wrong[to] = bad(to)
+        options = [
+            (t, h, y)
+            for t, h in holders
+            if h is not hidden[s]
+            for y in h
+            if y != card
+            and f.suit(y) not in void[s]
+            and (t in (None, f.taker) or f.suit(card) not in void[t])
+        ]
+        if not options:
+            continue  # (another faulty card may have some)
+        rng.shuffle(options)
+        for k, (t, h, y) in enumerate(options[:TRIALS]):
+            move(hidden[s], card, y)
+            move(h, y, card)
+            was = len(wrong[s][0]) + (len(wrong[t][0]) if t in wrong else 0)
+            new_s, new_t = bad(s), (bad(t) if t in wrong else None)
+            if len(new_s[0]) + (len(new_t[0]) if new_t else 0) < was or k == min(TRIALS, len(options)) - 1:
+                wrong[s] = new_s  # fewer faults, or the last try kept anyway: a step of a random walk
+                if new_t is not None:
+                    wrong[t] = new_t  # type: ignore[index]
+                break
+            move(h, card, y)
+            move(hidden[s], y, card)
     raise Unsampleable("no swap made every seat fit what it showed")
 
 
