@@ -1,12 +1,13 @@
 """Sample the hidden cards of an information set, consistently with everything public.
 
 The seat's own dealt hand and any bottom it has seen are kept; the cards other seats played, showed or
-declared openly are given to them; the rest of the deck is shuffled into the other seats' unknown
-cards and the unseen bottom. The sample is then replayed through the game's own referee from the deal:
-a sample that breaks any rule (a void shown by not following suit, a declaration it could not make, a
-call, a 趴, an exposure) is rejected. What survives is a whole deal the seat cannot tell from the real
-one. Cards played face down are filled in from the player's sampled hand, with cards that would be
-hidden the same way.
+declared openly are given to them; the rest of the deck is dealt at random into the other seats' unknown
+cards and the unseen bottom, to fit what each seat's follows showed (:mod:`engine.bots.follows`: voids,
+pairs and tractors it did not hold). The sample is then replayed through the game's own referee from the
+deal: a sample that breaks any rule (a declaration it could not make, a call, a 趴, an exposure) is
+rejected. What survives is a whole deal the seat cannot tell from the real one. Cards played face down are
+filled in from the player's sampled hand, with cards that would be hidden the same way; an unseen taker's
+bury is planned with the deal.
 """
 
 from __future__ import annotations
@@ -310,18 +311,14 @@ def _fill(
     ev: Action,
     later: Counter[str],
     rng: random.Random,
-    first: Callable[[str], float] | None = None,
 ) -> Action:
     """``ev`` with its face-down cards replaced by cards from the player's sampled hand that would be
-    face down too, keeping the cards it plays openly later; ``first``: the order to put cards down in
-    (lowest first)."""
+    face down too, keeping the cards it plays openly later."""
     seat = ev["seat"]
     hand = Counter(state.public_view(seat).get("hand") or []) - later
     cards = _cards(ev)
     free = list((hand - Counter(c for c in cards if c != HIDDEN)).elements())
     rng.shuffle(free)
-    if first is not None:
-        free.sort(key=first)
     out = []
     for c in cards:
         if c != HIDDEN:
