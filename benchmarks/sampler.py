@@ -31,13 +31,15 @@ drawn = [0, 0]
 
 
 def sampling(samples: int) -> Any:
-    """Greedy's move, after drawing ``samples`` worlds for the seat."""
+    """Greedy's move, after drawing ``samples`` worlds for the seat (with a random stream of their own: the
+    greedy moves, and so the positions, are the same whatever the sampler draws)."""
+    draws = random.Random(0)
 
     def policy(game: Any, state: Any, seat: int, rng: random.Random) -> Any:
         info = info_set(game, state, seat)
         for _ in range(samples):
             t = time.perf_counter()
-            kept = determinize.determinize(game, info, rng, tries=1) is not None
+            kept = determinize.determinize(game, info, draws, tries=1) is not None
             spent[kept] += time.perf_counter() - t
             drawn[kept] += 1
         return greedy_policy(game, state, seat, rng)

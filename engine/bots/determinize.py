@@ -177,6 +177,11 @@ def _place(cards: list[str], cap: dict[int, int], f: Facts, rng: random.Random) 
     pair of the suit), weighted by the room left; where every place that may hold it is full, cards move
     along a chain of places to make room (so a tight deal is found whenever one exists)."""
     void, banned = f.follows.void, f.banned
+    if not any(void) and not any(banned):  # nothing shown: the shuffled cards dealt out in turn
+        at, out = 0, {}
+        for p, n in cap.items():
+            out[p], at = cards[at : at + n], at + n
+        return out
     ok = {
         c: [p for p in cap if p < 0 or (f.suit(c) not in void[p] and c not in banned[p])] for c in set(cards)
     }
