@@ -177,11 +177,7 @@ def _search(
         if state is None:
             break
     best, best_value = pick(cands, rounds, risk)
-    if (
-        best
-        and is_declaration(cands[best])
-        and not surely_legal(game, info, cands[best], rng, start, budget_ms)
-    ):
+    if best and is_declaration(cands[best]) and not surely_legal(game, info, cands[best], rng, start, budget_ms):
         best, best_value = 0, 0.0
     why = f"{cands[best].get('action')}: {best_value:+.2f} over greedy in {len(rounds)} samples of {len(cands)} choices"
     return Choice(cands[best], why, len(rounds), best_value)
@@ -221,9 +217,8 @@ def pick(cands: list[Action], rounds: list[list[float]], risk: float) -> tuple[i
     return best, best_value
 
 
-def surely_legal(
-    game: Game, info: InfoSet, action: Action, rng: random.Random, start: float, budget_ms: float
-) -> bool:
+def surely_legal(game: Game, info: InfoSet, action: Action, rng: random.Random, start: float,
+                 budget_ms: float) -> bool:
     """Whether a declaration is legal in :data:`LEGAL_CHECKS` more worlds consistent with the seat's view
     (judged, not played out). Its legality may hang on hidden cards: a 趴 asks a teammate, and a seat that
     does not know who holds the called card finds one target legal in all of 6 samples 1 time in 32 by
