@@ -92,12 +92,12 @@ class Facts(NamedTuple):
     taker: int | None  # a seat, not this one, that took the bottom and buried face down
     buried: int  # how many cards it buried face down
     spent: Counter[str]  # the taker's cards played or shown openly (never buried face down)
-    banned: list[
-        set[str]
-    ]  # per seat, cards it cannot have been dealt: its twin was held when it showed no pair
+    # per seat, cards it cannot have been dealt: their twin was held when it showed no pair of the suit
+    banned: list[set[str]]
 
 
 def facts(game: Game, info: InfoSet) -> Facts:
+    """What the seat knows of the hidden cards, from its information set."""
     known, pool = constraints(game, info)
     seats = game.deal_plan(info.settings).seats
     suit, rank = suit_fn(game, info), rank_fn(info)
@@ -270,7 +270,7 @@ def _repair(
             for y in h
             if y != card
             and f.suit(y) not in void[s]
-            and (t in (None, f.taker) or f.suit(card) not in void[t])
+            and (t in (None, f.taker) or (f.suit(card) not in void[t] and card not in f.banned[t]))
         ]
         if not options:
             continue  # (another faulty card may have some)
