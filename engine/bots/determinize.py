@@ -1,12 +1,13 @@
 """Sample the hidden cards of an information set, consistently with everything public.
 
 The seat's own dealt hand and any bottom it has seen are kept; the cards other seats played, showed or
-declared openly are given to them; the rest of the deck is shuffled into the other seats' unknown
-cards and the unseen bottom. The sample is then replayed through the game's own referee from the deal:
-a sample that breaks any rule (a void shown by not following suit, a declaration it could not make, a
-call, a 趴, an exposure) is rejected. What survives is a whole deal the seat cannot tell from the real
-one. Cards played face down are filled in from the player's sampled hand, with cards that would be
-hidden the same way.
+declared openly are given to them; the rest of the deck is dealt at random into the other seats' unknown
+cards and the unseen bottom, to fit what each seat's follows showed (:mod:`engine.bots.follows`: voids,
+pairs and tractors it did not hold). The sample is then replayed through the game's own referee from the
+deal: a sample that breaks any rule (a declaration it could not make, a call, a 趴, an exposure) is
+rejected. What survives is a whole deal the seat cannot tell from the real one. Cards played face down are
+filled in from the player's sampled hand, with cards that would be hidden the same way; an unseen taker's
+bury is planned with the deal.
 """
 
 from __future__ import annotations
@@ -15,13 +16,17 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
+from engine.bots.follows import Follows, Rank, Suit, faults, follows, rank_fn, suit_fn
 from engine.bots.infoset import FROM_HAND, SHOWN, InfoSet
 from engine.cards import parse_cards
 from engine.game import HIDDEN, Action, Game, State
 
 TAKES = frozenset({"take_bottom", "bury"})  # the first of these shows who took the bottom
+
+
+STATS: Counter[str] = Counter()  # what became of each sample: kept, or why it was refused (a diagnostic)
 
 
 class Unsampleable(Exception):
@@ -76,82 +81,234 @@ def known_bottom(info: InfoSet) -> tuple[str, ...]:
     return tuple(str(c) for c in info.view.get("flipped") or ())
 
 
-def voids(game: Game, info: InfoSet) -> list[set[str]]:
-    """The suits each seat has shown it no longer holds, by not following the led suit in a trick.
-    (Not for a seat that played cards face down in a trick: those may be of any suit. A seat that buried
-    face down, 升级's dealer, has its voids: what it holds in play is what it did not bury.)"""
+class Facts(NamedTuple):
+    """What every sample of one information set is drawn from (never changed by a sample)."""
+
+    known: list[Counter[str]]  # each seat's known dealt cards
+    pool: Counter[str]  # the unknown cards
+    follows: Follows  # the voids and pair limits each seat showed
+    suit: Suit
+    rank: Rank | None
+    taker: int | None  # a seat, not this one, that took the bottom and buried face down
+    buried: int  # how many cards it buried face down
+    spent: Counter[str]  # the taker's cards played or shown openly (never buried face down)
+    # per seat, cards it cannot have been dealt: their twin was held when it showed no pair of the suit
+    banned: list[set[str]]
+
+
+def facts(game: Game, info: InfoSet) -> Facts:
+    """What the seat knows of the hidden cards, from its information set."""
+    known, pool = constraints(game, info)
     seats = game.deal_plan(info.settings).seats
-    out: list[set[str]] = [set() for _ in range(seats)]
-    if not game.info.trick_taking or game.suit_of("SA", info.view) is None:
-        return out
-    plays = [ev for ev in info.events if ev.get("action") == "play"]
-    hidden = {ev.get("seat") for ev in info.events if HIDDEN in _cards(ev) and ev.get("action") != "bury"}
-    for at in range(0, len(plays), seats):
-        trick = plays[at : at + seats]
-        led = game.suit_of(_cards(trick[0])[0], info.view)
-        lead_pairs = any(n > 1 for n in Counter(_cards(trick[0])).values())
-        for ev in trick[1:]:
-            s = ev.get("seat")
-            if s in hidden:
-                continue
-            if any(game.suit_of(c, info.view) != led for c in _cards(ev)):
-                out[s].add(led)  # type: ignore[arg-type]
-            elif lead_pairs and not any(n > 1 for n in Counter(_cards(ev)).values()):
-                out[s].add(f"pair:{led}")  # followed a pair without one: no pair left in the suit
-    return out
+    suit, rank = suit_fn(game, info), rank_fn(info)
+    taker = next((ev.get("seat") for ev in info.events if ev.get("action") in TAKES), None)
+    buried = sum(
+        _cards(ev).count(HIDDEN)
+        for ev in info.events
+        if ev.get("action") == "bury" and ev.get("seat") == taker
+    )
+    spent = Counter(
+        c
+        for ev in info.events
+        if ev.get("seat") == taker and ev.get("action") in FROM_HAND | SHOWN
+        for c in _cards(ev)
+        if c != HIDDEN
+    )
+    if taker == info.seat or not buried:
+        taker = None
+    shown = follows(game, info, seats, suit, rank)
+    banned = [{c for lim in lims if lim.pairs == 0 for c in lim.held} for lims in shown.limits]
+    return Facts(known, pool, shown, suit, rank, taker, buried, spent, banned)
 
 
 def sample_deal(
-    game: Game,
-    info: InfoSet,
-    rng: random.Random,
-    known: list[Counter[str]],
-    pool: Counter[str],
-    void: list[set[str]] | None = None,
-) -> tuple[list[list[str]], list[str]]:
-    """Known cards to their seats; the pool shuffled into the rest, a seat void in a suit getting none of
-    it (the most constrained cards placed first)."""
+    game: Game, info: InfoSet, rng: random.Random, f: Facts
+) -> tuple[list[list[str]], list[str], list[str]]:
+    """Known cards to their seats; the pool placed into the rest (:func:`_place`: no card to a seat void
+    in its suit), then cards swapped between seats until every seat fits what its follows showed
+    (:func:`_repair`). Also the cards an unseen taker buries face down (its voids and the pairs it cannot
+    have held first, then as a dealer would): the sample's bury."""
     plan = game.deal_plan(info.settings)
     hands, need = [], []
     for s, n in enumerate(plan.cards_per_seat):
-        mine = list(known[s].elements())  # known cards first: a declaration was made early in the deal
+        mine = list(f.known[s].elements())  # known cards first: a declaration was made early in the deal
         rng.shuffle(mine)
         if n < len(mine):
             raise Unsampleable(f"seat {s} showed more cards than it was dealt")
         hands.append(mine)
         need.append(n - len(mine) if s != info.seat else 0)
-    rest = list(pool.elements())
+    rest = list(f.pool.elements())
     rng.shuffle(rest)
     bottom = list(known_bottom(info))
     room = plan.bottom - len(bottom)
-    if void and any(void):
-
-        def allowed(card: str) -> list[int]:
-            suit = game.suit_of(card, info.view)
-            return [
-                s
-                for s in range(len(need))
-                if need[s] and suit not in void[s] and not (f"pair:{suit}" in void[s] and card in hands[s])
-            ]
-
-        rest.sort(key=lambda c: len(allowed(c)))
-        spill = []
-        for card in rest:
-            ok = allowed(card)
-            if not ok:
-                spill.append(card)
-                continue
-            weights = [need[s] for s in ok]
-            s = rng.choices(ok, weights)[0]
-            hands[s].append(card)
-            need[s] -= 1
-        rest = spill
-    for s in range(len(need)):
-        hands[s] += rest[: need[s]]
-        del rest[: need[s]]
-    if len(rest) != room:
+    if len(rest) != sum(need) + room:
         raise Unsampleable("the cards left do not fill the bottom")
-    return hands, bottom + rest
+    cap = {s: need[s] for s in range(len(need)) if s != info.seat}  # where the unknown cards go
+    if f.taker is not None:  # it holds the bottom's cards too, and buries some: any card may be among those
+        gone = f.follows.void[f.taker]
+        cap[BURIED] = f.buried - sum(f.suit(c) in gone for c in Counter(bottom) - f.spent)
+        cap[f.taker] += room - cap[BURIED]
+        if min(cap[BURIED], cap[f.taker]) < 0:
+            raise Unsampleable("the taker must have buried more than it did")
+    elif room:
+        cap[BOTTOM] = room
+    placed = _place(rest, cap, f, rng)
+    hidden = {s: Counter(placed[s]) for s in cap if s >= 0}
+    if f.taker is not None:
+        hidden[f.taker] += Counter(placed[BURIED])
+    spare = Counter(placed.get(BOTTOM, ()))  # the bottom's unknown cards nobody took
+    bury = _repair(info, rng, f, hidden, spare, bottom)
+    for s, cards in hidden.items():
+        got = list(cards.elements())
+        rng.shuffle(got)
+        n = need[s]
+        hands[s] += got[:n]
+        if s == f.taker:
+            spare = Counter(got[n:])
+    return hands, bottom + list(spare.elements()), bury
+
+
+BOTTOM, BURIED = -1, -2  # places the unknown cards go besides seats: the bottom, what the taker buried
+
+
+def _place(cards: list[str], cap: dict[int, int], f: Facts, rng: random.Random) -> dict[int, list[str]]:
+    """The unknown ``cards`` (shuffled) placed up to each place's ``cap``: the most constrained first, each
+    to a place that may hold it (a seat not void in its suit, nor known to hold its twin when it showed no
+    pair of the suit), weighted by the room left; where every place that may hold it is full, cards move
+    along a chain of places to make room (so a tight deal is found whenever one exists)."""
+    void, banned = f.follows.void, f.banned
+    if not any(void) and not any(banned):  # nothing shown: the shuffled cards dealt out in turn
+        at, out = 0, {}
+        for p, n in cap.items():
+            out[p], at = cards[at : at + n], at + n
+        return out
+    ok = {
+        c: [p for p in cap if p < 0 or (f.suit(c) not in void[p] and c not in banned[p])] for c in set(cards)
+    }
+    out: dict[int, list[str]] = {p: [] for p in cap}
+    for c in sorted(cards, key=lambda c: len(ok[c])):
+        free = [p for p in ok[c] if len(out[p]) < cap[p]]
+        if free:
+            out[rng.choices(free, [cap[p] - len(out[p]) for p in free])[0]].append(c)
+        elif not _shift(c, ok, out, cap):
+            raise Unsampleable(f"no place may hold {c}")
+    return out
+
+
+def _shift(card: str, ok: dict[str, list[int]], out: dict[int, list[str]], cap: dict[int, int]) -> bool:
+    """Room for ``card``: the shortest chain of moves (a card from one full place to another that may hold
+    it, ..., to a place with room), made; ``False`` if there is none."""
+    came: dict[int, tuple[int | None, str]] = {p: (None, card) for p in ok[card]}  # place: (from, card in)
+    frontier = list(came)
+    while frontier:
+        ahead = []
+        for p in frontier:
+            for d in out[p]:
+                for q in ok[d]:
+                    if q in came:
+                        continue
+                    came[q] = (p, d)
+                    if len(out[q]) < cap[q]:
+                        while True:  # make the moves, from the end of the chain back to ``card``
+                            src, moved = came[q]
+                            out[q].append(moved)
+                            if src is None:
+                                return True
+                            out[src].remove(moved)
+                            q = src
+                    ahead.append(q)
+        frontier = ahead
+    return False
+
+
+SWAPS = 40  # swaps made before a sample is given up (most need a few)
+TRIALS = 6  # swaps tried for one faulty card, looking for one that leaves fewer faults
+
+
+def _repair(
+    info: InfoSet,
+    rng: random.Random,
+    f: Facts,
+    hidden: dict[int, Counter[str]],
+    spare: Counter[str],
+    bottom: list[str],
+) -> list[str]:
+    """Swap hidden cards between seats (and the bottom nobody took) until each seat fits its follows;
+    the taker's bury. Raises :class:`Unsampleable` if swaps do not get there."""
+    void, limits = f.follows.void, f.follows.limits
+    prior = bury_prior(info, rng)
+
+    def bad(s: int) -> tuple[list[str], list[str]]:
+        """The seat's faults, and (the taker's) bury."""
+        if s != f.taker:
+            return faults(hidden[s], void[s], limits[s], f.suit, f.rank), []
+        bury, kept = _bury(f.known[s] + hidden[s] + Counter(bottom) - f.spent, f, prior)
+        return faults(kept, void[s], limits[s], f.suit, f.rank), bury
+
+    def move(h: Counter[str], out: str, into: str) -> None:
+        h[out] -= 1
+        if not h[out]:
+            del h[out]
+        h[into] += 1
+
+    seats = [s for s in hidden if void[s] or limits[s] or s == f.taker]
+    holders: list[tuple[int | None, Counter[str]]] = [*hidden.items(), (None, spare)]
+    wrong = {s: bad(s) for s in seats}  # each seat's faults, found again only when its cards change
+    for _ in range(SWAPS):
+        now = [s for s in seats if wrong[s][0]]
+        if not now:
+            return wrong[f.taker][1] if f.taker is not None else []
+        s = rng.choice(now)
+        b = [c for c in wrong[s][0] if hidden[s][c]]  # (the taker's may be flipped bottom cards: they stay)
+        if not b:
+            raise Unsampleable("the taker's known cards break what it showed")
+        card = rng.choice(b)
+        options = [
+            (t, h, y)
+            for t, h in holders
+            if h is not hidden[s]
+            for y in h
+            if y != card
+            and f.suit(y) not in void[s]
+            and (t in (None, f.taker) or (f.suit(card) not in void[t] and card not in f.banned[t]))
+        ]
+        if not options:
+            continue  # (another faulty card may have some)
+        rng.shuffle(options)
+        for k, (t, h, y) in enumerate(options[:TRIALS]):
+            move(hidden[s], card, y)
+            move(h, y, card)
+            was = len(wrong[s][0]) + (len(wrong[t][0]) if t in wrong else 0)
+            new_s, new_t = bad(s), (bad(t) if t in wrong else None)
+            if len(new_s[0]) + (len(new_t[0]) if new_t else 0) < was or k == min(TRIALS, len(options)) - 1:
+                wrong[s] = new_s  # fewer faults, or the last try kept anyway: a step of a random walk
+                if new_t is not None:
+                    wrong[t] = new_t  # type: ignore[index]
+                break
+            move(h, card, y)
+            move(hidden[s], y, card)
+    raise Unsampleable("no swap made every seat fit what it showed")
+
+
+def _bury(hand: Counter[str], f: Facts, prior: Callable[[str], float]) -> tuple[list[str], Counter[str]]:
+    """The taker's face-down bury from the cards it may have buried, and what it kept: the cards of suits
+    it showed void in, then one of each pair it showed it did not hold, then as ``prior`` orders."""
+    void, limits = f.follows.void[f.taker], f.follows.limits[f.taker]  # type: ignore[index]
+    out = [c for c in hand.elements() if f.suit(c) in void][: f.buried]  # (any more are faults to swap)
+    kept = hand - Counter(out)
+    while len(out) < f.buried and limits:
+        wrong = faults(kept, set(), limits, f.suit, f.rank)
+        if not wrong:
+            break
+        c = min(wrong, key=prior)
+        out.append(c)
+        kept[c] -= 1
+        kept += Counter()
+    if len(out) < f.buried:
+        more = sorted(kept.elements(), key=prior)[: f.buried - len(out)]
+        out += more
+        kept -= Counter(more)
+    return out, kept
 
 
 def _fill(
@@ -159,18 +316,14 @@ def _fill(
     ev: Action,
     later: Counter[str],
     rng: random.Random,
-    first: Callable[[str], float] | None = None,
 ) -> Action:
     """``ev`` with its face-down cards replaced by cards from the player's sampled hand that would be
-    face down too, keeping the cards it plays openly later; ``first``: the order to put cards down in
-    (lowest first)."""
+    face down too, keeping the cards it plays openly later."""
     seat = ev["seat"]
     hand = Counter(state.public_view(seat).get("hand") or []) - later
     cards = _cards(ev)
     free = list((hand - Counter(c for c in cards if c != HIDDEN)).elements())
     rng.shuffle(free)
-    if first is not None:
-        free.sort(key=first)
     out = []
     for c in cards:
         if c != HIDDEN:
@@ -183,19 +336,23 @@ def _fill(
     return {**ev, "cards": out}
 
 
-def bury_prior(state: State, rng: random.Random) -> Callable[[str], float]:
+def bury_prior(info: InfoSet, rng: random.Random) -> Callable[[str], float]:
     """The order a player buries in, cards first buried first: 升级's dealer keeps trumps and points and
     buries low plain cards (as the greedy bots and most people do; a uniform guess put points and trumps in
     the bottom and left the dealer weak); a little noise so that near cards change places."""
-    if type(state).__name__ != "ShengjiState":
+    rank = rank_fn(info)
+    if rank is None:
         return lambda c: rng.random()
-    from engine.shengji import CODES, POINTS, TRUMP, Trumps
+    from engine.shengji import CODES, POINTS
 
-    s: Any = state
-    t = s.trumps or Trumps(s.level, s.trump_choice()[0])
-    return lambda c: (
-        100 * (t.eff[CODES[c]] == TRUMP) + 50 * (POINTS[CODES[c]] > 0) + t.order[CODES[c]] + 4 * rng.random()
-    )
+    trump = info.view.get("trump_suit")
+    level = info.view.get("level")
+
+    def key(c: str) -> float:
+        is_trump = c in ("BJ", "RJ") or c[0] == trump or c[1:] == level
+        return 100 * is_trump + 50 * (POINTS[CODES[c]] > 0) + rank(c) + 4 * rng.random()
+
+    return key
 
 
 def _masked(state: State, ev: Action, card: str) -> bool:
@@ -209,32 +366,37 @@ def replay(
     hands: list[list[str]],
     bottom: list[str],
     rng: random.Random,
-    void: list[set[str]] | None = None,
+    bury: list[str] | None = None,
 ) -> State | None:
-    """The sampled deal played through the public record; ``None`` if the referee refuses any event."""
+    """The sampled deal played through the public record, the taker's face-down ``bury`` in its hidden
+    slots; ``None`` if the referee refuses any event."""
     try:
         state = game.new_state(
             [parse_cards(h) for h in hands], parse_cards(bottom), info.settings, **info.deal_args
         )
     except Exception:  # noqa: BLE001 — a sample the game cannot even deal is just a rejected sample
+        STATS["refused: cannot deal"] += 1
         return None
     events = list(info.events)
+    planned = list(bury or ())
     for i, ev in enumerate(events):
         if ev.get("seat") != info.seat and HIDDEN in _cards(ev):
-            later = Counter(
-                c
-                for e in events[i + 1 :]
-                if e.get("seat") == ev["seat"] and e.get("action") in FROM_HAND
-                for c in _cards(e)
-                if c != HIDDEN
-            )
-            order = None
-            if ev.get("action") == "bury":
-                gone = void[ev["seat"]] if void else set()
-                prior = bury_prior(state, rng)
-                order = lambda c, g=gone, p=prior: (game.suit_of(c, info.view) not in g, p(c))  # noqa: E731
-            ev = _fill(state, ev, later, rng, order)
-        if any(v.severity == "error" for v in state.judge(dict(ev))):
+            if ev.get("action") == "bury" and planned:
+                ev = {**ev, "cards": [c if c != HIDDEN else planned.pop(0) for c in _cards(ev)]}
+            else:
+                later = Counter(
+                    c
+                    for e in events[i + 1 :]
+                    if e.get("seat") == ev["seat"] and e.get("action") in FROM_HAND
+                    for c in _cards(e)
+                    if c != HIDDEN
+                )
+                ev = _fill(state, ev, later, rng)
+        errors = [v for v in state.judge(dict(ev)) if v.severity == "error"]
+        if errors:
+            v = errors[0]  # the rule, and its words when they name no seat or card (which pair rule)
+            why = v.rule if any(ch.isdigit() for ch in v.message) else f"{v.rule} ({v.message})"
+            STATS[f"refused: {ev.get('action')} {why}"] += 1
             return None
     return state
 
@@ -242,16 +404,16 @@ def replay(
 _last: tuple[Any, Any] = (None, None)  # the last information set sampled, and its facts
 
 
-def _facts(game: Game, info: InfoSet) -> tuple[list[Counter[str]], Counter[str], list[set[str]]]:
-    """``constraints`` and ``voids`` of ``info``, worked out once for the many samples of one move (they
-    took a fifth of a 升级 search's time when made again for each sample; never changed by a sample).
-    Read and set as one pair: bots at one table search in threads of their own."""
+def _facts(game: Game, info: InfoSet) -> Facts:
+    """:func:`facts` of ``info``, worked out once for the many samples of one move (they took a fifth of a
+    升级 search's time when made again for each sample). Read and set as one pair: bots at one table search
+    in threads of their own."""
     global _last
-    seen, facts = _last
+    seen, found = _last
     if seen is not info:
-        facts = (*constraints(game, info), voids(game, info))
-        _last = (info, facts)
-    return facts
+        found = facts(game, info)
+        _last = (info, found)
+    return found
 
 
 def determinize(
@@ -259,17 +421,21 @@ def determinize(
 ) -> State | None:
     """A state consistent with ``info`` (``None`` if ``tries`` samples were all rejected, or the
     ``deadline``, a ``time.perf_counter()``, passed)."""
-    known, pool, void = _facts(game, info)
+    f = _facts(game, info)
     for _ in range(tries):
         if deadline is not None and time.perf_counter() > deadline:
             return None
         try:
-            hands, bottom = sample_deal(game, info, rng, known, pool, void)
+            hands, bottom, bury = sample_deal(game, info, rng, f)
         except Unsampleable:
+            STATS["refused: unsampleable"] += 1
             continue
-        state = replay(game, info, hands, bottom, rng, void)
-        if state is not None and same_view(state, info):
-            return state
+        state = replay(game, info, hands, bottom, rng, bury)
+        if state is not None:
+            if same_view(state, info):
+                STATS["kept"] += 1
+                return state
+            STATS["refused: another view"] += 1
     return None
 
 
