@@ -96,6 +96,7 @@ def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None, re
     plays, tricks, seats, hands = plays_of_a_hand(game, seed)
     dealt = seat_refs(hands, design, seed, reader) if refs else None
     vt = VirtualTable(seed=seed, design=design, hand_rate=0.0)
+    vt.noise = np.random.default_rng([seed, 7])  # the sensor noise too: a run repeats exactly
     out = Counter(hands=1)
     try:
         before = shot(vt)

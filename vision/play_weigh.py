@@ -288,20 +288,24 @@ class Weighed:
     read: PlayRead
 
 
-def weigh(before, after, options, *, reader=None, refs=None) -> Weighed:
+def weigh(before, after, options, *, reader=None, refs=None, prior=None) -> Weighed:
+    """``prior``: each option's log prior from what else is known of the change (a function of the
+    option; :func:`vision.play_read.count_prior`), None: even."""
     after = _as_bgr(after, "after")
     before = None if before is None else _as_bgr(before, "before")
     options = _options(options)
-    return weigh_evidence(new_card_evidence(before, after, _reader(reader), refs), options)
+    return weigh_evidence(new_card_evidence(before, after, _reader(reader), refs), options, prior)
 
 
-def weigh_evidence(evidence: Evidence, options) -> Weighed:
+def weigh_evidence(evidence: Evidence, options, prior=None) -> Weighed:
     """:func:`weigh` once the new cards' evidence is read."""
     firsts: dict[tuple[str, ...], tuple[str, ...]] = {}
     for opt in _options(options):  # one play however its cards are ordered
         firsts.setdefault(tuple(sorted(opt)), opt)
     opts = list(firsts.values())
     ll = option_log_likelihoods(evidence, opts)
+    if prior is not None:
+        ll = ll + np.array([prior(opt) for opt in opts])
     post = np.exp(ll - ll.max())
     post /= post.sum()
     best = int(post.argmax())

@@ -148,3 +148,47 @@ def test_why_a_play_was_not_read_is_told_from_public_facts_only():
     # a card in the bottom and one in another hand give the same answer: the table cannot tell them apart
     assert _why(read("HQ"), own, played) == _why(read("D2"), own, played) == "unread"
     assert _why(SimpleNamespace(boxes=[{"label": "HQ", "confidence": 0.5}]), own, played) == "unread"
+
+
+def test_two_copies_are_read_as_two_cards_and_one_card_never_as_two():
+    """Two decks: a pair of one card leaves two cards' change and two indices; one card leaves one card's
+    change. The change's shape (vision.play_read.count_prior) tells them apart, where the indices alone
+    weighed "two copies" against "one card's two corners read apart" at 0.77 and asked every pair."""
+    pairs = singles = 0
+    for seed in range(6):
+        x = ["D7", "H9", "S5", "H9", "H9", "SK"][seed]
+        vt = VirtualTable(seed=seed, design="kde-standard", hand_rate=0.0)
+        try:
+            cloth = vt.picture()
+            size = CardSize()
+            vt.base = vt._lay(vt.cloth.copy(), ["C2"])
+            size.learn(change_shape(cloth, vt.picture()), [["C2"]])
+            options = [[x], [x, x]]
+            vt.base = vt._lay(vt.cloth.copy(), [x, x])
+            two = read_play(cloth, vt.picture(), options, card=size.card)
+            vt.base = vt._lay(vt.cloth.copy(), [x])
+            one = read_play(cloth, vt.picture(), options, card=size.card)
+        finally:
+            vt.stop()
+        assert two.labels in (None, (x, x)) and one.labels in (None, (x,)), (seed, two, one)
+        pairs += two.labels is not None
+        singles += one.labels is not None
+    assert pairs >= 4 and singles >= 4
+
+
+@given(long=st.floats(50, 400), short=st.floats(20, 300), fill=st.floats(0.3, 1.0),
+       card=st.none() | st.tuples(st.floats(100, 300), st.floats(60, 200)), n=st.integers(2, 12))
+@settings(max_examples=200, deadline=None)
+def test_the_changes_shape_weighs_one_card_against_more_and_nothing_else(long, short, fill, card, n):
+    from vision.play_read import Change, count_prior
+
+    long, short = max(long, short), min(long, short)
+    change = Change(long, short, long * short * fill, fill)
+    prior = count_prior(change, card)
+    single, many = prior(("S3",)), prior(tuple(["S3"] * n))
+    assert prior(()) == 0.0 and prior(("H4",)) == single and prior(tuple(["H4"] * n)) == many
+    if one_card_shape(change, card):
+        assert single >= many
+    else:
+        assert single < many
+    assert count_prior(None, card) is None
