@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -305,6 +305,16 @@ class Game(ABC):
     def suit_of(self, card: str, view: dict[str, Any]) -> str | None:
         """The suit ``card`` follows as, given the public ``view`` (trumps), in a game where a seat must
         follow suit (the bots learn voids from it). Default: ``None``, no following."""
+        return None
+
+    def pair_run_order(self, view: dict[str, Any]) -> Callable[[str], int] | None:
+        """Where a card stands for runs of pairs (升级's tractors) in the public ``view``: consecutive
+        numbers make a run. Default: ``None``, the game has no runs of pairs (or no trump is known yet)."""
+        return None
+
+    def bury_order(self, view: dict[str, Any]) -> Callable[[str], float] | None:
+        """How a player picks cards to bury face down, lowest first (the bots sample an unseen bury with
+        it). Default: ``None``, no known order (any card alike)."""
         return None
 
     def announce_at(self, settings: Any) -> int:

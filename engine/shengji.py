@@ -18,7 +18,7 @@ import dataclasses
 import functools
 import itertools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from typing import Any, Literal, NamedTuple
@@ -1225,6 +1225,34 @@ class ShengjiGame(Game):
         if card in ("BJ", "RJ") or card[1:] == view.get("level") or card[0] == view.get("trump_suit"):
             return "T"
         return card[0]
+
+    def _trumps(self, view: dict[str, Any]) -> Trumps | None:
+        if not (view.get("trump_suit") or view.get("no_trump")):
+            return None
+        letter = view.get("trump_suit")
+        return trumps_for(RANKS.index(view["level"]), SUIT_LETTERS.index(letter) if letter else None)
+
+    def pair_run_order(self, view: dict[str, Any]) -> Callable[[str], int] | None:
+        """A card's place in the trump order: tractors are pairs of consecutive places."""
+        trumps = self._trumps(view)
+        if trumps is None:
+            return None
+        order = trumps.order
+        return lambda c: order[CODES[c]]
+
+    def bury_order(self, view: dict[str, Any]) -> Callable[[str], float] | None:
+        """The dealer keeps trumps and points and buries low plain cards (as the greedy bots and most
+        people do)."""
+        rank = self.pair_run_order(view)
+        if rank is None:
+            return None
+        trump, level = view.get("trump_suit"), view.get("level")
+
+        def key(c: str) -> float:
+            is_trump = c in ("BJ", "RJ") or c[0] == trump or c[1:] == level
+            return 100 * is_trump + 50 * (POINTS[CODES[c]] > 0) + rank(c)
+
+        return key
 
     def first_play(
         self, hands: Sequence[Sequence[Any]], bottom: Sequence[Any], *, dealer: int = 0

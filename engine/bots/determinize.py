@@ -100,7 +100,7 @@ def facts(game: Game, info: InfoSet) -> Facts:
     """What the seat knows of the hidden cards, from its information set."""
     known, pool = constraints(game, info)
     seats = game.deal_plan(info.settings).seats
-    suit, rank = suit_fn(game, info), rank_fn(info)
+    suit, rank = suit_fn(game, info), rank_fn(game, info)
     taker = next((ev.get("seat") for ev in info.events if ev.get("action") in TAKES), None)
     buried = sum(
         _cards(ev).count(HIDDEN)
@@ -157,7 +157,7 @@ def sample_deal(
     if f.taker is not None:
         hidden[f.taker] += Counter(placed[BURIED])
     spare = Counter(placed.get(BOTTOM, ()))  # the bottom's unknown cards nobody took
-    bury = _repair(info, rng, f, hidden, spare, bottom)
+    bury = _repair(game, info, rng, f, hidden, spare, bottom)
     for s, cards in hidden.items():
         got = list(cards.elements())
         rng.shuffle(got)
@@ -226,6 +226,7 @@ TRIALS = 6  # swaps tried for one faulty card, looking for one that leaves fewer
 
 
 def _repair(
+    game: Game,
     info: InfoSet,
     rng: random.Random,
     f: Facts,
@@ -236,7 +237,7 @@ def _repair(
     """Swap hidden cards between seats (and the bottom nobody took) until each seat fits its follows;
     the taker's bury. Raises :class:`Unsampleable` if swaps do not get there."""
     void, limits = f.follows.void, f.follows.limits
-    prior = bury_prior(info, rng)
+    prior = bury_prior(game, info, rng)
 
     def bad(s: int) -> tuple[list[str], list[str]]:
         """The seat's faults, and (the taker's) bury."""
@@ -336,23 +337,14 @@ def _fill(
     return {**ev, "cards": out}
 
 
-def bury_prior(info: InfoSet, rng: random.Random) -> Callable[[str], float]:
-    """The order a player buries in, cards first buried first: 升级's dealer keeps trumps and points and
-    buries low plain cards (as the greedy bots and most people do; a uniform guess put points and trumps in
-    the bottom and left the dealer weak); a little noise so that near cards change places."""
-    rank = rank_fn(info)
-    if rank is None:
+def bury_prior(game: Game, info: InfoSet, rng: random.Random) -> Callable[[str], float]:
+    """The order a player buries in, cards first buried first: the game's own order (升级's dealer keeps
+    trumps and points; a uniform guess put them in the bottom and left the dealer weak), with a little
+    noise so that near cards change places."""
+    key = game.bury_order(info.view)
+    if key is None:
         return lambda c: rng.random()
-    from engine.shengji import CODES, POINTS
-
-    trump = info.view.get("trump_suit")
-    level = info.view.get("level")
-
-    def key(c: str) -> float:
-        is_trump = c in ("BJ", "RJ") or c[0] == trump or c[1:] == level
-        return 100 * is_trump + 50 * (POINTS[CODES[c]] > 0) + rank(c) + 4 * rng.random()
-
-    return key
+    return lambda c: key(c) + 4 * rng.random()
 
 
 def _masked(state: State, ev: Action, card: str) -> bool:

@@ -53,15 +53,9 @@ def suit_fn(game: Game, info: InfoSet) -> Suit:
     return suit
 
 
-def rank_fn(info: InfoSet) -> Rank | None:
-    """Where a card stands in its suit for runs of pairs (升级's tractors; other games have none)."""
-    if info.game != "shengji" or not (info.view.get("trump_suit") or info.view.get("no_trump")):
-        return None
-    from engine.shengji import CODES, RANKS, SUIT_LETTERS, trumps_for
-
-    letter = info.view.get("trump_suit")
-    order = trumps_for(RANKS.index(info.view["level"]), SUIT_LETTERS.index(letter) if letter else None).order
-    return lambda c: order[CODES[c]]
+def rank_fn(game: Game, info: InfoSet) -> Rank | None:
+    """Where a card stands in its suit for runs of pairs (the game's trait; None: no runs of pairs)."""
+    return game.pair_run_order(info.view)
 
 
 def longest_run(pairs: list[str], rank: Rank | None) -> int:
