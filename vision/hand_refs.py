@@ -17,6 +17,7 @@ turned upright along its rank-to-pip axis both ways. Only candidates in the card
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import cv2
@@ -106,11 +107,13 @@ def _embedder(reader):
         reader = reader.reader
     if reader is None:
         reader = CardReader(threads=1)
-    cached = getattr(reader, "_hand_embedder", None)
+    cached = _EMBEDDERS.get(reader)
     if cached is None:  # one per reader: opening the model again per hand costs a second
-        cached = Embedder(reader.paths[0])
-        reader._hand_embedder = cached
+        cached = _EMBEDDERS[reader] = Embedder(reader.paths[0])
     return cached
+
+
+_EMBEDDERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # reader -> its first model's embedder
 
 
 def corner_views(card: np.ndarray) -> list[np.ndarray]:
