@@ -131,15 +131,14 @@ def _bigger_play(play: tuple[str, ...], options: list[tuple[str, ...]]) -> bool:
 def _bigger_play_seen(probs: np.ndarray, play: tuple[str, ...], options: list[tuple[str, ...]]) -> bool:
     """Whether a legal play holding ``play`` and more has its other cards read too (each at least
     :data:`OTHER` on some new index): the play may be that one with a card read unsurely. Ink read
-    as some card no bigger play holds is a stray (a pip, the art) and weighed as one."""
+    as some card no bigger play holds is a stray (a pip, the art) and weighed as one. A single card
+    whose pair is legal is never answered: a pair dropped exactly stacked hides its second copy."""
     if not len(probs):
         return False
     have = Counter(play)
     for opt in options:
-        need = Counter(opt)
-        extra = need - have
-        # another copy of a card the play holds needs an index of its own: as many readings as copies
-        if extra and not have - need and all((probs[:, _INDEX[c]] >= OTHER).sum() >= need[c] for c in extra):
+        extra = Counter(opt) - have
+        if extra and not have - Counter(opt) and all(probs[:, _INDEX[c]].max() >= OTHER for c in extra):
             return True
     return False
 

@@ -152,10 +152,10 @@ def test_why_a_play_was_not_read_is_told_from_public_facts_only():
 
 def test_two_copies_are_read_as_two_cards_and_one_card_never_as_two(card_art):
     """Two decks: a pair of one card leaves two cards' change and two indices; one card leaves one card's
-    change. The change's shape (vision.play_read.count_prior) tells them apart, where the indices alone
+    change (and is asked when its pair is legal: the second copy may lie exactly under it). The change's shape (vision.play_read.count_prior) tells them apart, where the indices alone
     weighed "two copies" against "one card's two corners read apart" at 0.77 and asked every pair."""
     card_art("kde-standard")  # a training design: the values were chosen on it
-    pairs = singles = 0
+    pairs = 0
     for seed in range(6):
         x = ["D7", "H9", "S5", "H9", "H9", "SK"][seed]
         vt = VirtualTable(seed=seed, design="kde-standard", hand_rate=0.0)
@@ -171,10 +171,11 @@ def test_two_copies_are_read_as_two_cards_and_one_card_never_as_two(card_art):
             one = read_play(cloth, vt.picture(), options, card=size.card)
         finally:
             vt.stop()
-        assert two.labels in (None, (x, x)) and one.labels in (None, (x,)), (seed, two, one)
+        assert two.labels in (None, (x, x)), (seed, two)
+        # one card where its pair is legal is asked: a pair dropped exactly stacked looks just like it
+        assert one.labels is None, (seed, one)
         pairs += two.labels is not None
-        singles += one.labels is not None
-    assert pairs >= 4 and singles >= 4
+    assert pairs >= 4
 
 
 @given(long=st.floats(50, 400), short=st.floats(20, 300), fill=st.floats(0.3, 1.0),
