@@ -121,11 +121,20 @@ def wait_for_boot(port: str, baud: int = 115200, *, within: float = 15.0, previo
                 last = "the firmware did not reboot"
             except (RigError, FirmwareError) as exc:
                 last = str(exc)
+            except (OSError, *_PORT_ERRORS) as exc:  # the port is back but not ready yet (a USB CDC re-enumerating)
+                last = f"{port} is not ready: {exc}"
         else:
             last = f"{port} is not there"
         sleep(0.25)
     raise FirmwareError(f"no boot report from {port} within {within:.0f} s ({last}) / 固件未启动")
 
+
+try:  # configuring a port that is still coming back fails with termios.error, not an OSError
+    import termios
+
+    _PORT_ERRORS: tuple[type[BaseException], ...] = (termios.error,)
+except ImportError:  # not a POSIX host
+    _PORT_ERRORS = ()
 
 REPL_PROBE = b"\r\x03\x03"  # Ctrl-C twice: MicroPython's REPL answers with its prompt
 REPL_PROMPT = b">>> "
