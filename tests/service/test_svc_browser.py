@@ -408,9 +408,14 @@ def test_seat_page_buries_the_chosen_cards_in_shengji(browser, paced):
     for i in picks:
         page.click(f"#hand .card >> nth={i}")
     page.click("#btn-bury")
-    page.wait_for_selector("#msg.ok", timeout=5000)
-    with rnd.lock:
-        bury = [e for e, ok in zip(rnd.events, rnd.applied, strict=True) if ok and e["action"] == "bury"]
+
+    def buried() -> list[dict]:
+        # the take-bottom's "✓ accepted" may still be showing, so wait on the round, not on #msg.ok
+        with rnd.lock:
+            return [e for e, ok in zip(rnd.events, rnd.applied, strict=True) if ok and e["action"] == "bury"]
+
+    wait_for(lambda: buried(), timeout=10)
+    bury = buried()
     assert len(bury) == 1 and bury[0]["seat"] == 0 and sorted(bury[0]["cards"]) == chosen
     page.wait_for_function("document.querySelectorAll('#hand .card').length === 25", timeout=10000)
     page.wait_for_selector("#btn-bury.hidden", state="attached", timeout=10000)
