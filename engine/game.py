@@ -224,6 +224,17 @@ class State(ABC):
         """The public facts of the deal that :meth:`Game.new_state` takes (``first_seat``, ``dealer``)."""
         return {}
 
+    # Traits for the bots (engine.bots): the game's own greedy move and what its search maximises.
+    def greedy_move(self, seat: int, rng: random.Random) -> Action | None:
+        """The game's own greedy move for ``seat`` now, or ``None`` (talk, bids, or no greedy player of
+        its own: the bots' plain policy moves then)."""
+        return None
+
+    def search_value(self, seat: int) -> float | None:
+        """What a search maximises for ``seat`` at the end of the hand (``None`` before): its score."""
+        returns = self.returns()
+        return None if returns is None else float(returns[seat])
+
 
 def mask_cards(event: Action) -> Action:
     """``event`` with every card field hidden (``cards`` and ``card``)."""

@@ -567,6 +567,12 @@ class GongzhuState(LoggedState):
         the seat whose taken cards hold it (a trick's cards go to its taker)."""
         return next(s for s in range(SEATS) if card in self.taken[s])
 
+    def greedy_move(self, seat: int, rng: Any) -> Action | None:
+        """The greedy player's card when ``seat`` is to play (None otherwise: exposures are talk)."""
+        if self.trick.to_play != seat or self.finished():
+            return None
+        return {"seat": seat, "action": "play", "cards": [NAMES[_greedy_play(self, seat, self.legal_plays(seat))]]}
+
     def returns(self) -> list[int] | None:
         """Each seat's points (its team's total in team play). Not zero-sum: 拱猪 scores by the cards taken."""
         if not self.finished():
@@ -698,6 +704,12 @@ class ShuangzhuState(GongzhuState):
     @staticmethod
     def _hand(codes: list[int]) -> Any:
         return list(codes)
+
+    def greedy_move(self, seat: int, rng: Any) -> Action | None:
+        """The greedy player's play of one or two cards when ``seat`` is to play."""
+        if self.trick.to_play != seat or self.finished():
+            return None
+        return {"seat": seat, "action": "play", "cards": names(_greedy_combo(self, seat, self.legal_combos(seat)))}
 
     def _force_exposures(self, cards: tuple[int, ...]) -> None:
         for card in cards:

@@ -933,6 +933,28 @@ class ShengjiState(LoggedState):
             return [0, 1], 1
         return [0, 2], 1
 
+    def greedy_move(self, seat: int, rng: Any) -> Action | None:
+        """The greedy player's play; as the dealer, the bottom taken, then the greedy bury."""
+        if self.phase == "play" and self.trick.to_play == seat:
+            options = self.follow_options(seat) if self.trick.plays else self.lead_options(seat)
+            return {"seat": seat, "action": "play", "cards": names(_greedy_play(self, seat, options))}
+        if self.phase in ("deal", "bury") and seat == self.dealer and self.current_player() == seat:
+            if self.phase == "deal":  # take the bottom first: it is not seen before
+                return {"seat": seat, "action": "take_bottom"}
+            hand = [c for c in range(54) for _ in range(self.counts[seat][c])]
+            bury = _greedy_bury(hand, Trumps(self.level, self.trump_choice()[0]))
+            return {"seat": seat, "action": "bury", "cards": names(bury[: BOTTOM - len(self.buried)])}
+        return None
+
+    def search_value(self, seat: int) -> float | None:
+        """Levels are flat between the 40-point steps and not zero-sum: the side's levels less the other
+        side's, and a little for each card point, so that a play that gains points but no level yet counts."""
+        returns = self.returns()
+        if returns is None:
+            return None
+        points = self.attacker_points * (1 if seat in self.attackers else -1)
+        return float(returns[seat] - returns[(seat + 1) % len(returns)]) + points / 160
+
     def returns(self) -> list[int] | None:
         """Each seat's level change (not zero-sum: only the winning side goes up)."""
         found = self.level_change()

@@ -352,6 +352,16 @@ class WakengState(State):
         bombs = self.trick.bombs if self.trick else 0
         return min(2**bombs, max(self.s.bomb_top, 1)) if self.s.is_can_bomb else 1
 
+    def greedy_move(self, seat: int, rng: Any) -> Action | None:
+        """The greedy climbing play (or pass) when ``seat`` is to play; None in the bidding."""
+        trick = self.trick
+        if self.phase != "play" or trick is None or trick.turn != seat:
+            return None
+        combo = choose(self.rules, trick.options(seat), trick.beat, rng, "greedy")
+        if combo is None:
+            return {"seat": seat, "action": "pass"}
+        return {"seat": seat, "action": "play", "cards": self.hands[seat].pick(combo)}
+
     def returns(self) -> list[int] | None:
         if self.phase != "over":
             return None

@@ -368,6 +368,16 @@ class ZhuohongaState(State):
             return "draw", []
         return "draw", []  # no red ace dealt (not a full deal): nothing to play for
 
+    def greedy_move(self, seat: int, rng: Any) -> Action | None:
+        """The greedy climbing play (or pass) when ``seat`` is to play; None when ♥4 must be shown first."""
+        trick = self.trick
+        if trick is None or trick.turn != seat or self._must_show_h4():
+            return None
+        combo = choose(RULES, trick.options(seat), trick.beat, rng, "greedy")
+        if combo is None:
+            return {"seat": seat, "action": "pass"}
+        return {"seat": seat, "action": "play", "cards": self.hands[seat].pick(combo)}
+
     def returns(self) -> list[int] | None:
         return self._scores(self.outcome())
 

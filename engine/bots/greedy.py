@@ -38,8 +38,8 @@ def plain_policy(
 
 def greedy_action(state: State, seat: int, rng: random.Random) -> Action:
     """The greedy action of ``seat`` in ``state`` (a sampled state in the search: the real one only in the
-    benchmark's opponents and self-play). Plays use the game's own greedy player."""
-    play = _game_greedy(state, seat, rng)
+    benchmark's opponents and self-play). Plays use the game's own greedy player (``State.greedy_move``)."""
+    play = state.greedy_move(seat, rng)
     if play is not None:
         return play
     legal = state.legal_actions(seat)
@@ -49,71 +49,3 @@ def greedy_action(state: State, seat: int, rng: random.Random) -> Action:
         else None
     )
     return plain_policy(seat, legal, rng, own)
-
-
-def _game_greedy(state: Any, seat: int, rng: random.Random) -> Action | None:
-    """The game's own greedy play when ``seat`` is to play (None: talk, bids, or no such player)."""
-    kind = type(state).__name__
-    if kind == "HongsiState" and not _talk_due(state, seat):
-        from engine.hongsi.bots import choose_play
-
-        if state.pending is not None:
-            return {"seat": seat, "action": "announce", "count": state.pending[1]}
-        return choose_play(state, seat, rng, "greedy")
-    if kind in ("GongzhuState", "ShuangzhuState") and state.trick.to_play == seat and not state.finished():
-        from engine import gongzhu as g
-
-        if kind == "ShuangzhuState":
-            return {
-                "seat": seat,
-                "action": "play",
-                "cards": g.names(g._greedy_combo(state, seat, state.legal_combos(seat))),
-            }
-        return {
-            "seat": seat,
-            "action": "play",
-            "cards": [g.NAMES[g._greedy_play(state, seat, state.legal_plays(seat))]],
-        }
-    if kind == "ShengjiState":
-        from engine import shengji as sj
-
-        if state.phase == "play" and state.trick.to_play == seat:
-            options = state.follow_options(seat) if state.trick.plays else state.lead_options(seat)
-            return {"seat": seat, "action": "play", "cards": sj.names(sj._greedy_play(state, seat, options))}
-        if state.phase in ("deal", "bury") and seat == state.dealer and state.current_player() == seat:
-            if state.phase == "deal":  # take the bottom first: it is not seen before
-                return {"seat": seat, "action": "take_bottom"}
-            hand = [c for c in range(54) for _ in range(state.counts[seat][c])]
-            bury = sj._greedy_bury(hand, sj.Trumps(state.level, state.trump_choice()[0]))
-            return {"seat": seat, "action": "bury", "cards": sj.names(bury[: sj.BOTTOM - len(state.buried)])}
-        return None
-    if kind in ("WakengState", "ZhuohongaState") and getattr(state, "phase", "play") == "play":
-        from engine.climbing import choose
-
-        trick = state.trick
-        if trick is None or trick.turn != seat or (kind == "ZhuohongaState" and state._must_show_h4()):
-            return None
-        combo = choose(
-            state.rules if kind == "WakengState" else _zh_rules(),
-            trick.options(seat),
-            trick.beat,
-            rng,
-            "greedy",
-        )
-        if combo is None:
-            return {"seat": seat, "action": "pass"}
-        return {"seat": seat, "action": "play", "cards": state.hands[seat].pick(combo)}
-    return None
-
-
-def _zh_rules() -> Any:
-    from engine.zhuohonga import RULES
-
-    return RULES
-
-
-def _talk_due(state: Any, seat: int) -> bool:
-    """红桃四: a call or a 趴 answer is due from ``seat`` (not a play)."""
-    return bool(
-        state.call_due() or seat in state.requests.values() or state.pending is None and state.requests
-    )

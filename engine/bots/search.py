@@ -258,13 +258,6 @@ def _rollout(state: State, seat: int, action: Action, rng: random.Random) -> flo
 
 
 def outcome(state: State, seat: int) -> float | None:
-    """What the search maximises for ``seat`` at the end of a hand: its score; in 升级 (levels, not
-    zero-sum, flat between the 40-point steps) its side's levels less the other side's, and a little for
-    each card point, so that a play that gains points but no level yet still counts."""
-    returns = state.returns()
-    if returns is None:
-        return None
-    if type(state).__name__ != "ShengjiState":
-        return float(returns[seat])
-    points = state.attacker_points * (1 if seat in state.attackers else -1)  # type: ignore[attr-defined]
-    return float(returns[seat] - returns[(seat + 1) % len(returns)]) + points / 160
+    """What the search maximises for ``seat`` at the end of a hand (``State.search_value``: its score; in
+    升级 its side's levels less the other side's, and a little for each card point)."""
+    return state.search_value(seat)

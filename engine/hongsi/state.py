@@ -211,6 +211,17 @@ class HongsiState(State):
     def is_terminal(self) -> bool:
         return self.finished
 
+    def greedy_move(self, seat: int, rng: Any) -> Action | None:
+        """A play by the greedy player (``engine.hongsi.bots``), or the count due; None when a call or a
+        趴 answer is due from ``seat``."""
+        if self.call_due() or seat in self.requests.values() or self.pending is None and self.requests:
+            return None
+        if self.pending is not None:
+            return {"seat": seat, "action": "announce", "count": self.pending[1]}
+        from engine.hongsi.bots import choose_play  # the bots import this module
+
+        return choose_play(self, seat, rng, "greedy")
+
     def returns(self) -> list[int] | None:
         return list(self.scores) if self.scores is not None else None
 

@@ -99,14 +99,16 @@ def test_the_unseen_dealer_is_sampled_burying_what_its_follows_say_it_did_not_ke
 
 def test_no_code_outside_a_games_own_module_branches_on_its_name():
     """A game's traits are data on the game (OpenSpiel's way): the bots, the controller and the vision ask
-    the game (``pair_run_order``, ``bury_order``, ``suit_of``...), never compare its name."""
+    the game (``pair_run_order``, ``bury_order``, ``suit_of``, ``State.greedy_move``...), never compare its name
+    or its state's class name."""
     import re
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
     names = "hongsi|wakeng|zhuohonga|gongzhu|shengji"
     pattern = re.compile(rf"(==|!=|\bin\s*[(\[{{])\s*[\"']({names})[\"']|[\"']({names})[\"']\s*(==|!=)")
+    by_class = re.compile(r"[\"'](Hongsi|Wakeng|Zhuohonga|Gongzhu|Shuangzhu|Shengji)State[\"']")  # type(s).__name__
     found = [f"{p.relative_to(root)}:{i}" for d in ("engine/bots", "controller", "vision", "firmware_bridge")
              for p in sorted((root / d).rglob("*.py"))
-             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line) or by_class.search(line)]
     assert not found, found
