@@ -128,11 +128,17 @@ def _bigger_play(play: tuple[str, ...], options: list[tuple[str, ...]]) -> bool:
     return any(len(o) > len(play) and not have - Counter(o) for o in options)
 
 
+def _twin_legal(play: tuple[str, ...], options: list[tuple[str, ...]]) -> bool:
+    """Whether two copies of the single card ``play`` are a legal play (two decks)."""
+    return len(play) == 1 and any(Counter(o) == Counter(play * 2) for o in options)
+
+
 def _bigger_play_seen(probs: np.ndarray, play: tuple[str, ...], options: list[tuple[str, ...]]) -> bool:
     """Whether a legal play holding ``play`` and more has its other cards read too (each at least
     :data:`OTHER` on some new index): the play may be that one with a card read unsurely. Ink read
     as some card no bigger play holds is a stray (a pip, the art) and weighed as one. A single card
-    whose pair is legal is never answered: a pair dropped exactly stacked hides its second copy."""
+    whose pair is legal and whose index is read counts its own index for the twin, so it is asked: a
+    pair dropped exactly stacked hides its second copy (read whole, :func:`_twin_legal` asks it too)."""
     if not len(probs):
         return False
     have = Counter(play)
@@ -176,6 +182,8 @@ def read_play(
         # the one card that landed, read whole as the dealer camera reads a card: an answer of its own
         if not why:  # the indices and the whole card disagree
             return PlayRead(None, conf, boxes, f"its indices read {best}, the whole card {top}", change)
+        if _twin_legal(top, options):  # the whole card shows only the top copy of a stacked pair
+            return PlayRead(None, conf, boxes, "its pair is legal, and a pair dropped stacked looks like one card", change)
         if not _bigger_play_seen(probs, top, options) and not _index_says_other(probs, top, options):
             return PlayRead(top, conf, boxes, "", change)
     return PlayRead(None if why else tuple(w.read.labels), conf, boxes, why, change)
