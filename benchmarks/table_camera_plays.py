@@ -31,13 +31,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.bots.greedy import greedy_action  # noqa: E402
 from engine.registry import game_names, get_game  # noqa: E402
-from firmware_bridge.sim.table_camera import VirtualTable  # noqa: E402
+from firmware_bridge.sim.table_camera import NUDGE, VirtualTable  # noqa: E402
 from vision import play_read, play_weigh  # noqa: E402
 from vision.card_art import HELD_OUT, cached_designs  # noqa: E402
 from vision.pile import PileReader  # noqa: E402
 
 READERS = {"read": play_read.read_play, "weigh": lambda *a, card=None, **k: play_weigh.read_play(*a, **k)}
 READER = "read"
+NUDGE_RATE = NUDGE  # --nudge: how often a throw pushes a card of the last play
 
 
 def shot(vt: VirtualTable) -> np.ndarray:
@@ -95,7 +96,7 @@ def seat_refs(hands: list[list[str]], design: str, seed: int, reader: PileReader
 def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None, refs: bool = False) -> Counter:
     plays, tricks, seats, hands = plays_of_a_hand(game, seed)
     dealt = seat_refs(hands, design, seed, reader) if refs else None
-    vt = VirtualTable(seed=seed, design=design, hand_rate=0.0)
+    vt = VirtualTable(seed=seed, design=design, hand_rate=0.0, nudge=NUDGE_RATE)
     vt.noise = np.random.default_rng([seed, 7])  # the sensor noise too: a run repeats exactly
     out = Counter(hands=1)
     try:
@@ -104,7 +105,7 @@ def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None, re
         size = play_read.CardSize()
         for seat, cards, options in plays:
             with vt.lock:
-                vt.base = vt._lay(vt.base, cards)
+                vt.land(cards)  # now and then it pushes a card of the last play (NUDGE)
             after = shot(vt)
             t = time.process_time()
             got = READERS[READER](before, after, options, reader=reader, card=size.card)
@@ -139,6 +140,7 @@ def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None, re
             in_trick += 1
             if tricks and in_trick == seats:
                 vt.base = vt.cloth.copy()
+                vt.lying = []
                 before, in_trick = shot(vt), 0
     finally:
         vt.stop()
@@ -167,9 +169,10 @@ def main() -> None:
     ap.add_argument("--log", type=Path, help="write each play's reading as a JSON line")
     ap.add_argument("--reader", choices=sorted(READERS), default="read", help="which play reader")
     ap.add_argument("--refs", action="store_true", help="also read each play with its seat's hand as dealt")
+    ap.add_argument("--nudge", type=float, default=NUDGE, help="how often a throw pushes a card of the last play")
     args = ap.parse_args()
-    global READER
-    READER = args.reader
+    global READER, NUDGE_RATE
+    READER, NUDGE_RATE = args.reader, args.nudge
     games = args.game or game_names()
     designs = args.design or [d for d in HELD_OUT if d in cached_designs()] or ["poker"]
     reader = PileReader(threads=1)

@@ -32,6 +32,10 @@ BOUNDARY = "hongsiframe"
 SIZE = (640, 480)  # (width, height) of the table camera's frames
 MOVE_FRAMES = (4, 8)  # frames a hand is over the area while throwing (its own motion: never still)
 LINGER = 0.3  # how often the hand stays a moment after the cards landed
+# How often a throw onto cards already there pushes one of the last play's cards a little (a few px, a
+# degree or two), as a real hand does: a reader of the settled pictures sees an old card move too.
+NUDGE = 0.15
+NUDGE_PX, NUDGE_DEG = (2.0, 7.0), 2.5
 
 
 class VirtualTable:
@@ -39,12 +43,13 @@ class VirtualTable:
     (the picture changes only at frame times); ``design``: the deck's look (``vision.render.face_for``)."""
 
     def __init__(self, *, seed: int | None = None, design: str | None = None, fps: float = 12.0,
-                 truth_path: str | Path | None = None, size: tuple[int, int] = SIZE, hand_rate: float = LINGER):
+                 truth_path: str | Path | None = None, size: tuple[int, int] = SIZE, hand_rate: float = LINGER,
+                 nudge: float = NUDGE):
         from vision.pile_render import _texture
 
         self.rng = np.random.default_rng(seed)  # the layout: the worker's alone, so a seed repeats a table
         self.noise = np.random.default_rng()  # the sensor's noise, drawn by whichever thread serves a frame
-        self.design, self.fps, self.size, self.hand_rate = design, fps, size, hand_rate
+        self.design, self.fps, self.size, self.hand_rate, self.nudge = design, fps, size, hand_rate, nudge
         self.truth_path = Path(truth_path) if truth_path else None
         W, H = size
         self.cloth = _texture(self.rng, W, H, blobs=0).astype(np.float32)  # the table, as the camera sees it
@@ -54,6 +59,8 @@ class VirtualTable:
         self.long_side = min(W, H) * self.rng.uniform(0.36, 0.44)
         self.lock = threading.Condition()
         self.base = self.cloth.copy()  # the cards lying there, without a hand
+        self.lying: list[list[tuple]] = []  # the plays lying there, each card's (face, placement, shadow)
+        self.nudged = 0  # throws that pushed an older card
         self.hand: np.ndarray | None = None  # what a hand over the area looks like now (drawn over base)
         self.seq = 0
         self._jpeg: tuple[int, bytes, float] | None = None
@@ -110,9 +117,10 @@ class VirtualTable:
         with self.lock:
             if kind == "clear":
                 self.base = self.cloth.copy()
+                self.lying = []
                 entry: dict[str, Any] = {"clear": True}
             else:
-                self.base = self._lay(self.base, cards)
+                self.land(cards)
                 entry = {"seat": seat, "cards": cards}
             entry["t"] = round(time.time(), 3)
             self.landed.append(entry)
@@ -137,9 +145,47 @@ class VirtualTable:
             self.hand = a, layer / np.maximum(a, 1e-3)  # the hand's own colours, blended over the cards later
             self._changed()
 
+    def land(self, cards: list[str]) -> None:
+        """``cards`` land as one play over what lies there; now and then the throw pushes a card of the
+        last play a little (:data:`NUDGE`). Call with the lock held (or from the one thread using it)."""
+        if self.lying and self.rng.random() < self.nudge:
+            self._nudge(self.lying[-1])
+        self.lying.append(self._placed(cards))
+        self.base = self._draw(self.lying)
+
+    def _nudge(self, play: list[tuple]) -> None:
+        """Push one card of ``play``: shifted a few pixels and turned a degree or two about its centre."""
+        k = int(self.rng.integers(len(play)))
+        face, (M, quad), shadow = play[k]
+        centre = quad.mean(axis=0)
+        step = self.rng.uniform(*NUDGE_PX) * np.array([np.cos(a := self.rng.uniform(0, 2 * np.pi)), np.sin(a)])
+        R = cv2.getRotationMatrix2D(tuple(float(v) for v in centre), float(self.rng.uniform(-NUDGE_DEG, NUDGE_DEG)), 1.0)
+        R[:, 2] += step
+        T = np.vstack([R, [0, 0, 1]]).astype(np.float64)
+        play[k] = (face, (T @ M, cv2.transform(quad[None].astype(np.float64), R)[0].astype(np.float32)), shadow)
+        self.nudged += 1
+
+    def _draw(self, plays: list[list[tuple]]) -> np.ndarray:
+        from vision.pile_render import _composite
+
+        out = self.cloth.copy()
+        for play in plays:
+            for face, (M, _), shadow in play:
+                out = _composite(out, face, M, shadow=shadow)
+        return out
+
     def _lay(self, base: np.ndarray, cards: list[str]) -> np.ndarray:
         """``cards`` thrown as one play onto ``base``: a fan or a heap near the middle, over what lies there."""
-        from vision.pile_render import _composite, _poses, place
+        from vision.pile_render import _composite
+
+        out = base
+        for face, (M, _), shadow in self._placed(cards):
+            out = _composite(out, face, M, shadow=shadow)
+        return out
+
+    def _placed(self, cards: list[str]) -> list[tuple]:
+        """Where ``cards`` thrown as one play land: a fan or a heap near the middle, in the picture."""
+        from vision.pile_render import _poses, place
         from vision.render import face_for
 
         W, H = self.size
@@ -152,10 +198,7 @@ class VirtualTable:
             if all(q[:, 0].min() > 4 and q[:, 1].min() > 4 and q[:, 0].max() < W - 4 and q[:, 1].max() < H - 4
                    for _, q in placed):
                 break
-        out = base
-        for face, (M, _) in zip(faces, placed, strict=True):
-            out = _composite(out, face, M, shadow=float(self.rng.uniform(0.1, 0.25)))
-        return out
+        return [(face, pq, float(self.rng.uniform(0.1, 0.25))) for face, pq in zip(faces, placed, strict=True)]
 
     def _write_truth(self, entry: dict[str, Any]) -> None:
         if self.truth_path is not None:
