@@ -220,3 +220,30 @@ def test_flash_says_to_stop_the_service_when_the_port_is_in_use(mpremote):
     said = out.stdout + out.stderr
     assert "stop the service" in said and "BOOTSEL" not in said and "flash_nuke" not in said
     assert "Traceback" not in said
+
+
+def test_boot_wait_polls_through_a_port_that_is_back_but_cannot_be_configured_yet(tmp_path):
+    """While a Pico's USB serial re-enumerates, its device node may be back before it can be configured
+    (pyserial's error here; termios' EIO in a CI run, which a pty cannot be made to give): the wait polls on
+    until the firmware answers, not a traceback. The port's name points at a node that is no tty, then at
+    the virtual Pico."""
+    from controller.firmware_tool import wait_for_boot
+
+    port = tmp_path / "ttyACM0"
+    not_ready = tmp_path / "not-ready"
+    not_ready.write_bytes(b"")
+    port.symlink_to(not_ready)
+    with VirtualRig(seed=6, speed=SPEED, camera=False) as vr:
+        def back() -> None:
+            time.sleep(0.8)
+            tmp = tmp_path / "next"
+            tmp.symlink_to(vr.ends["serial"])
+            os.replace(tmp, port)  # atomically, as udev re-links /dev/serial/by-id
+
+        threading.Thread(target=back, daemon=True).start()
+        t0 = time.monotonic()
+        report = wait_for_boot(str(port), within=15.0)
+    assert report.fw_version == f"{P.FW_VERSION[0]}.{P.FW_VERSION[1]}"
+    assert time.monotonic() - t0 >= 0.7  # it did wait through the node that was not ready
+    with pytest.raises(FirmwareError, match="cannot open serial port"):  # one line, the cause in it
+        wait_for_boot(str(not_ready), within=1.0)
