@@ -163,8 +163,14 @@ def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
     assert sorted(hand) == sorted(str(c) for c in rnd.hands[0])  # its own hand, and only that
     assert "Seat 1" in page.inner_text("#who")
     # an illegal play: two cards of different ranks are never a combination
-    page.click(f'#hand .card[data-card="{hand[0]}"]')
-    page.click(f'#hand .card[data-card="{hand[-1]}"]')
+    for card in (hand[0], hand[-1]):
+        # a bot's play re-draws the hand; a click that lands mid-draw is lost, so click until it shows
+        sel = f'#hand .card[data-card="{card}"]'
+        for _ in range(5):
+            if page.get_attribute(sel, "class") and "selected" in page.get_attribute(sel, "class").split():
+                break
+            page.click(sel)
+    assert len(page.query_selector_all("#hand .card.selected")) == 2
     page.click("#btn-play")
     page.wait_for_selector("#msg.refused", timeout=5000)
     msg = page.inner_text("#msg")
