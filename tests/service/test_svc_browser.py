@@ -167,7 +167,7 @@ def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
         # a bot's play re-draws the hand; a click that lands mid-draw is lost, so click until it shows
         sel = f'#hand .card[data-card="{card}"]'
         for _ in range(5):
-            if page.get_attribute(sel, "class") and "selected" in page.get_attribute(sel, "class").split():
+            if page.query_selector(f"{sel}.selected"):
                 break
             page.click(sel)
     assert len(page.query_selector_all("#hand .card.selected")) == 2
