@@ -115,6 +115,7 @@ def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None, re
             )
             out[verdict] += 1
             out["plays"] += 1
+            got2 = None
             if dealt is not None:
                 got2 = READERS[READER](before, after, options, reader=reader, card=size.card, refs=dealt[seat])
                 out["refs_" + ("asked" if got2.labels is None else
@@ -131,6 +132,7 @@ def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None, re
                             "n_options": len(options),
                             "verdict": verdict,
                             "why": getattr(got, "why", ""),
+                            **({} if got2 is None else {"refs_read": got2.labels, "refs_why": got2.why}),
                         }
                     )
                     + "\n"

@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 
 from vision.labels import LABELS
+from vision.moved import without_pushed
 from vision.play_weigh import _reader as _pile_reader
 from vision.play_weigh import changed_mask, weigh
 
@@ -76,10 +77,11 @@ class PlayRead:
 
 
 def change_shape(before: np.ndarray | None, after: np.ndarray) -> Change | None:
-    """The convex hull of everything that changed, or None when nothing did."""
+    """The convex hull of everything that changed, or None when nothing did. An older card that the
+    throw pushed is not part of it (:mod:`vision.moved`)."""
     if before is None:
         return None
-    mask = changed_mask(before, after).astype(np.uint8)
+    mask = without_pushed(before, after, changed_mask(before, after)).astype(np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     points = [c for c in contours if cv2.contourArea(c) > SPECK]
     if not points:
