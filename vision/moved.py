@@ -24,6 +24,7 @@ TURN, SCALE = np.radians(5), 0.03  # a rigid push: this much rotation at most, a
 SAME = 40  # levels (a channel, after a light blur) within which the moved picture before matches after
 SPECK = 7  # px: slivers thinner than this left along a pushed card's edges are no change
 
+BORDER = 32  # ORB's patch (31 px) and a pixel
 _orb = cv2.ORB_create(nfeatures=800, fastThreshold=10)
 
 
@@ -51,7 +52,9 @@ def push_motion(grey_b: np.ndarray, grey_a: np.ndarray, mask: np.ndarray, reach:
     x, y, w, h = cv2.boundingRect(near)
     if w < 32 or h < 32:
         return None
-    cut = (slice(y, y + h), slice(x, x + w))  # keypoints only where something changed: cheaper
+    # keypoints only where something changed (cheaper); ORB finds none within its patch of a border
+    x, y = max(x - BORDER, 0), max(y - BORDER, 0)
+    cut = (slice(y, y + h + 2 * BORDER), slice(x, x + w + 2 * BORDER))
     kb, db = _orb.detectAndCompute(grey_b[cut], near[cut])
     ka, da = _orb.detectAndCompute(grey_a[cut], near[cut])
     if db is None or da is None:
