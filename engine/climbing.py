@@ -74,13 +74,21 @@ def shuffle(deck: list[Any], rng: random.Random) -> None:
         rng.shuffle(deck)
         return
     bits = rng.getrandbits
-    for i in range(len(deck) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    steps = _SHUFFLE_STEPS.get(len(deck)) or _shuffle_steps(len(deck))
+    for i, n, k in steps:
         j = bits(k)
         while j >= n:
             j = bits(k)
         deck[i], deck[j] = deck[j], deck[i]
+
+
+_SHUFFLE_STEPS: dict[int, tuple[tuple[int, int, int], ...]] = {}
+
+
+def _shuffle_steps(size: int) -> tuple[tuple[int, int, int], ...]:
+    """:func:`shuffle`'s (i, n = i + 1, n.bit_length()) for each i from the top down, worked out once per size."""
+    steps = _SHUFFLE_STEPS[size] = tuple((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
+    return steps
 
 
 def card_names(cards: list[Card] | list[str]) -> list[str]:

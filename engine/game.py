@@ -346,8 +346,9 @@ class Game(ABC):
         verdict["violations"] = []
         record: dict[str, Any] = {"game": self.name, "preset": self.default_preset,
                                   "rules": self.rules_of(settings),
-                                  "hands": [[str(c) for c in h] for h in hands],
-                                  "bottom": [str(c) for c in bottom], "events": events,
+                                  "hands": [list(h) if set(map(type, h)) == _STR else list(map(str, h))
+                                            for h in hands],  # (names already: copied, not str()-ed)
+                                  "bottom": list(map(str, bottom)), "events": events,
                                   "first_seat": first_seat, "verdict": verdict, "scores": verdict.get("scores"),
                                   "next_first_seat": verdict.get("next_first_seat")}
         record.update(extra)
@@ -357,6 +358,9 @@ class Game(ABC):
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,
                  first_seat: int = 0) -> dict[str, Any]:
         """Deal a random hand and let bots play every seat; return the game record (with events)."""
+
+
+_STR = {str}
 
 
 def settings_diff(base: Any, settings: Any) -> dict[str, Any]:

@@ -57,58 +57,90 @@ def choose_play(state: HongsiState, seat: int, rng: random.Random, bot: str) -> 
     return state.play_event(seat, min(pool, key=lambda c: (c.kind == combos.BOMB, c.top)))
 
 
+def _lowest(cards: int, n: int) -> int:
+    """The lowest ``n`` bits of ``cards`` (0 if it has fewer)."""
+    out = 0
+    for _ in range(n):
+        if not cards:
+            return 0
+        out |= cards & -cards
+        cards &= cards - 1
+    return out
+
+
+_LOWEST = tuple(tuple(_lowest(nibble, n) for n in range(5)) for nibble in range(16))  # by a rank's 4 suit bits
+_NAME_OF_BIT = {1 << code: name for code, name in enumerate(combos.CARD_NAMES)}
+_ABOVE_RANK = tuple(~((2 << top) - 1) for top in range(combos.N_RANKS))  # the ranks above each rank
+
+
 def random_play(state: HongsiState, rng: random.Random, events: list[Action], judge=None) -> None:
     """:func:`play_out` for the random bot, judging every event through ``judge`` (``state.judge`` by
     default; an error raises :class:`IllegalAction`) and keeping it in ``events``. :func:`choose_play` and
     :meth:`HongsiState.moves` are inlined, and so is ``randrange(n)``'s draw (for an exact
     ``random.Random``, the only kind given here: ``_randbelow_with_getrandbits``): the same choices from
     the same random numbers, in fewer calls. A follow of a one-rank trick counts its options and makes
-    only the one chosen."""
+    only the one chosen; a lead lists its options without a call; a single's, pair's or triple's cards are
+    taken inline (as :func:`combos.take` takes them)."""
     below, bits = rng._randbelow, rng.getrandbits  # (``below`` inlined below as _randbelow_with_getrandbits)
     judge = judge or state.judge
     s = state.settings
     bombs, min_pair_run = s.bombs, s.min_pair_run
     hands, ranks = state.hands, state._ranks
-    ones = (combos._S, combos._P, combos._T)
-    bomb_sets = combos._B
-    names, rank_mask = combos.CARD_NAMES, combos.RANK_MASK
+    singles, pairs, triples, bomb_sets = combos._S, combos._P, combos._T, combos._B
+    ones = (singles, pairs, triples)
+    straights, pair_runs = combos._STRAIGHTS_IN, combos._pair_runs_table(min_pair_run)
+    name_of_bit, rank_mask = _NAME_OF_BIT, combos.RANK_MASK
+    lowest, one_rank_names = _LOWEST, combos._SMALL
+    above_rank = _ABOVE_RANK
     TRIPLE, SINGLE = combos.TRIPLE, combos.SINGLE  # noqa: N806 (locals, for speed)
     # take()'s ``avoid`` as the cards a single is taken from first (the call is made before any play)
     keep = ~(1 << state.called) if state.called is not None else -1
-    while not state.finished:
+    while not state.started and not state.finished:  # the first play (no count is due before it)
+        seat = state.current_player()
+        options, can_pass = state.moves(seat)  # type: ignore[arg-type]
+        i = below(len(options) + can_pass)
+        event = ({"seat": seat, "action": "pass"} if i == len(options)
+                 else state.play_event(seat, options[i]))  # type: ignore[arg-type]
+        _judged(judge, event)
+        events.append(event)
+    while not state.finished:  # in play: ``started`` stays true
         pending = state.pending
         if pending is not None:
             event = {"seat": pending[0], "action": "announce", "count": pending[1]}
         else:
-            if not state.started:
-                seat = state.current_player()
-                options, can_pass = state.moves(seat)  # type: ignore[arg-type]
-                i = below(len(options) + can_pass)
-                combo = None if i == len(options) else options[i]
-            else:
+            while True:  # until a play: a pass neither ends the hand nor makes a count due
                 seat = state.turn
                 masks = ranks[seat] or state._rank_masks(seat)  # type: ignore[index]
                 trick = state.trick
-                if trick is None:
-                    options = combos.lead_combos(0, bombs=bombs, min_pair_run=min_pair_run, masks=masks)
+                if trick is None:  # lead_combos, the same options in the same order, without the call
+                    m1, m2 = masks[0], masks[1]
+                    options = singles[m1] + pairs[m2] + triples[masks[2]]
+                    if bombs:
+                        options += bomb_sets[masks[3]]
+                    options += straights[m1 & 0x3FF] + pair_runs[m2 & 0x3FF]
                     total = len(options)
                     k = total.bit_length()
                     i = bits(k)
                     while i >= total:
                         i = bits(k)
                     combo = options[i]
-                elif trick[0] <= TRIPLE:  # follow_combos, counted: the same options in the same order
+                    break
+                if trick[0] <= TRIPLE:  # follow_combos, counted: the same options in the same order
                     kind = trick[0]
-                    above = ~((2 << trick[2]) - 1)
-                    first = ones[kind][masks[kind] & above]
+                    first = ones[kind][masks[kind] & above_rank[trick[2]]]
                     more = bomb_sets[masks[3]] if bombs else ()
-                    n = len(first)
-                    total = n + len(more) + 1
-                    k = total.bit_length()
-                    i = bits(k)
-                    while i >= total:
+                    if first or more:
+                        n = len(first)
+                        total = n + len(more) + 1
+                        k = total.bit_length()
                         i = bits(k)
-                    combo = first[i] if i < n else more[i - n] if i < n + len(more) else None
+                        while i >= total:
+                            i = bits(k)
+                        combo = first[i] if i < n else more[i - n] if i < total - 1 else None
+                    else:  # nothing beats it: randrange(1)'s draws, then a pass
+                        while bits(1):
+                            pass
+                        combo = None
                 else:
                     options = combos.follow_combos(0, trick, bombs=bombs, min_pair_run=min_pair_run, masks=masks)
                     total = len(options) + 1
@@ -117,25 +149,51 @@ def random_play(state: HongsiState, rng: random.Random, events: list[Action], ju
                     while i >= total:
                         i = bits(k)
                     combo = None if i == len(options) else options[i]
-            if combo is None:
+                if combo is not None:
+                    break
                 event = {"seat": seat, "action": "pass"}
-            elif combo[0] == SINGLE:  # take(), inlined for a single
+                found = judge(event)
+                if found:
+                    _judged(judge, event, found)
+                events.append(event)
+            if combo[0] == SINGLE:  # take(), inlined for a single
                 have = hands[seat] & rank_mask[combo[2]]  # type: ignore[index]
                 pick = have & keep or have
-                event = {"seat": seat, "action": "play", "cards": [names[(pick & -pick).bit_length() - 1]]}
+                event = {"seat": seat, "action": "play", "cards": [name_of_bit[pick & -pick]]}
+            elif combo[0] <= TRIPLE:  # take(), inlined for a pair or a triple: the lowest suits but ``keep``'s
+                shift = combo[2] << 2
+                have = hands[seat] >> shift & 15  # type: ignore[index]
+                pick = lowest[have & keep >> shift & 15][combo[0] + 1]
+                event = {"seat": seat, "action": "play", "cards": list(one_rank_names[(pick or have) << shift])}
             else:
                 event = state.play_event(seat, combo)  # type: ignore[arg-type]
         found = judge(event)
         if found:
-            for v in found:
-                if v.severity == "error":
-                    raise IllegalAction(v)  # a bot bug: bots make legal moves only
+            _judged(judge, event, found)
         events.append(event)
 
 
-def _sample4(below) -> list[int]:
-    """``random.sample(range(4), 4)``, its algorithm and so the same draws, without its checks."""
+def _judged(judge, event: Action, found=None) -> None:
+    """Judge ``event`` (unless ``found`` are its violations already): an error is a bot bug, raised."""
+    for v in judge(event) if found is None else found:
+        if v.severity == "error":
+            raise IllegalAction(v)  # bots make legal moves only
+
+
+def _sample4(rng: random.Random) -> list[int]:
+    """``random.sample(range(4), 4)``, its algorithm and so the same draws, without its checks (and for an
+    exact ``random.Random``, its ``_randbelow_with_getrandbits`` inline)."""
     pool, out = [0, 1, 2, 3], []
+    if type(rng) is random.Random:
+        bits = rng.getrandbits
+        for i, n, k in ((0, 4, 3), (1, 3, 2), (2, 2, 2), (3, 1, 1)):  # (i, 4 - i, its bit_length())
+            j = bits(k)
+            while j >= n:
+                j = bits(k)
+            out.append(pool[j])
+            pool[j] = pool[3 - i]
+        return out
+    below = rng._randbelow
     for i in range(4):
         j = below(4 - i)
         out.append(pool[j])
@@ -164,7 +222,7 @@ def talk(state: HongsiState, rng: random.Random, do) -> None:
     if chance() < P_BAOMEN:
         do({"seat": h4, "action": "baomen"})
     else:
-        for seat in _sample4(below):
+        for seat in _sample4(rng):
             if chance() < P_TIAO and len(state.tiaos) < 2:
                 do({"seat": seat, "action": "tiao"})
     if not state.call_due():
@@ -179,11 +237,14 @@ def talk(state: HongsiState, rng: random.Random, do) -> None:
     # declaration_options' 趴 asks, worked out once: between the call and the answers nobody lies down,
     # the sides stand, and each seat asks at most once (its own turn in this loop)
     sides = state.sides() or []
-    for seat in _sample4(below):
-        side = next((t for t in sides if seat in t), ())
-        asks = [{"seat": seat, "action": "pa", "target": t} for t in side if t != seat]
-        if asks and chance() < P_PA:
-            do(asks[below(len(asks))])
+    for seat in _sample4(rng):
+        side: list[int] = []
+        for t in sides:
+            if seat in t:
+                side = t
+                break
+        if len(side) > 1 and chance() < P_PA:  # the seat's teammates, asked as listed (the side holds the seat)
+            do({"seat": seat, "action": "pa", "target": [t for t in side if t != seat][below(len(side) - 1)]})
     while state.requests and chance() >= P_LEAVE_UNANSWERED:
         asker, target = next(iter(state.requests.items()))
         do({"seat": target, "action": "pa_accept" if chance() < P_ACCEPT else "pa_refuse"})

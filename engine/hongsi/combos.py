@@ -179,21 +179,17 @@ _BOMBS = tuple(Combo(BOMB, 1, r) for r in range(N_RANKS))
 RankMasks = tuple[int, int, int, int]
 
 
+# the rank levels of the two ranks of a byte of a hand: level L (L = 0..3) in bits 16L.., rank j at bit j
+_LEVELS8 = tuple(sum(1 << (16 * level + j) for j in (0, 1) for level in range((b >> 4 * j & 15).bit_count()))
+                 for b in range(256))
+
+
 def rank_masks(mask: int) -> RankMasks:
     """Bit r of the i-th mask is set when the hand holds at least i+1 cards of rank r."""
-    m1 = m2 = m3 = m4 = 0
-    for r in range(N_RANKS):
-        n = ((mask >> (4 * r)) & 0xF).bit_count()
-        if n:
-            bit = 1 << r
-            m1 |= bit
-            if n > 1:
-                m2 |= bit
-                if n > 2:
-                    m3 |= bit
-                    if n > 3:
-                        m4 |= bit
-    return m1, m2, m3, m4
+    t = _LEVELS8  # a byte (two ranks) at a time, the four levels side by side in one int
+    p = (t[mask & 255] | t[mask >> 8 & 255] << 2 | t[mask >> 16 & 255] << 4 | t[mask >> 24 & 255] << 6
+         | t[mask >> 32 & 255] << 8 | t[mask >> 40 & 255] << 10 | t[mask >> 48 & 15] << 12)
+    return p & 0x1FFF, p >> 16 & 0x1FFF, p >> 32 & 0x1FFF, p >> 48 & 0x1FFF
 
 
 def after_play(masks: RankMasks, combo: Combo) -> RankMasks:

@@ -29,6 +29,7 @@ from engine.hongsi.settings import HongsiSettings
 
 SEATS = 4
 _CODE, ONE_RANK_PLAYS, _BOMB, _after_play = combos.CODE, combos.ONE_RANK_PLAYS, combos.BOMB, combos.after_play
+_BIT = {name: 1 << code for name, code in combos.CODE.items()}  # a card name's bit in a hand mask
 CALLABLE = tuple(code for code in range(combos.N_RANKS * 4) if code >> 2 <= 6 and code != combos.H4)  # 4..10, not ♥4
 DECLARED = ("baomen", "dantiao", "duitiao")
 MODE_ZH = {"normal": "普通二打二", "pa": "趴", "dui_pa": "对趴", "anjiao": "暗叫", "dantiao": "单挑",
@@ -44,6 +45,12 @@ def _after(active: tuple[int, ...]) -> tuple[int, ...]:
 _AFTER = {active: _after(active) for n in range(SEATS + 1) for active in combinations(range(SEATS), n)}
 
 
+# sides() by look-up: the seats but one, and the two sides of two seats (each side in seat order)
+_OTHERS = {lone: tuple(s for s in range(SEATS) if s != lone) for lone in range(SEATS)}
+_TWO_SIDES = {(a, b): (tuple(sorted({a, b})), tuple(s for s in range(SEATS) if s not in (a, b)))
+              for a in range(SEATS) for b in range(SEATS) if a != b}
+
+
 def _seat_ok(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < SEATS
 
@@ -54,17 +61,19 @@ class HongsiState(State):
     def __init__(self, hands: list[list[Card]], settings: HongsiSettings, *, masks: list[int] | None = None):
         """``masks``: the hands' card masks when the caller already has them (the deal does)."""
         self.settings = settings
+        self._announce_at = settings.count_announce_at  # (settings are frozen)
         code = combos.CODE
         self.dealt = list(masks) if masks is not None else [
             combos.mask_of([code[c if c.__class__ is str else str(c)] for c in h]) for h in hands]
         self.hands = list(self.dealt)
-        self._ranks: list[combos.RankMasks | None] = [None] * SEATS  # each hand's rank masks, once asked for
+        self._ranks: list[list[int] | None] = [None] * SEATS  # each hand's rank masks, once asked for
         self.h4 = next((s for s, m in enumerate(self.dealt) if m >> combos.H4 & 1), None)
         self.n_events = 0
         self.log: list[Action] = []  # applied events: every one of them is public
         self.tiaos: list[int] = []
         self.baomen = False
         self.called: int | None = None
+        self._called_bit = 0  # the called card's bit in a hand mask, once called
         self.partner: int | None = None  # the holder of the called card (the caller himself in 暗叫)
         self.anjiao = False
         self.exposed = False
@@ -82,19 +91,21 @@ class HongsiState(State):
         self.bombs = 0
         self.pending: tuple[int, int, int] | None = None  # (seat, count, event index) of a due announcement
         self.finished = False
+        self._playing = False  # started and not finished: judge's fast paths apply
         self.first_out: int | None = None
         self.interceptor: int | None = None
         self.winners: list[int] | None = None
         self.scores: list[int] | None = None
         self._active: tuple[int, ...] = tuple(range(SEATS))
         self._after: tuple[int, ...] = _AFTER[self._active]  # the next active seat after each seat
+        self._last_pass = len(self._active) - 1  # the passes that end a trick
 
     def clone(self) -> HongsiState:
         """An independent copy (to try an action without touching this state)."""
         new = object.__new__(HongsiState)
         new.__dict__.update(self.__dict__)
         new.hands, new.log, new.tiaos = list(self.hands), list(self.log), list(self.tiaos)
-        new._ranks = list(self._ranks)
+        new._ranks = [None if m is None else list(m) for m in self._ranks]  # (updated in place by plays)
         new.requests, new.asked, new.lying = dict(self.requests), set(self.asked), set(self.lying)
         return new
 
@@ -113,6 +124,8 @@ class HongsiState(State):
             return None
         if self.anjiao:
             return "anjiao"
+        if not self.lying:  # (the common case, without the set)
+            return "normal"
         sides = {self._side_index(s) for s in self.lying}
         return ("normal", "pa", "dui_pa")[len(sides)]
 
@@ -137,8 +150,11 @@ class HongsiState(State):
             return [[b], [a]] if b == self.h4 else [[a], [b]]
         lone = self.lone()
         if lone is not None:
-            rest = [s for s in range(SEATS) if s != lone]
+            rest = list(_OTHERS[lone]) if lone in _OTHERS else [s for s in range(SEATS) if s != lone]
             return [[lone], rest] if lone == self.h4 or self.h4 is None else [rest, [lone]]
+        two = _TWO_SIDES.get((self.h4, self.partner))  # (two seats: the sides by look-up, as new lists)
+        if two is not None:
+            return [list(two[0]), list(two[1])]
         mine = sorted({self.h4, self.partner})  # type: ignore[type-var]
         return [mine, [s for s in range(SEATS) if s not in mine]]
 
@@ -161,16 +177,18 @@ class HongsiState(State):
         out = set(self.spectators) | self.lying
         self._active = tuple(s for s in range(SEATS) if s not in out)
         self._after = _AFTER[self._active]
+        self._last_pass = len(self._active) - 1
 
     @property
     def rank_masks(self) -> list[combos.RankMasks]:
         """Each hand's :func:`combos.rank_masks`."""
-        return [self._rank_masks(s) for s in range(SEATS)]
+        return [tuple(self._rank_masks(s)) for s in range(SEATS)]  # type: ignore[misc]
 
-    def _rank_masks(self, seat: int) -> combos.RankMasks:
+    def _rank_masks(self, seat: int) -> list[int]:
+        """The seat's rank masks as a list, kept up to date in place by its plays (do not change it)."""
         masks = self._ranks[seat]
         if masks is None:  # worked out when first asked for after a play: the referee never asks
-            masks = self._ranks[seat] = combos.rank_masks(self.hands[seat])
+            masks = self._ranks[seat] = list(combos.rank_masks(self.hands[seat]))
         return masks
 
     def first_leader(self) -> int:
@@ -367,18 +385,20 @@ class HongsiState(State):
         # The fast paths: a play or pass by the seat to play, in play, no count due; the count announced
         # right when it is due. They do exactly what the general path below does for such an event
         # (tests/engine/test_fast_paths.py, tests/engine/test_fast_paths_climbing.py).
-        if self.started and not self.finished and action.__class__ is dict:
+        if self._playing and action.__class__ is dict:
+            try:
+                seat, name = action["seat"], action["action"]
+            except KeyError:  # (the general path says what is missing)
+                return self._judge(action)
             pending = self.pending
-            seat = action.get("seat")
             if pending is None:
                 if seat == self.turn and seat.__class__ is int:
-                    name = action.get("action")
                     if name == "pass":
                         if self.trick is not None:
                             self.n_events += 1
-                            self.passes += 1
+                            passes = self.passes = self.passes + 1
                             self.turn = self._after[seat]
-                            if self.passes >= len(self._active) - 1:
+                            if passes >= self._last_pass:
                                 self.trick, self.trick_mask = None, 0
                             self.log.append(action)
                             return []
@@ -387,22 +407,50 @@ class HongsiState(State):
                         self.n_events = index + 1
                         cards = action.get("cards")
                         # a one-rank play of held cards named as records name them, no bomb: by look-up
-                        if cards.__class__ is list and 0 < len(cards) < 4:
+                        if cards.__class__ is list and (n := len(cards)) < 4:  # (none: no mask, no look-up)
                             try:
-                                if len(cards) == 1:
-                                    mask = 1 << _CODE[cards[0]]
+                                if n == 1:
+                                    mask = _BIT[cards[0]]
                                 else:
                                     mask = 0
                                     for c in cards:
-                                        mask |= 1 << _CODE[c]
+                                        mask |= _BIT[c]
                             except (KeyError, TypeError):
                                 mask = 0
                             combo = ONE_RANK_PLAYS.get(mask)
-                            if (combo is not None and mask & self.hands[seat] == mask
-                                    and mask.bit_count() == len(cards)):
+                            hand = self.hands[seat]
+                            if combo is not None and mask & hand == mask and mask.bit_count() == n:
                                 trick = self.trick
                                 if trick is None or (combo[0] == trick[0] and combo[2] > trick[2]):
-                                    self._apply_play(seat, mask, combo, index)
+                                    # _apply_play once started, for a one-rank play that is no bomb
+                                    hand ^= mask
+                                    self.hands[seat] = hand
+                                    levels = self._ranks[seat]
+                                    if levels is not None:  # after_play, in place: the rank's bit leaves
+                                        r = combo[2]  # the levels from its count left (c) to c + kind
+                                        b = 1 << r
+                                        c = (hand >> (r << 2) & 15).bit_count()
+                                        levels[c] ^= b
+                                        if combo[0]:
+                                            levels[c + 1] ^= b
+                                            if combo[0] == 2:
+                                                levels[c + 2] ^= b
+                                    if mask & self._called_bit:
+                                        self.revealed = True
+                                    self.trick = combo
+                                    self.trick_seat = seat
+                                    self.trick_mask = mask
+                                    self.passes = 0
+                                    left = hand.bit_count()
+                                    if self.baomen and seat != self.h4:
+                                        self.interceptor = seat
+                                        self._finish(None)
+                                    elif left == 0:
+                                        self._finish(seat)
+                                    else:
+                                        self.turn = self._after[seat]
+                                        if left <= self._announce_at:
+                                            self.pending = (seat, left, index)
                                     self.log.append(action)
                                     return []
                         v = self._play(seat, action, index)
@@ -410,7 +458,7 @@ class HongsiState(State):
                             self.log.append(action)
                             return []
                         return [v]
-            elif seat == pending[0] and seat.__class__ is int and action.get("action") == "announce":
+            elif seat == pending[0] and seat.__class__ is int and name == "announce":
                 count = action.get("count")
                 if count.__class__ is int and count == self.hands[seat].bit_count():
                     self.n_events += 1
@@ -519,13 +567,14 @@ class HongsiState(State):
     def _apply_play(self, seat: int, mask: int, combo: combos.Combo, index: int) -> None:
         if not self.started:
             self.started = True
+            self._playing = True
             self.leader = seat
             self.requests.clear()  # unanswered 趴 requests count as refused
             self.turn = seat
         self.hands[seat] &= ~mask
         ranks = self._ranks[seat]
         if ranks is not None:
-            self._ranks[seat] = _after_play(ranks, combo)
+            self._ranks[seat] = list(_after_play(ranks, combo))  # type: ignore[arg-type]
         if combo.kind == _BOMB:
             self.bombs += 1
         if self.called is not None and mask >> self.called & 1:
@@ -539,7 +588,7 @@ class HongsiState(State):
             self._finish(seat)
         else:
             self.turn = self._after[seat]
-            if left <= self.settings.count_announce_at:
+            if left <= self._announce_at:
                 self.pending = (seat, left, index)
 
     def _pass(self, seat: int, ev: Action, index: int) -> Violation | None:
@@ -603,6 +652,7 @@ class HongsiState(State):
             return violation("call", f"cannot call {card!r}: call one card of rank 4..10, not ♥4",
                       f"不能叫 {card!r}：只能叫4到10中的一张，且不能叫红桃四", code="call_card", card=card)
         self.called = code
+        self._called_bit = 1 << code
         holder = next((s for s, m in enumerate(self.dealt) if m >> code & 1), None)
         self.partner = holder
         self.anjiao = holder is None or holder == self.h4
@@ -669,6 +719,7 @@ class HongsiState(State):
     # ------------------------------------------------------------------ the end
     def _finish(self, out_seat: int | None) -> None:
         self.finished = True
+        self._playing = False
         self.first_out = out_seat
         self.trick = None
         mode = self.mode
