@@ -441,16 +441,7 @@ class HongsiState(State):
                                     self.trick_seat = seat
                                     self.trick_mask = mask
                                     self.passes = 0
-                                    left = hand.bit_count()
-                                    if self.baomen and seat != self.h4:
-                                        self.interceptor = seat
-                                        self._finish(None)
-                                    elif left == 0:
-                                        self._finish(seat)
-                                    else:
-                                        self.turn = self._after[seat]
-                                        if left <= self._announce_at:
-                                            self.pending = (seat, left, index)
+                                    self._next_after_play(seat, hand.bit_count(), index)
                                     self.log.append(action)
                                     return []
                         v = self._play(seat, action, index)
@@ -580,7 +571,10 @@ class HongsiState(State):
         if self.called is not None and mask >> self.called & 1:
             self.revealed = True
         self.trick, self.trick_seat, self.trick_mask, self.passes = combo, seat, mask, 0
-        left = self.hands[seat].bit_count()
+        self._next_after_play(seat, self.hands[seat].bit_count(), index)
+
+    def _next_after_play(self, seat: int, left: int, index: int) -> None:
+        """What a play leads to: the hand's end, or the next seat's turn (and a count due)."""
         if self.baomen and seat != self.h4:
             self.interceptor = seat  # 爆闷 intercepted: the declarer lost
             self._finish(None)
