@@ -137,7 +137,8 @@ def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None, re
                     )
                     + "\n"
                 )
-            size.learn(getattr(got, "change", None), options)  # read or tapped: the play is known
+            # read or tapped, the play is known (as the service's watcher learns it)
+            size.learn(getattr(got, "change", None), [got.labels if got.labels is not None else cards])
             before = after
             in_trick += 1
             if tricks and in_trick == seats:

@@ -234,7 +234,7 @@ class TableWatcher:
             self._ask(rnd, seat, "illegal", change, list(read.labels), frame, crops, read.boxes)
             return
         self.stats["read"] += 1
-        self.card_size.learn(read.change, options)
+        self.card_size.learn(read.change, [read.labels])  # applied: the play is known
         self.tracker.taken(change)
         self._journal(
             rnd.id,
