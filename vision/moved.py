@@ -23,8 +23,8 @@ TOLERANCE = 2.0  # px: a keypoint agrees with the motion this closely (RANSAC)
 TURN, SCALE = np.radians(5), 0.03  # a rigid push: this much rotation at most, and no zoom beyond this
 SAME = 40  # levels (a channel, after a light blur) within which the moved picture before matches after
 SPECK = 7  # px: slivers thinner than this left along a pushed card's edges are no change
+BORDER = 32  # px: ORB's patch (31 px) and one: ORB finds no keypoint nearer a picture's edge
 
-BORDER = 32  # ORB's patch (31 px) and a pixel
 _orb = cv2.ORB_create(nfeatures=800, fastThreshold=10)
 
 
@@ -52,7 +52,7 @@ def push_motion(grey_b: np.ndarray, grey_a: np.ndarray, mask: np.ndarray, reach:
     x, y, w, h = cv2.boundingRect(near)
     if w < 32 or h < 32:
         return None
-    # keypoints only where something changed (cheaper); ORB finds none within its patch of a border
+    # keypoints only where something changed (cheaper), cut with a border ORB can look into
     x, y = max(x - BORDER, 0), max(y - BORDER, 0)
     cut = (slice(y, y + h + 2 * BORDER), slice(x, x + w + 2 * BORDER))
     kb, db = _orb.detectAndCompute(grey_b[cut], near[cut])
