@@ -69,7 +69,6 @@ def _lowest(cards: int, n: int) -> int:
 
 
 _LOWEST = tuple(tuple(_lowest(nibble, n) for n in range(5)) for nibble in range(16))  # by a rank's 4 suit bits
-_NAME_OF_BIT = {1 << code: name for code, name in enumerate(combos.CARD_NAMES)}
 _ABOVE_RANK = tuple(~((2 << top) - 1) for top in range(combos.N_RANKS))  # the ranks above each rank
 
 
@@ -89,7 +88,7 @@ def random_play(state: HongsiState, rng: random.Random, events: list[Action], ju
     singles, pairs, triples, bomb_sets = combos._S, combos._P, combos._T, combos._B
     ones = (singles, pairs, triples)
     straights, pair_runs = combos._STRAIGHTS_IN, combos._pair_runs_table(min_pair_run)
-    name_of_bit, rank_mask = _NAME_OF_BIT, combos.RANK_MASK
+    name_of_bit, rank_mask = combos.NAME_OF_BIT, combos.RANK_MASK
     lowest, one_rank_names = _LOWEST, combos._SMALL
     above_rank = _ABOVE_RANK
     TRIPLE, SINGLE = combos.TRIPLE, combos.SINGLE  # noqa: N806 (locals, for speed)

@@ -26,6 +26,10 @@ N_RANKS = 13
 RUN_RANKS = 10  # 4..K may be in a straight or a pair run
 CARD_NAMES: tuple[str, ...] = tuple(s + r for r in RANK_NAMES for s in SUITS)
 CODE: dict[str, int] = {name: i for i, name in enumerate(CARD_NAMES)}
+# a card's bit in a hand mask, by code, by name, and back (look-ups for the hot paths)
+CODE_BIT: tuple[int, ...] = tuple(1 << code for code in range(len(CARD_NAMES)))
+BIT: dict[str, int] = {name: 1 << code for name, code in CODE.items()}
+NAME_OF_BIT: dict[int, str] = {bit: name for name, bit in BIT.items()}
 H4 = CODE["H4"]
 HEART_ORDER: tuple[int, ...] = tuple(CODE["H" + r] for r in RANK_NAMES)  # ♥4, ♥5, … ♥3
 RANK_MASK: tuple[int, ...] = tuple(0xF << (4 * r) for r in range(N_RANKS))

@@ -24,7 +24,6 @@ from engine.hongsi.bots import BOTS, play_out, random_play, talk
 from engine.hongsi.settings import DEFAULT_PRESET, PRESETS, HongsiSettings
 from engine.hongsi.state import HongsiState
 
-_BITS = tuple(1 << code for code in range(52))  # each card code's bit in a hand mask
 PLAIN_PLAY = frozenset({"play", "pass", "announce"})  # actions that make no news (plays are shown anyway)
 
 
@@ -80,7 +79,7 @@ class HongsiGame(Game):
             pick = itemgetter(*sorted(deck[k::4]))  # (13 look-ups in one call)
             seat = (first_seat + k) % 4
             hands[seat] = list(pick(combos.CARD_NAMES))
-            masks[seat] = sum(pick(_BITS))
+            masks[seat] = sum(pick(combos.CODE_BIT))
         return hands, masks
 
     def bot_hand(self, rng: random.Random, *, bot: str = "greedy", settings: Any = None,

@@ -29,7 +29,7 @@ from engine.hongsi.settings import HongsiSettings
 
 SEATS = 4
 _CODE, ONE_RANK_PLAYS, _BOMB, _after_play = combos.CODE, combos.ONE_RANK_PLAYS, combos.BOMB, combos.after_play
-_BIT = {name: 1 << code for name, code in combos.CODE.items()}  # a card name's bit in a hand mask
+_BIT = combos.BIT  # a card name's bit in a hand mask
 CALLABLE = tuple(code for code in range(combos.N_RANKS * 4) if code >> 2 <= 6 and code != combos.H4)  # 4..10, not ♥4
 DECLARED = ("baomen", "dantiao", "duitiao")
 MODE_ZH = {"normal": "普通二打二", "pa": "趴", "dui_pa": "对趴", "anjiao": "暗叫", "dantiao": "单挑",
