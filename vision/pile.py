@@ -7,7 +7,10 @@ Usage::
     r.labels, r.confidence                # ["S3", "S3", "H4"], 0.97 -- or None when unsure
 
 Cards in a pile overlap, fan and turn at any angle; often only a corner index of a card shows. So the
-reader looks for indices, not cards:
+reader looks for indices, not cards. :meth:`PileReader.read` finds them with the corner detector
+(:mod:`vision.pile_detect`, read as :mod:`vision.pile_corners` says) when its model is there, and then
+declines the pile as below when something on the table is left unexplained. The ink-blob way below is
+what :mod:`vision.play_weigh` still uses for the cards a play added, and ``detector=None`` reads with it:
 
 1. *Ink on paper*: pixels much darker (or redder) than the bright paper around them, as connected
    blobs of a glyph's size (:func:`ink_blobs`; ``erase``: long straight strokes, cards' outlines that a
@@ -44,6 +47,9 @@ import numpy as np
 
 from vision.corner_data import NONE_CLASS
 from vision.labels import LABELS
+from vision.pile_corners import read_corners, verdict
+from vision.pile_detect import MODEL as DETECTOR
+from vision.pile_detect import CornerDetector
 from vision.reader import MODEL_DIR, CardReader, is_colourless
 
 # A card's long side, as a share of the picture's short side, at most: the play area's calibration
@@ -333,11 +339,13 @@ class PileReader:
     """Reads piles with the corner models of :class:`vision.reader.CardReader` (or ``reader``)."""
 
     def __init__(self, reader: CardReader | None = None, threads: int = 1, card_long: float = CARD_LONG,
-                 index_model: str | Path | None = INDEX_MODEL) -> None:
+                 index_model: str | Path | None = INDEX_MODEL, detector: str | Path | None = DETECTOR) -> None:
         self.reader = reader or CardReader(threads=threads)
         self.card_long = card_long
         # the pile index model (vision.pile_train) reads the candidates; None: the corner models do
         self.index = CardReader(model_path=index_model, threads=threads) if index_model is not None else None
+        # the corner detector (vision.pile_detect) finds the indices for read(); None: ink blobs do
+        self.detector = CornerDetector(detector, threads) if detector is not None and Path(detector).exists() else None
 
     def _upright_evidence(self, image, blobs, cands, boxes, grey) -> np.ndarray:
         """(members, n, 55): each candidate cut turned upright along its axis, both ways (rank above
@@ -366,11 +374,14 @@ class PileReader:
         if image.ndim == 2:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
         image = np.ascontiguousarray(image[..., :3])
+        original = image
         scale = WORK_SIDE / max(image.shape[:2])
         if abs(scale - 1) > 0.02:
             image = cv2.resize(image, None, fx=scale, fy=scale,
                                interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
         grey = is_colourless(image)
+        if self.detector is not None:
+            return self._read_detected(original, image, scale, grey)
         blobs = ink_blobs(image)
         cands = candidates(blobs)
         if not cands:
@@ -380,6 +391,17 @@ class PileReader:
         boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
         lp, keep, seen = self._evidence(image, blobs, cands, boxes, grey)
         return self._conclude(image, scale, cands, boxes, lp, keep, seen)
+
+    def _read_detected(self, original, image, scale, grey) -> PileReading:
+        """The pile from the corner detector's indices (:mod:`vision.pile_corners`), declined as the
+        blob reading is when something on the table is left unexplained."""
+        reading = read_corners(original, self.detector, self.reader, grey)
+        if reading.labels is None:
+            return reading
+        centres = [_centre(f) * scale for f in reading.found]
+        if unexplained(image, centres, self.card_long) or (not reading.found and _ink_out_of_scale(image)):
+            return PileReading(None, reading.confidence if reading.found else 0.0, reading.found)
+        return reading
 
     def _evidence(self, image, blobs, cands, boxes, grey):
         """(voters, kept, 55) log-probabilities of the candidates worth reading, which those are, and
@@ -401,15 +423,15 @@ class PileReader:
         unsure = []
         sure, doubt = (INDEX_ACCEPT, INDEX_DOUBT) if self.index is not None else (ACCEPT, DOUBT)
         for row, i in enumerate(keep):
-            verdict = _verdict(lp[:, row], sure)
-            if verdict is None:
+            said = _verdict(lp[:, row], sure)
+            if said is None:
                 some_card = 1.0 - float(np.exp(lp[:, row, NONE_CLASS]).mean())
                 if seen is not None:  # the corner model's doubt counts too: a card missed is a wrong pile
                     some_card = max(some_card, float(seen[row]))
                 if len(cands[i][0]) > 1 and some_card > doubt:
                     unsure.append((i, set(np.argsort(-lp[:, row, :NONE_CLASS].mean(axis=0))[:2].tolist())))
                 continue
-            found.append((verdict[1], verdict[0], int(i)))
+            found.append((said[1], said[0], int(i)))
         kept = _suppress(found, boxes)
         reads = [Found(LABELS[lab], conf, tuple(float(v) / scale for v in boxes[i]), cands[i][1])
                  for conf, lab, i in kept]
@@ -448,18 +470,7 @@ def _explained(box, likely: set[int], kept: list, reads: list[Found], boxes: lis
 def _verdict(lp: np.ndarray, accept: float = ACCEPT) -> tuple[int, float] | None:
     """(label, confidence) from the committee's (members, 55) log-probabilities; None unless all
     members but :data:`DISSENT` pick the same card and the pool is sure of it."""
-    picks = lp[:, :NONE_CLASS].argmax(axis=1)
-    pooled = lp.mean(axis=0)
-    p = np.exp(pooled - pooled.max())
-    p /= p.sum()
-    cards = p[:NONE_CLASS]
-    best = int(cards.argmax())
-    if int((picks == best).sum()) < len(picks) - DISSENT or p[NONE_CLASS] > 0.3:
-        return None
-    second = float(np.partition(cards, -2)[-2])
-    if cards[best] < accept or cards[best] - second < MARGIN:
-        return None
-    return best, float(cards[best])
+    return verdict(lp, accept, MARGIN, DISSENT)
 
 
 def _overlap(a, b) -> float:

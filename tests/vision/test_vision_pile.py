@@ -128,9 +128,28 @@ def test_cli_compose_window_takes_one_face(tmp_path):
     assert proc.returncode == 2 and "one face" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_a_card_it_cannot_read_declines_the_pile(piles):
-    """A black-paper card shows no dark ink on bright paper: the pile is declined, never read as empty."""
+def test_a_dark_deck_is_read_or_declined_never_empty(piles):
+    """Black-paper cards (light ink on dark paper): read right, or the pile declined; never read as
+    empty (the blob reader looked for dark ink on bright paper and declined; the corner detector reads them)."""
     reading = piles.read(_table([("H4", (200, 240), 10.0), ("C9", (450, 240), 80.0)], design="dark"))
+    assert reading.labels in (None, ["C9", "H4"])
+
+
+def test_a_card_whose_indices_are_smudged_declines_the_pile(piles):
+    """A card with both indices blotted out cannot be named: the pile is declined, not read without it."""
+    rng = np.random.default_rng(0)
+    img = _texture(rng, 640, 480, base=(40, 110, 40), blobs=0).astype(np.float32)
+    for label, centre, angle in (("H4", (200, 240), 10.0), ("C9", (450, 240), 80.0)):
+        face = render_face(label, named_style("poker"))
+        if label == "C9":
+            bgr = face.bgr.copy()
+            H, W = bgr.shape[:2]
+            x0, y0, x1, y1 = face.index_box
+            for a, b, c, d in ((x0, y0, x1, y1), (W - x1, H - y1, W - x0, H - y0)):
+                cv2.rectangle(bgr, (a - 2, b - 2), (c + 2, d + 2), (60, 60, 60), -1)
+            face = type(face)(bgr, face.alpha, face.index_box)
+        img = _composite(img, face, place(face, centre, 200, angle)[0], shadow=0.2)
+    reading = piles.read(np.clip(img, 0, 255).astype(np.uint8))
     assert reading.labels is None
 
 
