@@ -344,8 +344,17 @@ class PileReader:
         self.card_long = card_long
         # the pile index model (vision.pile_train) reads the candidates; None: the corner models do
         self.index = CardReader(model_path=index_model, threads=threads) if index_model is not None else None
-        # the corner detector (vision.pile_detect) finds the indices for read(); None: ink blobs do
-        self.detector = CornerDetector(detector, threads) if detector is not None and Path(detector).exists() else None
+        # the corner detector (vision.pile_detect) finds the indices for read(); None: ink blobs do. It
+        # is loaded on the first read(): vision.play_weigh's readers never use it.
+        self._detector_path = Path(detector) if detector is not None and Path(detector).exists() else None
+        self._threads = threads
+        self._detector: CornerDetector | None = None
+
+    @property
+    def detector(self) -> CornerDetector | None:
+        if self._detector is None and self._detector_path is not None:
+            self._detector = CornerDetector(self._detector_path, self._threads)
+        return self._detector
 
     def _upright_evidence(self, image, blobs, cands, boxes, grey) -> np.ndarray:
         """(members, n, 55): each candidate cut turned upright along its axis, both ways (rank above
@@ -380,7 +389,7 @@ class PileReader:
             image = cv2.resize(image, None, fx=scale, fy=scale,
                                interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
         grey = is_colourless(image)
-        if self.detector is not None:
+        if self._detector_path is not None:
             return self._read_detected(original, image, scale, grey)
         blobs = ink_blobs(image)
         cands = candidates(blobs)
