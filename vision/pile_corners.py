@@ -6,9 +6,11 @@
    models' committee (:meth:`vision.reader.CardReader.committee_log_probs`): read when the committee
    is sure of one card at some cut and no cut names another.
 3. A place the detector is :data:`SURE` of that the committee cannot read makes the pile a doubt: the
-   reading is declined, since a card missed is a wrong pile. A weaker place counts only when read.
-4. Two readings of one card (its two corners) point at the same card centre: one card. Two copies
-   of a card (two decks) lie elsewhere.
+   reading is declined, since a card missed is a wrong pile. A weaker place counts only when read, and
+   a doubt where a card read has its other corner is that corner, cut poorly.
+4. Two readings of one label where one's index lies on the card the other's index belongs to are
+   one card (its two corners, or four in designs that print four). Two copies of a card (two decks)
+   lie elsewhere.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What the pile corner detector (:mod:`vision.pile_detect`) learns from: rendered piles of the
 TRAINING designs, each with the target maps of its corner indices.
 
-    PYTHONPATH=. python -m vision.pile_detect_data --piles 3000 --out build/pile_detect.npz [--workers 2]
+    PYTHONPATH=. python -m vision.pile_detect_data --piles 3200 --out build/pile_detect.npz [--workers 2]
 
 A pile picture is scaled to :data:`vision.pile_detect.INPUT` (its long side) and the targets lie on a
 grid :data:`vision.pile_detect.STRIDE` times coarser. For every corner index of every card:
