@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
     from vision.card_art import HELD_OUT, TRAIN_DESIGNS, cached_designs
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--piles", type=int, default=3000)
+    ap.add_argument("--piles", type=int, default=3200)
     ap.add_argument("--seed", type=int, default=3131)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", type=Path, required=True)

@@ -26,7 +26,7 @@ WINDOW = 192  # training windows (input pixels; a multiple of 16)
 
 
 def make_detector(width: int = 16):
-    """The detector (BGR 0..255, N x 3 x H x W, H and W multiples of 16) -> N x 10 x H/4 x W/4: heat
+    """The detector (BGR 0..255, N x 3 x H x W, H and W multiples of 16) -> N x 9 x H/4 x W/4: heat
     logit, up (2), log height, log width, to the centre (2), offset (2) -- the targets' channels
     without the ignore mask."""
     import torch
