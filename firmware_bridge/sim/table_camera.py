@@ -114,6 +114,8 @@ class VirtualTable:
         for _ in range(int(self.rng.integers(*MOVE_FRAMES))):  # the hand comes in, moving
             self._show_hand()
             time.sleep(tick)
+        if self.stopped.is_set():  # stopped while the hand came in: nothing lands
+            return
         with self.lock:
             if kind == "clear":
                 self.base = self.cloth.copy()
@@ -310,7 +312,10 @@ class VirtualTable:
         return f"http://{host}:{self.httpd.server_address[1]}/{self.secret}/stream.mjpg"
 
     def stop(self) -> None:
+        """Stop serving and throwing; a throw in flight is not landed (its truth file may be gone)."""
         self.stopped.set()
+        if self._worker is not threading.current_thread():
+            self._worker.join(timeout=5.0)
         httpd, self.httpd = self.httpd, None
         if httpd is not None:
             httpd.shutdown()

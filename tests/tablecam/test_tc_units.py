@@ -307,3 +307,27 @@ def test_a_single_card_is_read_whole_with_the_table_around_it(card_art):
             right[margin] += reader.read(upright_card(after, change, margin=margin), kind="frame").label == label
     assert right[None] >= 7, right
     assert right[0.0] < right[None], right
+
+
+def test_stopping_the_virtual_table_lands_no_throw_in_flight(tmp_path):
+    """A benchmark's hand ends (its folder removed) while a throw is still coming in: stop() waits for
+    the worker, nothing is written after, and no thread dies with a traceback."""
+    import shutil
+    import threading
+    import time
+
+    died: list = []
+    hook, threading.excepthook = threading.excepthook, lambda args: died.append(args)
+    try:
+        folder = tmp_path / "hand"
+        folder.mkdir()
+        vt = VirtualTable(seed=3, design="poker", truth_path=folder / "plays.jsonl")
+        vt.throw(0, ["S3"])
+        vt.stop()
+        shutil.rmtree(folder)
+        time.sleep(1.0)  # longer than a throw takes to come in and land (MOVE_FRAMES at the frame rate)
+        assert not vt._worker.is_alive()
+        assert vt.landed == []
+    finally:
+        threading.excepthook = hook
+    assert died == []
