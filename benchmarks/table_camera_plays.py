@@ -6,9 +6,10 @@ repeatable (seeded), for tuning the play reader; benchmarks/table_camera.py is t
 Per design and game: plays read right, asked (None), wrong (target: none), and the hands with no play
 asked (an estimate of issue 29's "record = truth with nobody asked").
 
-    .venv/bin/python benchmarks/table_camera_plays.py --hands 2 [--game wakeng] [--design paris] [--refs]
+    .venv/bin/python benchmarks/table_camera_plays.py --hands 2 [--game wakeng] [--design paris] [--refs] [--blobs]
 
-``--refs``: each play is read a second time with its seat's hand as dealt (``vision.hand_refs``: one dealer
+``--blobs``: the new cards' indices are found as ink blobs (the reader before the corner detector), the
+peer on the same plays. ``--refs``: each play is read a second time with its seat's hand as dealt (``vision.hand_refs``: one dealer
 window frame per card, rendered as the virtual rig renders them); the ``refs`` rows count those readings.
 """
 
@@ -173,13 +174,15 @@ def main() -> None:
     ap.add_argument("--reader", choices=sorted(READERS), default="read", help="which play reader")
     ap.add_argument("--refs", action="store_true", help="also read each play with its seat's hand as dealt")
     ap.add_argument("--nudge", type=float, default=NUDGE, help="how often a throw pushes a card of the last play")
+    ap.add_argument("--blobs", action="store_true", help="find the new indices as ink blobs, not with the corner detector (the peer)")
     args = ap.parse_args()
     global READER, NUDGE_RATE
     READER, NUDGE_RATE = args.reader, args.nudge
     games = args.game or game_names()
     designs = args.design or [d for d in HELD_OUT if d in cached_designs()] or ["poker"]
-    reader = PileReader(threads=1)
-    table = Table(title="plays of real hands read from the virtual table (offline)")
+    reader = PileReader(threads=1, detector=None) if args.blobs else PileReader(threads=1)
+    how = "ink blobs" if args.blobs else "the corner detector"
+    table = Table(title=f"plays of real hands read from the virtual table (offline), indices found by {how}")
     for col in ("design", "game", "hands", "no play asked", "plays", "right", "asked", "wrong", "ms / read"):
         table.add_column(col, justify="right")
     total = Counter()

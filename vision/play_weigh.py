@@ -5,10 +5,14 @@ Usage::
     r = read_play(before, after, [("S3", "S3"), ("S3",), ("H4",), ()])   # () is a pass
     r.labels, r.confidence, r.boxes       # ("S3", "S3"), 0.98, [(x0, y0, x1, y1), ...] -- labels None: ask
 
-``before`` and ``after`` are settled pictures of the play area (``before`` None: an empty table). Only the
-ink that changed between them is read: the new cards' corner indices, found and read as
-:mod:`vision.pile` does (each candidate index turned upright both ways, the committee's evidence
-pooled). Readings of one index (overlapping boxes) and of one card's two corners are one card.
+``before`` and ``after`` are settled pictures of the play area (``before`` None: an empty table). Only
+what changed between them is read: the corner detector (:mod:`vision.pile_detect`) finds every index in
+``after``; an index is new when the middle of its box changed and it is not an older index pushed a few
+pixels. Each new index is cut upright at :data:`vision.pile_corners.PADS` and read by the committee, the
+cuts' evidence pooled; two readings of one label are one card when one lies on the other's card facing
+the other way (its other corner). With the seat's hand as dealt, each index is also likened to the hand's
+own cards (:func:`pool`). A reader without the detector (``PileReader(detector=None)``, or
+:data:`DETECT` False) finds the new indices as ink blobs instead, as :mod:`vision.pile` once did.
 
 The options are then weighed as deck decoding weighs a deal: a play is likely when each of its cards was
 seen and no other card was, each seen card counted by how sure its reading is (a Bernoulli per card:
@@ -24,8 +28,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision import play_corners
 from vision.corner_data import NONE_CLASS
 from vision.labels import LABELS
+from vision.moved import shifted_from
 from vision.pile import (
     WORK_SIDE,
     Found,
@@ -40,8 +46,10 @@ from vision.pile import (
     ink_blobs,
     upright_crop,
 )
+from vision.pile_corners import _box
 from vision.reader import is_colourless
 
+DETECT = True  # the new cards' indices are found by the corner detector (False: by ink blobs)
 SAME_SHAPE = 0.1  # two blobs are two pips only when their shapes match this closely (more indices found)
 MISSED = 0.03  # a card of the play whose index is not read at all
 STRAY = 0.01  # a card seen, read as surely as can be, that is no new card
@@ -50,14 +58,11 @@ FLOOR = 0.0002  # a card read as another: the reading's probability of the right
 LANDED = 0.01  # the share of the picture that changes when at least one card lands (a card covers ~5 %)
 UNCHANGED = 1e-4  # a pass when that much changed, or a play when it did not
 SECOND = 0.3  # a card's other corner, read apart from the first
+SECOND_DETECTED = 0.02  # ... when the detector did not see the two as one card's corners (it mostly does)
 ANSWER = 0.9  # the best option's share of the likelihood, at least, to answer (chosen on training designs)
 CHANGED = 40  # levels of difference (a channel, after a light blur) that mean the table changed there
 NEW_INK = 0.6  # a blob is new ink when this share of its pixels changed
-# ... unless the picture before shows the same ink within MOVED_PX (a throw pushed an older card a few
-# pixels): its patch matches there at MOVED_NCC or better. On training designs (poker, kde-standard), in
-# grey, the new card's ink matched at 0.79 at most, a pushed card's at 0.86-0.99 (a few below, partly
-# covered); in colour a new card's changed patches at 0.73 at most, a pushed card's thin edges from 0.73.
-MOVED_NCC, MOVED_PX = 0.9, 12
+# ... unless the picture before shows the same ink a few pixels away (vision.moved.shifted_from)
 MOVED_AREA = 0.08  # a changed patch is looked for in the picture before only up to this share of it
 # With the hand's own pictures (vision.hand_refs): a likeness step of REF_TAU weighs one nat against the
 # committee's log-probability; "no card" counts as a card REF_NONE alike. Chosen on training designs.
@@ -126,7 +131,7 @@ def changed_mask(before: np.ndarray | None, after: np.ndarray, moved: bool = Tru
         for k in range(1, n):
             x, y, w, h = (int(v) for v in stats[k, :4])
             # a patch as big as a few cards may hold a new card in much that only moved: it stays a change
-            if w * h <= MOVED_AREA * mask.size and _shifted_from(before, after, (x, y, x + w, y + h)):
+            if w * h <= MOVED_AREA * mask.size and shifted_from(before, after, (x, y, x + w, y + h)):
                 mask[labels == k] = 0
     return mask > 0
 
@@ -137,6 +142,7 @@ class Evidence:
     probs: np.ndarray  # (cards, 54): how sure each card seen is of each label
     boxes: list  # per card: the index boxes seen, in the picture's pixels
     changed: float = 1.0  # the share of the picture that changed
+    second: float = 0.3  # how likely a reading no card is given to is a card of the play's other corner
 
 
 def new_card_evidence(before, after, reader: PileReader, refs=None) -> Evidence:
@@ -155,6 +161,7 @@ class Candidates:
     paper: np.ndarray | None
     scale: float
     changed: float
+    corners: list | None = None  # the detector's corners (None: blob candidates), one per index
 
 
 def new_candidates(before, after, reader: PileReader, refs=None) -> Candidates:
@@ -166,11 +173,13 @@ def new_candidates(before, after, reader: PileReader, refs=None) -> Candidates:
     if before is not None:
         old = cv2.resize(before, (img.shape[1], img.shape[0]), interpolation=cv2.INTER_AREA)
     changed = changed_mask(old, img)
+    share = float(changed.mean())
+    if DETECT and reader.detector is not None:
+        return _detected(after, img, old, changed, share, scale, reader, refs)
     blobs = [b for b in ink_blobs(img, erase=True) if _new(b, changed)]
     if old is not None and blobs:
         blobs = [b for b in blobs if not _moved(b, old, img)]
     cands = candidates(blobs, SAME_SHAPE)
-    share = float(changed.mean())
     if not cands:
         return Candidates(np.zeros((0, len(LABELS) + 1)), None, [], [], None, scale, share)
     boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
@@ -183,6 +192,16 @@ def new_candidates(before, after, reader: PileReader, refs=None) -> Candidates:
         views = _views(img, blobs, cands, boxes)
         likeness = refs.scores(views).reshape(len(cands), 2, -1).max(axis=1)
     return Candidates(p, likeness, boxes, [axis for _, axis in cands], foreground(img), scale, share)
+
+
+def _detected(after, img, old, changed, share, scale, reader: PileReader, refs) -> Candidates:
+    """The candidates as the corner detector finds them (:mod:`vision.play_corners`)."""
+    corners = play_corners.new_corners(after, img, old, changed, scale, reader.detector)
+    if not corners:
+        return Candidates(np.zeros((0, len(LABELS) + 1)), None, [], [], None, scale, share, [])
+    p, likeness = play_corners.read(after, corners, reader.reader, refs)
+    boxes = [tuple(v * scale for v in _box(c)) for c in corners]
+    return Candidates(p, likeness, boxes, [np.array(c.up) for c in corners], None, scale, share, corners)
 
 
 def _views(img, blobs, cands, boxes) -> list[np.ndarray]:
@@ -219,7 +238,11 @@ def pool(c: Candidates, tau: float | None = None, none_like: float | None = None
                 logit = np.log(p + 1e-9) + like / tau
                 p = np.exp(logit - logit.max(axis=1, keepdims=True))
                 p /= p.sum(axis=1, keepdims=True)
-    ev = _merge(p[:, :NONE_CLASS], c.boxes, c.axes, c.paper, c.scale)
+    if c.corners is not None:
+        rows, where = play_corners.merge(p[:, :NONE_CLASS], c.boxes, c.corners, c.scale)
+        ev = Evidence(np.array(rows), where, second=SECOND_DETECTED)
+    else:
+        ev = _merge(p[:, :NONE_CLASS], c.boxes, c.axes, c.paper, c.scale)
     ev.changed = c.changed
     return ev
 
@@ -232,22 +255,7 @@ def _new(blob, changed: np.ndarray) -> bool:
 def _moved(blob, before: np.ndarray, after: np.ndarray) -> bool:
     """Whether ``blob`` (ink of ``after``) is ink that lay a few pixels away in ``before``: an old card
     pushed, not a new one."""
-    return _shifted_from(before, after, blob.box)
-
-
-def _shifted_from(before: np.ndarray, after: np.ndarray, box, pad: int = 3) -> bool:
-    """Whether ``after``'s patch ``box`` (x0, y0, x1, y1) lies within :data:`MOVED_PX` of where it was in
-    ``before`` (colour pictures, so a red pip is not a black one: normalised cross-correlation at least
-    :data:`MOVED_NCC`)."""
-    H, W = after.shape[:2]
-    x0, y0, x1, y1 = box
-    xa, ya, xb, yb = max(x0 - pad, 0), max(y0 - pad, 0), min(x1 + pad, W), min(y1 + pad, H)
-    patch = after[ya:yb, xa:xb]
-    d = MOVED_PX
-    area = before[max(ya - d, 0):min(yb + d, H), max(xa - d, 0):min(xb + d, W)]
-    if patch.std() < 1 or area.shape[0] < patch.shape[0] or area.shape[1] < patch.shape[1]:
-        return False
-    return float(cv2.matchTemplate(area, patch, cv2.TM_CCOEFF_NORMED).max()) >= MOVED_NCC
+    return shifted_from(before, after, blob.box)
 
 
 def _merge(cards: np.ndarray, boxes: list, axes: list, paper: np.ndarray, scale: float) -> Evidence:
@@ -275,7 +283,7 @@ def _merge(cards: np.ndarray, boxes: list, axes: list, paper: np.ndarray, scale:
                 break
         rows.append(row)
         where.append(seen)
-    return Evidence(np.array(rows), where)
+    return Evidence(np.array(rows), where, second=SECOND)
 
 
 def option_log_likelihoods(evidence: Evidence, options: list[tuple[str, ...]]) -> np.ndarray:
@@ -301,7 +309,7 @@ def option_log_likelihoods(evidence: Evidence, options: list[tuple[str, ...]]) -
                 gain[:, j] = -np.inf
                 free_rows[i] = False
             for i in np.flatnonzero(free_rows):  # another corner of a card of the play, read apart
-                second = np.log(SECOND * q[i, cols].max() + 1e-12)
+                second = np.log(evidence.second * q[i, cols].max() + 1e-12)
                 total += max(0.0, float(second - stray[i]))
         # a pass leaves the table as it was; a play changes a good part of a card's area
         landed = evidence.changed >= LANDED

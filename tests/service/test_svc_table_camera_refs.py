@@ -68,7 +68,12 @@ def test_a_seats_play_is_read_against_its_own_dealt_cards(tmp_path: Path, piles,
         assert refs is not None and refs.cards == set(hand)
         assert watcher._hand(rid, 1) is refs  # built once per hand
         options = [tuple(c) for c in itertools.combinations(hand, k)]
-        assert read_play(None, after, options, reader=piles).labels is None  # the models alone ask
+        # indices found as ink blobs: the models alone ask, the hand's pictures settle it
+        blobs = PileReader(piles.reader, detector=None)
+        assert read_play(None, after, options, reader=blobs).labels is None
+        assert read_play(None, after, options, reader=blobs, refs=refs).labels == played
+        # found by the corner detector (the service's way): right or asked alone, right with the hand
+        assert read_play(None, after, options, reader=piles).labels in (None, played)
         assert read_play(None, after, options, reader=piles, refs=refs).labels == played
         # another seat's cards never make it name a card outside the hand
         got = read_play(None, after, options, reader=piles, refs=watcher._hand(rid, 0)).labels

@@ -50,12 +50,23 @@ def held_out_case(design: str, seed: int) -> tuple[list[str], str, np.ndarray]:
 
 
 @pytest.mark.parametrize("seed", [1, 11])
-def test_a_held_out_card_the_models_ask_about_is_read_with_the_hand(piles, seed):
-    """kde-paris is a held-out design: its index alone leaves the models unsure; likened to the seat's own
-    cards as the dealer camera saw them, it is read right."""
+def test_a_held_out_card_the_models_ask_about_is_read_with_the_hand(reader, card_art, seed):
+    """kde-paris is a held-out design: its index cut from ink blobs leaves the models unsure; likened to
+    the seat's own cards as the dealer camera saw them, it is read right."""
+    card_art("kde-paris")
+    blobs = PileReader(reader, detector=None)
     hand, played, after = held_out_case("kde-paris", seed)
     options = [(c,) for c in hand] + [()]
-    assert read_play(None, after, options, reader=piles).labels is None
+    assert read_play(None, after, options, reader=blobs).labels is None
+    assert read_play(None, after, options, reader=blobs, refs=_refs(hand, "kde-paris", blobs, seed)).labels == (played,)
+
+
+@pytest.mark.parametrize("seed", [1, 11])
+def test_a_held_out_card_found_by_the_detector_is_read_with_the_hand_or_asked(piles, seed):
+    """The corner detector's cut of the same card: read right alone or asked, and right with the hand."""
+    hand, played, after = held_out_case("kde-paris", seed)
+    options = [(c,) for c in hand] + [()]
+    assert read_play(None, after, options, reader=piles).labels in (None, (played,))
     assert read_play(None, after, options, reader=piles, refs=_refs(hand, "kde-paris", piles, seed)).labels == (played,)
 
 

@@ -99,3 +99,21 @@ def test_the_cards_read_surely_beat_any_play_missing_one(play, other):
     rivals = [tuple(play[1:]) + (other,), tuple(play[1:]), ()]
     ll = option_log_likelihoods(ev, [tuple(play)] + rivals)
     assert (ll[0] > ll[1:]).all()
+
+
+def test_two_copies_side_by_side_are_two_cards_and_one_card_is_one(piles):
+    """Two decks: the corner detector keeps one reading per index, so two copies fanned a little apart
+    (both facing one way) are a pair, and one card's two corners (facing apart) are one card."""
+    options = [("CA",), ("CA", "CA"), ("H4",), ()]
+    pair = _table([("CA", (300, 240), 10.0), ("CA", (340, 250), 10.0)])
+    assert read_play(None, pair, options, reader=piles).labels == ("CA", "CA")
+    single = _table([("CA", (320, 240), 10.0)])
+    assert read_play(None, single, options, reader=piles).labels == ("CA",)
+
+
+def test_an_older_card_pushed_a_few_pixels_is_not_read_as_new(piles):
+    """A throw that nudges an older card: its indices moved, but they are not the play's."""
+    before = _table([OLD])
+    pushed = ("S7", (OLD[1][0] + 5, OLD[1][1] - 3), OLD[2] + 1.5)
+    r = read_play(before, _table([pushed, NEW]), [("S7",), ("H4",), ("S7", "H4"), ()], reader=piles)
+    assert r.labels == ("H4",)

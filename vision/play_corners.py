@@ -1,0 +1,112 @@
+"""The indices a play added, as the corner detector finds them (:mod:`vision.pile_detect`), for
+:mod:`vision.play_weigh`.
+
+1. The detector finds every index in the picture after the throw. One is new when the middle of its
+   box changed (:data:`NEW_INDEX`: an index thrown onto an older white card changes only where its
+   ink is) and it is not an older index pushed a few pixels (:func:`vision.moved.shifted_from`).
+2. Each new index is cut upright at :data:`vision.pile_corners.PADS` and read by the committee; the
+   cuts' and members' log-probabilities are pooled.
+3. With the seat's hand as dealt, each is likened to the hand's cards, its views cut as the references
+   were (ink groups turned upright both ways: :func:`vision.hand_refs.index_views`).
+4. The detector keeps one detection per index, so readings are merged into cards only where two of one
+   label are one card's two corners: one lies on the other's card, facing the other way. Two copies
+   side by side (two decks) face the same way and stay two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from vision.moved import shifted_from
+from vision.pile_corners import PADS, _box, _distinct, _other_corner
+from vision.pile_detect import Corner, upright
+from vision.reader import is_colourless
+
+NEW_INDEX = 0.2  # a detected index may be new when this share of its box's middle changed
+LOOK, NEAR = 2.2, 0.35  # an index is likened to the hand's cards in a cut this many index sizes across,
+# by the ink groups whose centre lies within this share of its half-side of the middle
+
+
+def new_corners(after: np.ndarray, img: np.ndarray, old: np.ndarray | None, changed: np.ndarray,
+                scale: float, detector) -> list[Corner]:
+    """The detected indices of ``after`` that are new: ``img`` and ``old`` are the pictures after and
+    before scaled by ``scale``, ``changed`` where they differ (at ``img``'s size)."""
+    out = []
+    for c in _distinct(detector.detect(after)):
+        box = tuple(v * scale for v in _box(c))
+        if _new_box(box, changed) and (old is None or not shifted_from(old, img, _middle(box, img))):
+            out.append(c)
+    return out
+
+
+def read(after: np.ndarray, corners: list[Corner], reader, refs=None) -> tuple[np.ndarray, np.ndarray | None]:
+    """(n, 55) the committee's pooled probabilities of each index ("no card" last), and (n, 54) each
+    one's likeness to the hand's cards (None without ``refs``). ``reader``: a
+    :class:`vision.reader.CardReader`."""
+    grey = is_colourless(after)
+    lp = np.concatenate([reader.committee_log_probs([upright(after, c, pad) for c in corners], grey)
+                         for pad in PADS])  # (members x cuts, n, 55)
+    pooled = lp.mean(axis=0)
+    p = np.exp(pooled - pooled.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    likeness = None if refs is None else np.stack([_likeness(after, c, refs) for c in corners])
+    return p, likeness
+
+
+def merge(cards: np.ndarray, boxes: list, corners: list[Corner], scale: float) -> tuple[list[np.ndarray], list]:
+    """Per card: its row of ``cards`` (the surer corner's where two are one card's), and its index
+    boxes (``boxes`` divided by ``scale``)."""
+    labels = cards.argmax(axis=1)
+    used = [False] * len(corners)
+    rows, where = [], []
+    for a in np.argsort(-cards.max(axis=1)):
+        if used[a]:
+            continue
+        used[a] = True
+        row, seen = cards[a].copy(), [tuple(float(v) / scale for v in boxes[a])]
+        for b in range(len(corners)):
+            if not used[b] and labels[b] == labels[a] and (_other_corner(corners[b], corners[a])
+                                                           or _other_corner(corners[a], corners[b])):
+                used[b] = True
+                row = np.maximum(row, cards[b])
+                seen.append(tuple(float(v) / scale for v in boxes[b]))
+                break
+        rows.append(row)
+        where.append(seen)
+    return rows, where
+
+
+def _likeness(after: np.ndarray, c: Corner, refs) -> np.ndarray:
+    """(54,): an index's likeness to the hand's cards; the detector's own upright cuts when no ink
+    group lies in its middle."""
+    from vision.hand_refs import index_views
+
+    m = max(c.height, c.width)  # a square cut, so the ink keeps its shape
+    around = upright(after, replace(c, height=m, width=m), LOOK, size=max(int(round(LOOK * m)), 16))
+    half = around.shape[0] / 2
+    views = index_views(around, lambda x, y: abs(x - half) < NEAR * half and abs(y - half) < NEAR * half)
+    if not views:
+        views = [upright(after, c, pad) for pad in PADS[:2]]
+    return refs.scores(views).max(axis=0)
+
+
+def _middle(box, img: np.ndarray) -> tuple[int, int, int, int]:
+    """The middle of an index box, in whole pixels within the picture (the index's ink, not its card's edge)."""
+    H, W = img.shape[:2]
+    x0, y0, x1, y1 = box
+    cx, cy, rx, ry = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 3, (y1 - y0) / 3
+    return max(int(cx - rx), 0), max(int(cy - ry), 0), min(int(np.ceil(cx + rx)), W), min(int(np.ceil(cy + ry)), H)
+
+
+def _new_box(box, changed: np.ndarray) -> bool:
+    """Whether the middle half of an index box (a neighbour's edge does not count) changed enough."""
+    x0, y0, x1, y1 = box
+    cx, cy, rx, ry = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 4, (y1 - y0) / 4
+    H, W = changed.shape
+    part = changed[max(int(cy - ry), 0):min(int(cy + ry) + 1, H), max(int(cx - rx), 0):min(int(cx + rx) + 1, W)]
+    return part.size > 0 and float(part.mean()) >= NEW_INDEX
+
+
+__all__ = ["new_corners", "read", "merge", "NEW_INDEX"]
