@@ -13,6 +13,7 @@ are acked at once, duplicates dropped, and handed to ``on_event(name, fields, se
 
 from __future__ import annotations
 
+import errno
 import os
 import random
 import threading
@@ -74,8 +75,10 @@ class Link:
         while True:
             try:
                 return serial.serial_for_url(port, baud, timeout=0.004, write_timeout=timeout, **extra)
-            except serial.SerialException:
-                if "://" in port or os.path.exists(port) or time.monotonic() >= deadline:
+            except serial.SerialException as exc:
+                # "not there" by the error itself: the port may appear between the failed open and a look
+                missing = (exc.args and exc.args[0] == errno.ENOENT) or not os.path.exists(port)
+                if "://" in port or not missing or time.monotonic() >= deadline:
                     raise
                 time.sleep(0.02)  # poll often: the sooner the port is open, the sooner the boot event is heard
 

@@ -140,6 +140,39 @@ def test_no_host_frame_and_no_ack_carries_ctrl_c():
     assert len(used) < len(seqs)  # some numbers really were skipped
 
 
+def test_a_port_that_appears_just_after_a_failed_open_is_opened(tmp_path, make_rig, monkeypatch):
+    """The race a loaded machine hit: the open fails ("no such file"), then the port appears before
+    the link looks again. That failure means "not there yet", not "there and broken"."""
+    import os
+
+    import serial
+
+    from firmware_bridge import protocol as P
+    from firmware_bridge.link import Link
+
+    vr, _rig = make_rig(connect=False)
+    path = tmp_path / "hongsi-mcu"
+    real = serial.serial_for_url
+    calls = []
+
+    def open_then_appear(url, *args, **kwargs):
+        calls.append(url)
+        if len(calls) == 1:
+            try:
+                return real(url, *args, **kwargs)  # not there yet: pyserial's own ENOENT
+            finally:
+                os.symlink(vr.ends["serial"], path)  # ... and there now
+        return real(url, *args, **kwargs)
+
+    monkeypatch.setattr(serial, "serial_for_url", open_then_appear)
+    link = Link(str(path), open_wait=5.0)
+    try:
+        assert len(calls) == 2
+        assert link.command("ping")[0] == P.NOT_CONNECTED
+    finally:
+        link.close()
+
+
 def test_a_reconnect_waits_for_the_port_to_come_back(tmp_path, make_rig):
     """A reset Pico re-enumerates its USB: the port is gone for a while; the link waits for it."""
     import os
