@@ -142,7 +142,7 @@ class Evidence:
     probs: np.ndarray  # (cards, 54): how sure each card seen is of each label
     boxes: list  # per card: the index boxes seen, in the picture's pixels
     changed: float = 1.0  # the share of the picture that changed
-    second: float = 0.3  # how likely a reading no card is given to is a card of the play's other corner
+    second: float = SECOND  # how likely a reading no card is given to is a card of the play's other corner
 
 
 def new_card_evidence(before, after, reader: PileReader, refs=None) -> Evidence:
@@ -283,7 +283,7 @@ def _merge(cards: np.ndarray, boxes: list, axes: list, paper: np.ndarray, scale:
                 break
         rows.append(row)
         where.append(seen)
-    return Evidence(np.array(rows), where, second=SECOND)
+    return Evidence(np.array(rows), where)
 
 
 def option_log_likelihoods(evidence: Evidence, options: list[tuple[str, ...]]) -> np.ndarray:
