@@ -2,7 +2,7 @@
 models never trained on (issue 29).
 
     .venv/bin/python benchmarks/vision_play.py [--plays 40] [--design paris ...] [--hand 10] [--two-decks 0.3]
-        [--designs held-out|train] [--refs] [--tune]
+        [--designs held-out|train] [--refs] [--tune] [--blobs]
 
 Each trial: a seat's hand of ``--hand`` cards (one deck, or two decks shuffled together); 0-3 earlier
 plays of other cards already lie on the table; the seat throws 1-5 of its cards on top. The options are
@@ -12,8 +12,9 @@ wrong, or None (a person asked), and the time per read (CPU time, one thread). T
 
 ``--refs``: each trial also reads the play with the seat's hand as dealt (:mod:`vision.hand_refs`: one
 dealer-window frame per card of the hand, rendered as the virtual rig renders them), on the same
-candidates: the table shows right / none / wrong without and with. ``--tune``: every pooling rule of
-a small grid on the same candidates (choose on ``--designs train`` only).
+candidates: the table shows right / none / wrong without and with. ``--blobs``: the new indices found as
+ink blobs, the reader before the corner detector (the peer on the same plays). ``--tune``: every pooling
+rule of a small grid on the same candidates (choose on ``--designs train`` only).
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=29)
     ap.add_argument("--hand", type=int, default=10, help="cards in the seat's hand")
     ap.add_argument("--two-decks", type=float, default=0.3, help="share of trials dealt from two decks")
+    ap.add_argument("--blobs", action="store_true", help="find the new indices as ink blobs (the peer), not with the detector")
     args = ap.parse_args()
     if args.design:
         designs = args.design
@@ -115,7 +117,7 @@ def main() -> None:
         designs = [d for d in HELD_OUT if d in cached_designs()]
     if not designs:
         raise SystemExit("no held-out design is rasterised: run python -m vision.card_art")
-    reader = PileReader(threads=1)
+    reader = PileReader(threads=1, detector=None) if args.blobs else PileReader(threads=1)
     cols = ["right", "none", "wrong"]
     keys = [""] + (["refs_"] if args.refs else [])
     table = Table(title=f"plays read against the seat's options (hand of {args.hand}), {args.designs} designs")
