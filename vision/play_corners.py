@@ -30,15 +30,16 @@ LOOK, NEAR = 2.2, 0.35  # an index is likened to the hand's cards in a cut this 
 
 
 def new_corners(after: np.ndarray, img: np.ndarray, old: np.ndarray | None, changed: np.ndarray,
-                scale: float, detector) -> list[Corner]:
-    """The detected indices of ``after`` that are new: ``img`` and ``old`` are the pictures after and
-    before scaled by ``scale``, ``changed`` where they differ (at ``img``'s size)."""
-    out = []
+                scale: float, detector) -> tuple[list[Corner], list[tuple]]:
+    """The detected indices of ``after`` that are new, and their boxes in ``img``'s pixels: ``img`` and
+    ``old`` are the pictures after and before scaled by ``scale``, ``changed`` where they differ."""
+    corners, boxes = [], []
     for c in _distinct(detector.detect(after)):
         box = tuple(v * scale for v in _box(c))
-        if _new_box(box, changed) and (old is None or not shifted_from(old, img, _middle(box, img))):
-            out.append(c)
-    return out
+        if _new_box(box, changed) and (old is None or not shifted_from(old, img, _middle(box, img.shape, 1 / 3))):
+            corners.append(c)
+            boxes.append(box)
+    return corners, boxes
 
 
 def read(after: np.ndarray, corners: list[Corner], reader, refs=None) -> tuple[np.ndarray, np.ndarray | None]:
@@ -92,20 +93,19 @@ def _likeness(after: np.ndarray, c: Corner, refs) -> np.ndarray:
     return refs.scores(views).max(axis=0)
 
 
-def _middle(box, img: np.ndarray) -> tuple[int, int, int, int]:
-    """The middle of an index box, in whole pixels within the picture (the index's ink, not its card's edge)."""
-    H, W = img.shape[:2]
+def _middle(box, shape: tuple, share: float) -> tuple[int, int, int, int]:
+    """The middle ``share`` of an index box each way from its centre, in whole pixels within a picture
+    of ``shape`` (the index's ink, not its card's edge)."""
+    H, W = shape[:2]
     x0, y0, x1, y1 = box
-    cx, cy, rx, ry = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 3, (y1 - y0) / 3
+    cx, cy, rx, ry = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) * share, (y1 - y0) * share
     return max(int(cx - rx), 0), max(int(cy - ry), 0), min(int(np.ceil(cx + rx)), W), min(int(np.ceil(cy + ry)), H)
 
 
 def _new_box(box, changed: np.ndarray) -> bool:
     """Whether the middle half of an index box (a neighbour's edge does not count) changed enough."""
-    x0, y0, x1, y1 = box
-    cx, cy, rx, ry = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 4, (y1 - y0) / 4
-    H, W = changed.shape
-    part = changed[max(int(cy - ry), 0):min(int(cy + ry) + 1, H), max(int(cx - rx), 0):min(int(cx + rx) + 1, W)]
+    x0, y0, x1, y1 = _middle(box, changed.shape, 1 / 4)
+    part = changed[y0:y1, x0:x1]
     return part.size > 0 and float(part.mean()) >= NEW_INDEX
 
 

@@ -46,7 +46,6 @@ from vision.pile import (
     ink_blobs,
     upright_crop,
 )
-from vision.pile_corners import _box
 from vision.reader import is_colourless
 
 DETECT = True  # the new cards' indices are found by the corner detector (False: by ink blobs)
@@ -196,11 +195,10 @@ def new_candidates(before, after, reader: PileReader, refs=None) -> Candidates:
 
 def _detected(after, img, old, changed, share, scale, reader: PileReader, refs) -> Candidates:
     """The candidates as the corner detector finds them (:mod:`vision.play_corners`)."""
-    corners = play_corners.new_corners(after, img, old, changed, scale, reader.detector)
+    corners, boxes = play_corners.new_corners(after, img, old, changed, scale, reader.detector)
     if not corners:
         return Candidates(np.zeros((0, len(LABELS) + 1)), None, [], [], None, scale, share, [])
     p, likeness = play_corners.read(after, corners, reader.reader, refs)
-    boxes = [tuple(v * scale for v in _box(c)) for c in corners]
     return Candidates(p, likeness, boxes, [np.array(c.up) for c in corners], None, scale, share, corners)
 
 
