@@ -168,7 +168,12 @@ def _classify_piles(images: list[Path]) -> None:
             failed += 1
             _unreadable(path, why, "labels")
             continue
-        reading = reader.read(image)
+        try:
+            reading = reader.read(image)
+        except ValueError as exc:  # too small or too narrow to hold a card's index
+            failed += 1
+            _unreadable(path, str(exc), "labels")
+            continue
         line = {"file": str(path), "labels": reading.labels, "confidence": round(float(reading.confidence), 4)}
         if warning:
             line["warning"] = warning
@@ -235,7 +240,7 @@ def vision_compose(
     out: Annotated[Path, typer.Option(help="the frame to write (PNG or JPEG)")],
     kind: Annotated[str, typer.Option(help="window: the dealer camera's view; pile: the faces thrown onto the "
                                       "play area")] = "window",
-    seed: Annotated[int, typer.Option(help="random seed (pose, light, noise)")] = 0,
+    seed: Annotated[int, typer.Option(min=0, help="random seed (pose, light, noise)")] = 0,
 ) -> None:
     """Put card faces into a camera's view: one into the dealer camera's, as the virtual rig draws it,
     or several into a pile on the play area, as players throw them (overlapping, turned, fanned, now and
@@ -264,7 +269,10 @@ def vision_compose(
         frame = render_pile(loaded, rng).image
     else:
         frame = render_window_frame("", rng, face=loaded[0])
-    ok, buf = cv2.imencode(out.suffix.lower() or ".png", frame)
+    try:
+        ok, buf = cv2.imencode(out.suffix.lower() or ".png", frame)
+    except cv2.error:  # no encoder for that file name's ending
+        ok = False
     if not ok:
         raise fail(f"{out}: cannot write that format (use .png or .jpg)")
     try:

@@ -56,6 +56,7 @@ from vision.reader import MODEL_DIR, CardReader, is_colourless
 # (the composer draws cards 0.36..0.5 of it).
 CARD_LONG = 0.5
 WORK_SIDE = 640  # the picture's long side is scaled to this many pixels first
+MIN_SIDE = 16  # px: a picture smaller than this each way shows no readable index (a close-up of one is ~40)
 # A blob is a glyph when its box is this many pixels on its long side (at WORK_SIDE).
 MIN_GLYPH, MAX_GLYPH = 5, 60
 ACCEPT = 0.85  # a candidate is read when the pooled committee is this sure of its card ...
@@ -106,6 +107,14 @@ class PileReading:
     confidence: float
     found: list[Found] = field(default_factory=list)  # every index read (both corners of a card)
     doubts: int = 0  # blobs that looked like an index and were not read
+
+
+def check_size(image: np.ndarray) -> None:
+    """A ValueError for a picture of the play area too small to show a card's index, or so narrow that
+    scaled to :data:`WORK_SIDE` its short side vanishes."""
+    h, w = image.shape[:2]
+    if min(h, w) < MIN_SIDE or min(h, w) * WORK_SIDE / max(h, w) < MIN_SIDE / 2:
+        raise ValueError(f"the picture is too small or too narrow to read ({w} x {h} px)")
 
 
 def darkest(bgr: np.ndarray) -> np.ndarray:
@@ -383,6 +392,7 @@ class PileReader:
         if image.ndim == 2:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
         image = np.ascontiguousarray(image[..., :3])
+        check_size(image)
         original = image
         scale = WORK_SIDE / max(image.shape[:2])
         if abs(scale - 1) > 0.02:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
 import queue
 import secrets
 import threading
@@ -27,6 +28,10 @@ from typing import Any
 
 import cv2
 import numpy as np
+
+from vision.labels import LABELS
+
+log = logging.getLogger("hongsi.sim")
 
 BOUNDARY = "hongsiframe"
 SIZE = (640, 480)  # (width, height) of the table camera's frames
@@ -105,6 +110,8 @@ class VirtualTable:
                 continue
             try:
                 self._move(kind, seat, cards)
+            except Exception as exc:  # one bad throw must not end the table: later ones still land
+                log.warning("virtual table: %s %s not done: %s", kind, cards, exc)
             finally:
                 self._still_since = time.monotonic()
                 self._todo.task_done()
@@ -274,6 +281,8 @@ class VirtualTable:
                         cards = body["cards"]
                         if not isinstance(cards, list) or not cards or not all(isinstance(c, str) for c in cards):
                             raise ValueError("cards: a list of card names")
+                        if unknown := [c for c in cards if c not in LABELS]:
+                            raise ValueError(f"no such card: {unknown[0]!r}")
                         table.throw(int(body["seat"]), cards)
                     elif path == "clear":
                         table.clear()

@@ -38,6 +38,7 @@ def test_simulate_serves_the_table_camera_and_writes_what_landed(tmp_path):
             assert abs(float(r.headers["X-Frame-Time"]) - time.time()) < 5 and int(r.headers["X-Frame-Seq"]) >= 0
         assert _post(f"{base}/throw", json.dumps({"seat": 2, "cards": ["S3", "H3"]}).encode()) == 204
         assert _post(f"{base}/throw", b'{"seat": 2, "cards": "S3"}') == 422  # one line's worth of refusal
+        assert _post(f"{base}/throw", b'{"seat": 2, "cards": ["ZZ"]}') == 422  # no such card: refused, not dropped
         assert _post(base.rsplit("/", 1)[0] + "/wrong-secret/throw", b'{"seat": 1, "cards": ["S4"]}') == 404
         end = time.monotonic() + 10
         while time.monotonic() < end and not (truth.exists() and truth.read_text().strip()):

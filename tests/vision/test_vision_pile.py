@@ -121,6 +121,19 @@ def test_cli_compose_pile_then_classify(tmp_path):
     assert second["labels"] is None and "error" in second
 
 
+def test_cli_pictures_too_small_or_narrow_and_bad_compose_options_are_one_line(tmp_path):
+    cv2.imwrite(str(tmp_path / "wide.png"), np.full((3, 3000, 3), 200, np.uint8))
+    cv2.imwrite(str(tmp_path / "tiny.png"), np.full((3, 3, 3), 200, np.uint8))
+    proc = hongsi(tmp_path, "vision", "classify", "--kind", "pile", str(tmp_path / "wide.png"), str(tmp_path / "tiny.png"))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [x["labels"] for x in lines] == [None, None] and all("too small" in x["error"] for x in lines)
+    cv2.imwrite(str(tmp_path / "f.png"), render_face("C5", named_style("poker")).bgr)
+    for bad in (["--out", str(tmp_path / "x.txt")], ["--out", str(tmp_path / "o.png"), "--seed", "-1"]):
+        proc = hongsi(tmp_path, "vision", "compose", "--kind", "pile", *bad, str(tmp_path / "f.png"))
+        assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr and proc.stderr.strip()
+
+
 def test_cli_compose_window_takes_one_face(tmp_path):
     cv2.imwrite(str(tmp_path / "f.png"), render_face("C5", named_style("poker")).bgr)
     proc = hongsi(tmp_path, "vision", "compose", "--kind", "window", "--out", str(tmp_path / "o.png"),
