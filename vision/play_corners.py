@@ -19,27 +19,63 @@ from dataclasses import replace
 
 import numpy as np
 
+from vision.corner_data import NONE_CLASS
 from vision.moved import shifted_from
-from vision.pile_corners import PADS, _box, _distinct, _other_corner
+from vision.pile_corners import PADS, SURE, _box, _distinct, _other_corner
 from vision.pile_detect import Corner, upright
 from vision.reader import is_colourless
 
 NEW_INDEX = 0.2  # a detected index may be new when this share of its box's middle changed
+# ... unless an index of the picture before whose place changed lies within SLIDE of its heights, turned
+# at most TURN degrees, and both read as the same card at least SAME sure: a card slid or straightened by
+# hand (a card's length is about 6 index heights). A covered index read unsurely is no evidence; a second
+# copy thrown onto its twin at a like angle is then asked about.
+SLIDE, TURN, SAME = 8.0, 30.0, 0.8
 LOOK, NEAR = 2.2, 0.35  # an index is likened to the hand's cards in a cut this many index sizes across,
 # by the ink groups whose centre lies within this share of its half-side of the middle
 
 
 def new_corners(after: np.ndarray, img: np.ndarray, old: np.ndarray | None, changed: np.ndarray,
-                scale: float, detector) -> tuple[list[Corner], list[tuple]]:
+                scale: float, detector, reader) -> tuple[list[Corner], list[tuple]]:
     """The detected indices of ``after`` that are new, and their boxes in ``img``'s pixels: ``img`` and
-    ``old`` are the pictures after and before scaled by ``scale``, ``changed`` where they differ."""
+    ``old`` are the pictures after and before scaled by ``scale``, ``changed`` where they differ.
+    ``reader`` (a :class:`vision.reader.CardReader`) reads an index that may have slid."""
     corners, boxes = [], []
     for c in _distinct(detector.detect(after)):
         box = tuple(v * scale for v in _box(c))
         if _new_box(box, changed) and (old is None or not shifted_from(old, img, _middle(box, img.shape, 1 / 3))):
             corners.append(c)
             boxes.append(box)
+    if old is not None and corners:
+        slid = _slid(after, corners, scale, old, _gone(old, changed, detector), reader)
+        keep = [i for i, s in enumerate(slid) if not s]
+        corners, boxes = [corners[i] for i in keep], [boxes[i] for i in keep]
     return corners, boxes
+
+
+def _gone(old: np.ndarray, changed: np.ndarray, detector) -> list[Corner]:
+    """The indices of the picture before (``old``'s pixels) whose place changed: covered, or moved."""
+    return [g for g in _distinct(detector.detect(old)) if g.score >= SURE and _new_box(_box(g), changed)]
+
+
+def _slid(after: np.ndarray, corners: list[Corner], scale: float, old: np.ndarray, gone: list[Corner],
+          reader) -> list[bool]:
+    """Per index of ``after``: whether it is an index of the picture before that left its place, slid or
+    turned there (:data:`SLIDE`, :data:`TURN`, :data:`SAME`). A card straightened or pushed along by hand
+    is no play; a new copy of its card thrown onto its twin at a like angle is then asked about."""
+    near = [[g for g in gone if np.hypot(c.centre[0] * scale - g.centre[0], c.centre[1] * scale - g.centre[1])
+             <= SLIDE * g.height and float(np.dot(c.up, g.up)) >= np.cos(np.radians(TURN))] for c in corners]
+    if not any(near):
+        return [False] * len(corners)
+    which = [i for i, n in enumerate(near) if n]
+    now, _ = read(after, [corners[i] for i in which], reader)
+    olds = sorted({id(g): g for i in which for g in near[i]}.values(), key=lambda g: g.centre)
+    then, _ = read(old, olds, reader)
+    label = {id(g): int(p.argmax()) if p.max() >= SAME else -1 for g, p in zip(olds, then[:, :NONE_CLASS], strict=True)}
+    out = [False] * len(corners)
+    for i, p in zip(which, now[:, :NONE_CLASS], strict=True):
+        out[i] = p.max() >= SAME and any(label[id(g)] == int(p.argmax()) for g in near[i])
+    return out
 
 
 def read(after: np.ndarray, corners: list[Corner], reader, refs=None) -> tuple[np.ndarray, np.ndarray | None]:

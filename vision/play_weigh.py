@@ -42,6 +42,7 @@ from vision.pile import (
     _shifted,
     _union,
     candidates,
+    check_size,
     foreground,
     ink_blobs,
     upright_crop,
@@ -96,6 +97,7 @@ def _as_bgr(image, name: str) -> np.ndarray:
         raise ValueError(f"{name} is not an image")
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    check_size(image)
     return np.ascontiguousarray(image[..., :3])
 
 
@@ -195,7 +197,7 @@ def new_candidates(before, after, reader: PileReader, refs=None) -> Candidates:
 
 def _detected(after, img, old, changed, share, scale, reader: PileReader, refs) -> Candidates:
     """The candidates as the corner detector finds them (:mod:`vision.play_corners`)."""
-    corners, boxes = play_corners.new_corners(after, img, old, changed, scale, reader.detector)
+    corners, boxes = play_corners.new_corners(after, img, old, changed, scale, reader.detector, reader.reader)
     if not corners:
         return Candidates(np.zeros((0, len(LABELS) + 1)), None, [], [], None, scale, share, [])
     p, likeness = play_corners.read(after, corners, reader.reader, refs)

@@ -117,3 +117,20 @@ def test_an_older_card_pushed_a_few_pixels_is_not_read_as_new(piles):
     pushed = ("S7", (OLD[1][0] + 5, OLD[1][1] - 3), OLD[2] + 1.5)
     r = read_play(before, _table([pushed, NEW]), [("S7",), ("H4",), ("S7", "H4"), ()], reader=piles)
     assert r.labels == ("H4",)
+
+
+def test_a_card_slid_by_hand_is_no_play(piles):
+    """Someone straightens the pile: the last card slides 20-80 px (beyond a throw's push) and turns a
+    little. Its index left its place and shows up elsewhere, read as the same card: nothing new landed.
+    (In a two-deck game the seat may hold the other copy: read as new, it was applied as a play.)"""
+    options = [("S7",), ("H4",), ()]
+    for dx, turn in ((20, 0.0), (45, 3.0), (80, -4.0)):
+        before = _table([OLD, NEW])
+        moved = (NEW[0], (NEW[1][0] - dx, NEW[1][1] + dx / 3), NEW[2] + turn)
+        r = read_play(before, _table([OLD, moved]), options, reader=piles)
+        assert r.labels != ("H4",), (dx, r)
+
+
+def test_a_picture_too_narrow_to_read_is_a_clear_error(piles):
+    with pytest.raises(ValueError, match="too small or too narrow"):
+        read_play(None, np.zeros((2, 4000, 3), np.uint8), [("H4",)], reader=piles)
