@@ -27,6 +27,7 @@ INPUT = 320  # the picture's long side, scaled, as the detector sees it
 STRIDE = 4  # its maps are this many input pixels a cell
 MODEL = MODEL_DIR / "pile_corners.onnx"
 FLOOR = 0.15  # peaks weaker than this are no index at all
+LOG_SIZE = 8.0  # an index's size, in input pixels, lies within e^-8 .. e^8 whatever the network says
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,8 @@ class CornerDetector:
         for y, x in zip(*np.nonzero(peaks), strict=True):
             up = m[1:3, y, x] / max(float(np.linalg.norm(m[1:3, y, x])), 1e-6)
             centre = (np.array([x, y]) + 0.5 + m[7:9, y, x]) * STRIDE / scale
-            h, w = float(np.exp(m[3, y, x])) / scale, float(np.exp(m[4, y, x])) / scale
+            # sizes are learnt as logs; clipped so odd input cannot give an overflowing box (e^8: past the picture)
+            h, w = (float(np.exp(np.clip(m[k, y, x], -LOG_SIZE, LOG_SIZE))) / scale for k in (3, 4))
             right = np.array([-up[1], up[0]])
             card = centre + h * (m[5, y, x] * right + m[6, y, x] * up)
             out.append(Corner(tuple(centre.tolist()), tuple(up.tolist()), h, w, tuple(card.tolist()),

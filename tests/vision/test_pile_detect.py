@@ -107,3 +107,26 @@ def test_the_detector_reads_any_picture_size(detector):
     for shape in ((333, 517, 3), (INPUT, INPUT, 3), (100, 700, 3)):
         img = np.full(shape, (40, 110, 40), np.uint8)
         assert detector.detect(img, floor=0.5) == []
+
+
+def test_sizes_the_network_overstates_stay_finite():
+    """Whatever the network answers (here an onnxruntime session stand-in answering 60,000 for every log
+    size), an index's box stays finite, so the crops and boxes made from it can be made."""
+
+    class Loud:
+        def run(self, _names, feeds):
+            n, _, h, w = feeds["image"].shape
+            m = np.zeros((n, 9, h // STRIDE, w // STRIDE), np.float32)
+            m[:, 0] = -10.0  # no index anywhere ...
+            m[:, 0, 3, 3] = 10.0  # ... but one, surely
+            m[:, 2] = -1.0  # up
+            m[:, 3:5] = 60000.0
+            return [m]
+
+    det = CornerDetector.__new__(CornerDetector)
+    det.session = Loud()
+    corners = det.detect(np.zeros((240, 320, 3), np.uint8))
+    assert len(corners) == 1
+    c = corners[0]
+    assert np.isfinite([c.height, c.width, *c.card]).all() and c.height < 1e4
+    assert upright(np.zeros((240, 320, 3), np.uint8), c).shape == (32, 32, 3)
