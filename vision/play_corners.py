@@ -36,21 +36,26 @@ LOOK, NEAR = 2.2, 0.35  # an index is likened to the hand's cards in a cut this 
 
 
 def new_corners(after: np.ndarray, img: np.ndarray, old: np.ndarray | None, changed: np.ndarray,
-                scale: float, detector, reader) -> tuple[list[Corner], list[tuple]]:
-    """The detected indices of ``after`` that are new, and their boxes in ``img``'s pixels: ``img`` and
-    ``old`` are the pictures after and before scaled by ``scale``, ``changed`` where they differ.
-    ``reader`` (a :class:`vision.reader.CardReader`) reads an index that may have slid."""
+                scale: float, detector, reader, refs=None) -> tuple[list[Corner], list[tuple], np.ndarray,
+                                                                    np.ndarray | None]:
+    """The detected indices of ``after`` that are new, their boxes in ``img``'s pixels, and their
+    readings (:func:`read`): ``img`` and ``old`` are the pictures after and before scaled by ``scale``,
+    ``changed`` where they differ. ``reader``: a :class:`vision.reader.CardReader`."""
     corners, boxes = [], []
     for c in _distinct(detector.detect(after)):
         box = tuple(v * scale for v in _box(c))
         if _new_box(box, changed) and (old is None or not shifted_from(old, img, _middle(box, img.shape, 1 / 3))):
             corners.append(c)
             boxes.append(box)
-    if old is not None and corners:
-        slid = _slid(after, corners, scale, old, _gone(old, changed, detector), reader)
+    if not corners:
+        return [], [], np.zeros((0, NONE_CLASS + 1)), None
+    p, _ = read(after, corners, reader)
+    if old is not None:
+        slid = _slid(corners, p, scale, old, _gone(old, changed, detector), reader)
         keep = [i for i, s in enumerate(slid) if not s]
-        corners, boxes = [corners[i] for i in keep], [boxes[i] for i in keep]
-    return corners, boxes
+        corners, boxes, p = [corners[i] for i in keep], [boxes[i] for i in keep], p[keep]
+    likeness = None if refs is None or not corners else np.stack([_likeness(after, c, refs) for c in corners])
+    return corners, boxes, p, likeness
 
 
 def _gone(old: np.ndarray, changed: np.ndarray, detector) -> list[Corner]:
@@ -58,22 +63,22 @@ def _gone(old: np.ndarray, changed: np.ndarray, detector) -> list[Corner]:
     return [g for g in _distinct(detector.detect(old)) if g.score >= SURE and _new_box(_box(g), changed)]
 
 
-def _slid(after: np.ndarray, corners: list[Corner], scale: float, old: np.ndarray, gone: list[Corner],
+def _slid(corners: list[Corner], now: np.ndarray, scale: float, old: np.ndarray, gone: list[Corner],
           reader) -> list[bool]:
-    """Per index of ``after``: whether it is an index of the picture before that left its place, slid or
-    turned there (:data:`SLIDE`, :data:`TURN`, :data:`SAME`). A card straightened or pushed along by hand
-    is no play; a new copy of its card thrown onto its twin at a like angle is then asked about."""
+    """Per new index (``now``: their readings): whether it is an index of the picture before that left
+    its place, slid or turned there (:data:`SLIDE`, :data:`TURN`, :data:`SAME`). A card straightened or
+    pushed along by hand is no play; a new copy of its card thrown onto its twin at a like angle is then
+    asked about."""
     near = [[g for g in gone if np.hypot(c.centre[0] * scale - g.centre[0], c.centre[1] * scale - g.centre[1])
              <= SLIDE * g.height and float(np.dot(c.up, g.up)) >= np.cos(np.radians(TURN))] for c in corners]
     if not any(near):
         return [False] * len(corners)
     which = [i for i, n in enumerate(near) if n]
-    now, _ = read(after, [corners[i] for i in which], reader)
     olds = sorted({id(g): g for i in which for g in near[i]}.values(), key=lambda g: g.centre)
     then, _ = read(old, olds, reader)
     label = {id(g): int(p.argmax()) if p.max() >= SAME else -1 for g, p in zip(olds, then[:, :NONE_CLASS], strict=True)}
     out = [False] * len(corners)
-    for i, p in zip(which, now[:, :NONE_CLASS], strict=True):
+    for i, p in zip(which, now[which, :NONE_CLASS], strict=True):
         out[i] = p.max() >= SAME and any(label[id(g)] == int(p.argmax()) for g in near[i])
     return out
 

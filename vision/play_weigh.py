@@ -197,10 +197,10 @@ def new_candidates(before, after, reader: PileReader, refs=None) -> Candidates:
 
 def _detected(after, img, old, changed, share, scale, reader: PileReader, refs) -> Candidates:
     """The candidates as the corner detector finds them (:mod:`vision.play_corners`)."""
-    corners, boxes = play_corners.new_corners(after, img, old, changed, scale, reader.detector, reader.reader)
+    corners, boxes, p, likeness = play_corners.new_corners(after, img, old, changed, scale, reader.detector,
+                                                            reader.reader, refs)
     if not corners:
         return Candidates(np.zeros((0, len(LABELS) + 1)), None, [], [], None, scale, share, [])
-    p, likeness = play_corners.read(after, corners, reader.reader, refs)
     return Candidates(p, likeness, boxes, [np.array(c.up) for c in corners], None, scale, share, corners)
 
 
