@@ -40,7 +40,8 @@ def new_corners(after: np.ndarray, img: np.ndarray, old: np.ndarray | None, chan
                                                                     np.ndarray | None]:
     """The detected indices of ``after`` that are new, their boxes in ``img``'s pixels, and their
     readings (:func:`read`): ``img`` and ``old`` are the pictures after and before scaled by ``scale``,
-    ``changed`` where they differ. ``reader``: a :class:`vision.reader.CardReader`."""
+    ``changed`` where they differ. ``reader``: a :class:`vision.reader.CardReader`; ``refs``: the seat's
+    hand as dealt (:class:`vision.hand_refs.HandRefs`), to liken each new index to (None: no likeness)."""
     corners, boxes = [], []
     for c in _distinct(detector.detect(after)):
         box = tuple(v * scale for v in _box(c))
@@ -49,7 +50,7 @@ def new_corners(after: np.ndarray, img: np.ndarray, old: np.ndarray | None, chan
             boxes.append(box)
     if not corners:
         return [], [], np.zeros((0, NONE_CLASS + 1)), None
-    p, _ = read(after, corners, reader)
+    p = read(after, corners, reader)
     if old is not None:
         slid = _slid(corners, p, scale, old, _gone(old, changed, detector), reader)
         keep = [i for i, s in enumerate(slid) if not s]
@@ -75,7 +76,7 @@ def _slid(corners: list[Corner], now: np.ndarray, scale: float, old: np.ndarray,
         return [False] * len(corners)
     which = [i for i, n in enumerate(near) if n]
     olds = sorted({id(g): g for i in which for g in near[i]}.values(), key=lambda g: g.centre)
-    then, _ = read(old, olds, reader)
+    then = read(old, olds, reader)
     label = {id(g): int(p.argmax()) if p.max() >= SAME else -1 for g, p in zip(olds, then[:, :NONE_CLASS], strict=True)}
     out = [False] * len(corners)
     for i, p in zip(which, now[which, :NONE_CLASS], strict=True):
@@ -83,18 +84,15 @@ def _slid(corners: list[Corner], now: np.ndarray, scale: float, old: np.ndarray,
     return out
 
 
-def read(after: np.ndarray, corners: list[Corner], reader, refs=None) -> tuple[np.ndarray, np.ndarray | None]:
-    """(n, 55) the committee's pooled probabilities of each index ("no card" last), and (n, 54) each
-    one's likeness to the hand's cards (None without ``refs``). ``reader``: a
-    :class:`vision.reader.CardReader`."""
-    grey = is_colourless(after)
-    lp = np.concatenate([reader.committee_log_probs([upright(after, c, pad) for c in corners], grey)
+def read(picture: np.ndarray, corners: list[Corner], reader) -> np.ndarray:
+    """(n, 55) the committee's pooled probabilities of each index of ``picture`` ("no card" last).
+    ``reader``: a :class:`vision.reader.CardReader`."""
+    grey = is_colourless(picture)
+    lp = np.concatenate([reader.committee_log_probs([upright(picture, c, pad) for c in corners], grey)
                          for pad in PADS])  # (members x cuts, n, 55)
     pooled = lp.mean(axis=0)
     p = np.exp(pooled - pooled.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
-    likeness = None if refs is None else np.stack([_likeness(after, c, refs) for c in corners])
-    return p, likeness
+    return p / p.sum(axis=1, keepdims=True)
 
 
 def merge(cards: np.ndarray, boxes: list, corners: list[Corner], scale: float) -> tuple[list[np.ndarray], list]:
