@@ -160,8 +160,9 @@ def test_double_feeds_and_nobody_to_check_the_hands_void_the_hand(tmp_path, read
         rows = table.journal.rows(result.round)
         assert not any(r.kind in ("deal_end", "first_player") for r in rows)
         # the public event and the voice name no card (hands are secret); the operator's problem does
-        pause = next(r for r in rows if r.kind == "pause")
-        assert pause.data["reason"] == "double_feed" and pause.data["place"]
+        # (on a loaded machine a slow exit can pause the deal as a jam first: the double feed's pause follows)
+        pause = next(r for r in rows if r.kind == "pause" and r.data["reason"] == "double_feed")
+        assert pause.data["place"]
 
 
 def test_a_double_feed_on_the_last_eject_with_an_extra_card_stops_the_hand(tmp_path, reader):
