@@ -6,6 +6,7 @@ How to run (from the project root)::
     make bench                                              # every benchmark, the peers installed
     .venv/bin/python benchmarks/engine_speed.py            # ~1 min
     .venv/bin/python benchmarks/engine_speed.py --seconds 2 # quicker, noisier
+    .venv/bin/python benchmarks/engine_speed.py --seconds 1.5 --rounds 12  # + the ratio to OpenSpiel, interleaved
 
 The peers need ``open_spiel`` and ``rlcard``, which are NOT project dependencies. ``make bench`` installs
 them in their own environment, ``.benchvenv`` (or by hand: ``python3 -m venv .benchvenv &&
@@ -188,7 +189,7 @@ def hongsi_listing(samples: int, seed: int) -> tuple[float, float]:
 PEERS = ("dou_dizhu", "hearts", "rlcard_doudizhu")
 
 
-def peer_figures(seconds: float, seed: int, python: str) -> tuple[dict, str]:
+def peer_figures(seconds: float, seed: int, python: str, which: tuple[str, ...] = PEERS) -> tuple[dict, str]:
     """The peers' figures, run by ``python`` in a subprocess pinned to this process's core."""
     if not Path(python).exists():
         return {}, f"no {python}; see the top of this script"
@@ -197,11 +198,33 @@ def peer_figures(seconds: float, seed: int, python: str) -> tuple[dict, str]:
         preexec = lambda: os.sched_setaffinity(0, {cpu})  # noqa: E731
     except (AttributeError, OSError):
         preexec = None
-    cmd = [python, "-c", PEER_CODE, str(seconds), str(seed), ",".join(PEERS)]
+    cmd = [python, "-c", PEER_CODE, str(seconds), str(seed), ",".join(which)]
     proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=preexec, timeout=seconds * 30 + 120)
     if proc.returncode != 0:
         return {}, f"the peer failed: {proc.stderr.strip().splitlines()[-1:]}"
     return json.loads(proc.stdout.strip().splitlines()[-1]), f"subprocess {python}"
+
+
+def interleaved(games: list[str], rounds: int, seconds: float, seed: int, python: str) -> None:
+    """The ratio to OpenSpiel's dou_dizhu, round by round: the peer, then each game, then the next round.
+
+    On a shared machine one run's ratio moves by ±20 % with the other jobs' bursts; a burst now hits a peer
+    and the games measured beside it, so the median over rounds is the figure to quote."""
+    ratios: dict[str, list[float]] = {name: [] for name in games}
+    for r in range(rounds):
+        peers, how = peer_figures(seconds, seed + r, python, ("dou_dizhu",))
+        spiel = peers.get("openspiel_dou_dizhu", {}).get("games_per_s")
+        if not spiel:
+            print(f"interleaved: no peer figure ({how}); stopped")
+            return
+        for name in games:
+            rate, _ = selfplay_rate(name, seconds, seed + r)
+            ratios[name].append(rate / spiel)
+    print(f"self-play ÷ OpenSpiel dou_dizhu, {rounds} interleaved rounds of {seconds:g} s "
+          "(median [lowest, highest], rounds at or above 1)")
+    for name, got in ratios.items():
+        print(f"{name:10s} {statistics.median(got):5.2f}x  [{min(got):.2f}, {max(got):.2f}]"
+              f"  {sum(x >= 1 for x in got)} of {len(got)}")
 
 
 def main() -> None:
@@ -213,6 +236,8 @@ def main() -> None:
     ap.add_argument("--no-peers", action="store_true", help="skip OpenSpiel and RLCard")
     ap.add_argument("--peer-python", default=os.environ.get("HONGSI_BENCH_PEER_PYTHON",
                                                                  str(ROOT / ".benchvenv" / "bin" / "python")))
+    ap.add_argument("--rounds", type=int, default=0,
+                    help="also this many interleaved rounds (peer, then each game) for a steadier ratio")
     args = ap.parse_args()
     cpu = pin_one_core()
     print(f"engine speed — one core{f' (cpu {cpu})' if cpu is not None else ''}, {args.seconds:g} s a figure, "
@@ -248,6 +273,8 @@ def main() -> None:
         events_us, ranks_us = hongsi_listing(args.samples, args.seed)
         print(f"hongsi     list every legal play of a 13-card hand:      {events_us:10.2f} µs"
               f"  (as events; rank level {ranks_us:.2f} µs; over {args.samples} hands)")
+    if args.rounds > 0 and not args.no_peers:
+        interleaved(args.games.split(","), args.rounds, args.seconds, args.seed, args.peer_python)
 
 
 if __name__ == "__main__":
