@@ -8,8 +8,9 @@ The new cards are read by difference, with the seat's legal plays as the constra
 upright, the committee's evidence pooled, a card's two corners merged) and weighs every option
 against it. The best option is answered only when it also *explains everything new*:
 
-1. each of its cards is read surely (:data:`SURE`) on an index of its own: two copies of a card (two
-   decks) need two indices, and a card nobody read is not assumed;
+1. each of its cards is read surely (:data:`SURE`; :data:`SURE_ONLY` when it is the seat's only legal
+   play) on an index of its own: two copies of a card (two decks) need two indices, and a card nobody
+   read is not assumed;
 2. no new index reads a card the play does not hold more surely than the play's own are read (a
    pip cluster may read as a card, but less surely than a real index), and no legal play that holds
    it and more has its other cards read on new indices (:data:`OTHER`);
@@ -20,7 +21,8 @@ against it. The best option is answered only when it also *explains everything n
    proportions, :func:`one_card_shape`), and no play covers more than its cards could.
 
 5. on the indices alone, a single card is read at both its corners and a joker not at all (on designs
-   whose indices the models do not know, stray ink reads surely as a joker or a court card); a
+   whose indices the models do not know, stray ink reads surely as a joker or a court card), unless the
+   seat's hand as dealt is given and each joker is read at both its corners; a
    single card's whole-card reading (``kind="frame"``, once the table's card size is known) may stand
    in, and is declined when the indices read another legal card more surely.
 
@@ -43,6 +45,9 @@ from vision.play_weigh import _reader as _pile_reader
 from vision.play_weigh import changed_mask, weigh
 
 SURE = 0.8  # a card of the play: some new index of its own reads it at least this surely
+# ... when it is the seat's only legal play (no other play to tell it from). On the training designs it
+# changed no reading of 436 plays; held out it read a few more (docs/vision-decisions.md, stop 48), 0 wrong.
+SURE_ONLY = 0.5
 OTHER = 0.35  # a new index read this surely as a bigger legal play's other card: maybe that play
 ASPECT = 0.8  # one card's change: its short side over its long side at most (cards are 0.62..0.72)
 FILL = 0.85  # ... and it fills this much of its bounding rectangle (two cards in a heap do not)
@@ -182,7 +187,7 @@ def read_play(
     top = _top_card(after, change, options, reader) if one and card is not None else None
     why = _unexplained(w, best, options, change, card)
     if not why and top != best:
-        why = _one_look(w, best)
+        why = _one_look(w, best, refs is not None)
     if top is not None and (why or top != best):
         # the one card that landed, read whole as the dealer camera reads a card: an answer of its own
         if not why:  # the indices and the whole card disagree
@@ -212,22 +217,24 @@ def count_prior(change: Change | None, card: tuple[float, float] | None):
     return prior
 
 
-def _one_look(w, best: tuple[str, ...]) -> str:
+def _one_look(w, best: tuple[str, ...], refs: bool = False) -> str:
     """Why the indices alone are not enough ("" when they are): stray ink on designs whose indices the
     models do not know reads surely as some card, most often a joker or a court card. A joker must be
-    read whole; a single card must be read at both its corners (it lies on top: both show)."""
-    if any(c in ("BJ", "RJ") for c in best):
+    read whole, or, with the hand's own pictures, at both corners of each joker (the stray ink read as
+    one is unlike the seat's joker); a single card must be read at both its corners (it lies on top:
+    both show)."""
+    jokers = [c for c in best if c in ("BJ", "RJ")]
+    if jokers and not (refs and all(_corners_read(w, c) >= 2 * best.count(c) for c in set(jokers))):
         return "a joker is answered only when read whole"
-    if len(best) == 1:
-        col = _INDEX[best[0]]
-        seen = sum(
-            len(where)
-            for row, where in zip(w.evidence.probs, w.evidence.boxes, strict=True)
-            if row[col] >= SURE
-        )
-        if seen < 2:
-            return "one corner of the card read"
+    if len(best) == 1 and _corners_read(w, best[0]) < 2:
+        return "one corner of the card read"
     return ""
+
+
+def _corners_read(w, label: str) -> int:
+    """How many new indices read ``label`` surely (a card's two corners merged count as two)."""
+    col = _INDEX[label]
+    return sum(len(where) for row, where in zip(w.evidence.probs, w.evidence.boxes, strict=True) if row[col] >= SURE)
 
 
 def _unexplained(w, best: tuple[str, ...], options, change: Change | None, card) -> str:
@@ -235,7 +242,7 @@ def _unexplained(w, best: tuple[str, ...], options, change: Change | None, card)
     probs = w.evidence.probs
     if w.read.labels is None:
         return "no option is clearly best"
-    if (least := _own_indices(probs, best)) < SURE:
+    if (least := _own_indices(probs, best)) < (SURE_ONLY if len(options) == 1 else SURE):
         return "a card of the play is not read on an index of its own"
     if _surest_other(probs, best) > least:
         return "a new index reads a card the play does not hold more surely than the play's own"
