@@ -3,7 +3,8 @@
 
 1. The detector finds every index in the picture after the throw. One is new when the middle of its
    box changed (:data:`NEW_INDEX`: an index thrown onto an older white card changes only where its
-   ink is) and it is not an older index pushed a few pixels (:func:`vision.moved.shifted_from`).
+   ink is) and it is not an older index pushed a few pixels (:func:`vision.moved.shifted_from`), slid
+   by hand, or left where it lay with the throw covering part of it (:func:`_slid`).
 2. Each new index is cut upright at :data:`vision.pile_corners.PADS` and read by the committee; the
    cuts' and members' log-probabilities are pooled.
 3. With the seat's hand as dealt, each is likened to the hand's cards, its views cut as the references
@@ -31,6 +32,10 @@ NEW_INDEX = 0.2  # a detected index may be new when this share of its box's midd
 # hand (a card's length is about 6 index heights). A covered index read unsurely is no evidence; a second
 # copy thrown onto its twin at a like angle is then asked about.
 SLIDE, TURN, SAME = 8.0, 30.0, 0.8
+# An index that has not moved at all (within STILL of its heights, turned at most STILL_TURN degrees) whose
+# card was read SAME sure before is that old index partly covered by the throw, unless it now reads surely
+# as another card (a card thrown over an older one in the very same place is rarer than a corner covered).
+STILL, STILL_TURN = 0.3, 10.0
 LOOK, NEAR = 2.2, 0.35  # an index is likened to the hand's cards in a cut this many index sizes across,
 # by the ink groups whose centre lies within this share of its half-side of the middle
 
@@ -80,8 +85,17 @@ def _slid(corners: list[Corner], now: np.ndarray, scale: float, old: np.ndarray,
     label = {id(g): int(p.argmax()) if p.max() >= SAME else -1 for g, p in zip(olds, then[:, :NONE_CLASS], strict=True)}
     out = [False] * len(corners)
     for i, p in zip(which, now[which, :NONE_CLASS], strict=True):
-        out[i] = p.max() >= SAME and any(label[id(g)] == int(p.argmax()) for g in near[i])
+        if p.max() >= SAME:
+            out[i] = any(label[id(g)] == int(p.argmax()) for g in near[i])
+        else:
+            out[i] = any(label[id(g)] >= 0 and _still(corners[i], g, scale) for g in near[i])
     return out
+
+
+def _still(c: Corner, g: Corner, scale: float) -> bool:
+    """Whether ``c`` (the picture after's pixels) lies where ``g`` (``scale`` times them) lay, turned alike."""
+    return (np.hypot(c.centre[0] * scale - g.centre[0], c.centre[1] * scale - g.centre[1]) <= STILL * g.height
+            and float(np.dot(c.up, g.up)) >= np.cos(np.radians(STILL_TURN)))
 
 
 def read(picture: np.ndarray, corners: list[Corner], reader) -> np.ndarray:
