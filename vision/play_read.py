@@ -42,7 +42,7 @@ import numpy as np
 from vision.labels import LABELS
 from vision.moved import without_pushed
 from vision.play_weigh import _reader as _pile_reader
-from vision.play_weigh import changed_mask, weigh
+from vision.play_weigh import changed_mask, weighings
 
 SURE = 0.8  # a card of the play: some new index of its own reads it at least this surely
 # ... when it is the seat's only legal play (no other play to tell it from). On the training designs it
@@ -165,12 +165,34 @@ def read_play(
     """The option among ``options`` (lists of labels) that ``after`` added to ``before``, or ``labels``
     None when unsure. ``card``: a card's long and short sides in ``after``'s pixels, when known.
     ``refs``: the seat's hand as dealt (:class:`vision.hand_refs.HandRefs`): each new index is likened
-    to its cards' own pictures too (:func:`vision.play_weigh.pool`)."""
+    to its cards' own pictures too (:func:`vision.play_weigh.pool`), and the play is also weighed without
+    them: it is answered when either weighing answers it and the other does not answer another play (a
+    poor reference can drown a clear index, a clear reference a poor one)."""
     options = [tuple(o) for o in options if o]
     if not options:
         return PlayRead(None, 0.0, [], "no play is legal")
     change = change_shape(before, after)
-    w = weigh(before, after, options, reader=reader, refs=refs, prior=count_prior(change, card))
+    looks = weighings(before, after, options, reader=reader, refs=refs, prior=count_prior(change, card))
+    one = change is not None and one_card_shape(change, card)
+    # only once the table's card size is known: a tight fan may look like one card by its shape alone
+    top = _top_card(after, change, options, reader) if one and card is not None else None
+    return either([_answer(w, options, change, card, top, hand)
+                   for w, hand in zip(looks, (refs is not None, False), strict=False)])
+
+
+def either(reads: list[PlayRead]) -> PlayRead:
+    """The first of ``reads`` (weighings of one play) that answers, unless another answers another play;
+    the first when none answers."""
+    said = {tuple(sorted(r.labels)) for r in reads if r.labels is not None}
+    if len(said) > 1:
+        first = reads[0]
+        return PlayRead(None, first.confidence, first.boxes, "the indices read two plays, with the hand's "
+                        "pictures and without", first.change)
+    return next((r for r in reads if r.labels is not None), reads[0])
+
+
+def _answer(w, options, change: Change | None, card, top: tuple[str] | None, hand: bool) -> PlayRead:
+    """The play one weighing answers (``hand``: it likened the indices to the hand's pictures), or why not."""
     probs = w.evidence.probs
     boxes = [
         {
@@ -182,12 +204,9 @@ def read_play(
     ]
     best = w.options[int(w.posterior.argmax())]
     conf = float(w.posterior.max())
-    one = change is not None and one_card_shape(change, card)
-    # only once the table's card size is known: a tight fan may look like one card by its shape alone
-    top = _top_card(after, change, options, reader) if one and card is not None else None
     why = _unexplained(w, best, options, change, card)
     if not why and top != best:
-        why = _one_look(w, best, refs is not None)
+        why = _one_look(w, best, hand)
     if top is not None and (why or top != best):
         # the one card that landed, read whole as the dealer camera reads a card: an answer of its own
         if not why:  # the indices and the whole card disagree

@@ -23,7 +23,7 @@ likelihood is at least :data:`ANSWER`; otherwise ``labels`` is None and a person
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -343,6 +343,19 @@ def weigh(before, after, options, *, reader=None, refs=None, prior=None) -> Weig
     return weigh_evidence(new_card_evidence(before, after, _reader(reader), refs), options, prior)
 
 
+def weighings(before, after, options, *, reader=None, refs=None, prior=None) -> list[Weighed]:
+    """:func:`weigh` with the hand's pictures and, when ``refs`` is given, without them too: the indices
+    are found and read once."""
+    after = _as_bgr(after, "after")
+    before = None if before is None else _as_bgr(before, "before")
+    options = _options(options)
+    c = new_candidates(before, after, _reader(reader), refs)
+    out = [weigh_evidence(pool(c), options, prior)]
+    if c.likeness is not None:
+        out.append(weigh_evidence(pool(replace(c, likeness=None)), options, prior))
+    return out
+
+
 def weigh_evidence(evidence: Evidence, options, prior=None) -> Weighed:
     """:func:`weigh` once the new cards' evidence is read."""
     firsts: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -364,4 +377,4 @@ def weigh_evidence(evidence: Evidence, options, prior=None) -> Weighed:
 
 
 __all__ = ["PlayRead", "read_play", "weigh", "option_log_likelihoods", "new_card_evidence", "new_candidates",
-           "pool", "weigh_evidence", "changed_mask"]
+           "pool", "weigh_evidence", "weighings", "changed_mask"]

@@ -149,3 +149,21 @@ def test_a_card_thrown_exactly_over_an_older_one_is_still_read(reader):
         got = read_play(before, after, [["D7"], ["CK"], ["C5"]], reader=reader)
         assert got.labels in (None, ("D7",)), got
         assert [b["label"] for b in got.boxes] == ["D7"], got.boxes
+
+
+def test_a_play_is_answered_when_either_weighing_answers_it_and_neither_says_another():
+    """With the hand's pictures the play is weighed twice, with and without them: a poor picture of a card
+    at the deal can drown its clear index (a 挖坑 CJ+HQ+SK: 0.99 sure alone, 0.26 with the pictures)."""
+    from vision.play_read import PlayRead, either
+
+    ask = PlayRead(None, 0.5, [], "a card of the play is not read on an index of its own")
+    play = PlayRead(("CJ", "HQ", "SK"), 1.0, [], "")
+    same = PlayRead(("SK", "CJ", "HQ"), 0.99, [], "")
+    other = PlayRead(("CJ", "HQ", "SJ"), 0.95, [], "")
+    assert either([ask, play]).labels == play.labels
+    assert either([play, ask]).labels == play.labels
+    assert either([play, same]) is play
+    assert either([ask, PlayRead(None, 0.2, [], "no option is clearly best")]) is ask
+    both = either([play, other])
+    assert both.labels is None and "two plays" in both.why
+    assert either([play]) is play and either([ask]) is ask
