@@ -525,9 +525,26 @@ def face_for(label: str, rng: np.random.Generator, design: str | None) -> Face:
         named_style(design)  # the one clear error
     if not has_card(label, design):  # a design without jokers: the plain deck's joker stands in
         if label in ("BJ", "RJ"):
-            return _named_face(label, "poker")
+            return _stand_in_joker(label, design)
         raise ValueError(f"card design {design!r} is not rasterised (run: python -m vision.card_art)")
     return art_face(label, design)
+
+
+@lru_cache(maxsize=16)
+def _stand_in_joker(label: str, design: str) -> Face:
+    """The plain deck's joker at ``design``'s card size: a deck's jokers are cut as its other cards are
+    (at the plain deck's own size a kde-paris joker was a tenth wider than its cards, so the table camera
+    took every joker thrown for more than one card)."""
+    from vision.card_art import art_face
+
+    H, W = art_face("S5", design).bgr.shape[:2]
+    face = _named_face(label, "poker")
+    h, w = face.bgr.shape[:2]
+    x0, y0, x1, y1 = face.index_box
+    sx, sy = W / w, H / h
+    return Face(cv2.resize(face.bgr, (W, H), interpolation=cv2.INTER_AREA),
+                cv2.resize(face.alpha, (W, H), interpolation=cv2.INTER_AREA),
+                (round(x0 * sx), round(y0 * sy), round(x1 * sx), round(y1 * sy)))
 
 
 def check_design(design: str) -> None:

@@ -167,3 +167,34 @@ def test_a_play_is_answered_when_either_weighing_answers_it_and_neither_says_ano
     both = either([play, other])
     assert both.labels is None and "two plays" in both.why
     assert either([play]) is play and either([ask]) is ask
+
+
+@pytest.mark.parametrize("design", ["kde-standard", "kde-paris"])
+def test_a_design_without_jokers_gets_jokers_its_own_size(card_art, reader, design):
+    """The plain deck's joker stands in for a design that draws none, cut to that design's card size as a
+    real deck's jokers are (at its own size a kde-paris joker was a tenth wider than the deck's cards, and
+    the table camera, knowing the card's size, took each for more than one card)."""
+    from vision.card_art import has_card
+    from vision.play_read import CardSize, change_shape
+    from vision.render import face_for
+
+    card_art(design)
+    assert not has_card("BJ", design)
+    rng = np.random.default_rng(0)
+    five = face_for("S5", rng, design)
+    for joker in ("BJ", "RJ"):
+        face = face_for(joker, rng, design)
+        assert face.bgr.shape == five.bgr.shape and face.alpha.shape == five.alpha.shape
+        x0, y0, x1, y1 = face.index_box
+        assert 0 <= x0 < x1 <= five.bgr.shape[1] and 0 <= y0 < y1 <= five.bgr.shape[0]
+    vt = VirtualTable(seed=3, design=design, hand_rate=0.0)
+    try:
+        vt.noise = np.random.default_rng(3)
+        cloth, size = vt.picture(), CardSize()
+        vt.base = vt._lay(vt.cloth.copy(), ["C2"])
+        size.learn(change_shape(cloth, vt.picture()), [["C2"]])
+        vt.base = vt._lay(vt.cloth.copy(), ["RJ"])
+        got = read_play(cloth, vt.picture(), [["RJ"], ["C9"]], reader=reader, card=size.card)
+        assert "more changed than one card" not in got.why, got
+    finally:
+        vt.stop()
