@@ -71,10 +71,13 @@ def _check_layout(page, seats: int, size) -> None:
 
 def test_display_keeps_the_middle_off_the_seats_at_every_size(browser, live):  # noqa: F811
     svc = live.svc
-    rnd = _deal(live.url, svc)
-    for s in range(4):  # nobody declares: play begins
-        svc.ready(rnd.id, s)
-    _long_trick(svc, rnd)
+    for _ in range(6):  # a deal whose first tricks all end short (about 1 in 6) is dealt again
+        rnd = _deal(live.url, svc)
+        for s in range(4):  # nobody declares: play begins
+            svc.ready(rnd.id, s)
+        _long_trick(svc, rnd)
+        if len(rnd.public_trick()) >= 11:
+            break
     assert len(rnd.public_trick()) >= 11
     page, problems = _display(browser, live.url)
     page.wait_for_function("document.querySelectorAll('#trick > div').length >= 11")
