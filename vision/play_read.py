@@ -176,8 +176,18 @@ def read_play(
     one = change is not None and one_card_shape(change, card)
     # only once the table's card size is known: a tight fan may look like one card by its shape alone
     top = _top_card(after, change, options, reader) if one and card is not None else None
-    return either([_answer(w, options, change, card, top, hand)
-                   for w, hand in zip(looks, (refs is not None, False), strict=False)])
+    hands = [refs is not None, False][: len(looks)]
+    if len(looks) > 1 and looks[1].evidence.detected and _stranger(looks[1].evidence.probs, refs.cards):
+        # a new index reads surely, alone, as a card the seat was not dealt: likened to the hand it would
+        # pass for the hand's look-alike (an out-of-turn D5 taken for the seat's D6), so only the indices
+        # speak. (Not for ink blobs: their pip clusters read surely as cards anywhere.)
+        looks, hands = looks[1:], hands[1:]
+    return either([_answer(w, options, change, card, top, hand) for w, hand in zip(looks, hands, strict=True)])
+
+
+def _stranger(probs: np.ndarray, dealt: set[str]) -> bool:
+    """Whether some new index reads, at least :data:`SURE`, as a card not in ``dealt``."""
+    return any(row.max() >= SURE and LABELS[int(row.argmax())] not in dealt for row in probs)
 
 
 def either(reads: list[PlayRead]) -> PlayRead:
@@ -207,6 +217,9 @@ def _answer(w, options, change: Change | None, card, top: tuple[str] | None, han
     why = _unexplained(w, best, options, change, card)
     if not why and top != best:
         why = _one_look(w, best, hand)
+    if top is not None and w.evidence.moved and (why or top != best):
+        # an older card slid or straightened: the one card read whole may be that card, not a new one
+        return PlayRead(None, conf, boxes, why or "an older card moved", change)
     if top is not None and (why or top != best):
         # the one card that landed, read whole as the dealer camera reads a card: an answer of its own
         if not why:  # the indices and the whole card disagree

@@ -144,6 +144,8 @@ class Evidence:
     boxes: list  # per card: the index boxes seen, in the picture's pixels
     changed: float = 1.0  # the share of the picture that changed
     second: float = SECOND  # how likely a reading no card is given to is a card of the play's other corner
+    moved: int = 0  # changed indices taken for an older card slid (not new cards)
+    detected: bool = False  # the rows are the corner detector's indices (not ink blobs, where pips read as cards)
 
 
 def new_card_evidence(before, after, reader: PileReader, refs=None) -> Evidence:
@@ -163,6 +165,7 @@ class Candidates:
     scale: float
     changed: float
     corners: list | None = None  # the detector's corners (None: blob candidates), one per index
+    moved: int = 0  # changed indices taken for an older card slid
 
 
 def new_candidates(before, after, reader: PileReader, refs=None) -> Candidates:
@@ -197,11 +200,11 @@ def new_candidates(before, after, reader: PileReader, refs=None) -> Candidates:
 
 def _detected(after, img, old, changed, share, scale, reader: PileReader, refs) -> Candidates:
     """The candidates as the corner detector finds them (:mod:`vision.play_corners`)."""
-    corners, boxes, p, likeness = play_corners.new_corners(after, img, old, changed, scale, reader.detector,
-                                                            reader.reader, refs)
+    corners, boxes, p, likeness, moved = play_corners.new_corners(after, img, old, changed, scale, reader.detector,
+                                                                   reader.reader, refs)
     if not corners:
-        return Candidates(np.zeros((0, len(LABELS) + 1)), None, [], [], None, scale, share, [])
-    return Candidates(p, likeness, boxes, [np.array(c.up) for c in corners], None, scale, share, corners)
+        return Candidates(np.zeros((0, len(LABELS) + 1)), None, [], [], None, scale, share, [], moved)
+    return Candidates(p, likeness, boxes, [np.array(c.up) for c in corners], None, scale, share, corners, moved)
 
 
 def _views(img, blobs, cands, boxes) -> list[np.ndarray]:
@@ -220,7 +223,7 @@ def pool(c: Candidates, tau: float | None = None, none_like: float | None = None
     likely each candidate is some card stays the models' (the hand only says which card)."""
     p = c.probs
     if not len(p):
-        return Evidence(np.zeros((0, len(LABELS))), [], c.changed)
+        return Evidence(np.zeros((0, len(LABELS))), [], c.changed, moved=c.moved)
     if c.likeness is not None:
         if tau is None:  # the rule chosen on training designs
             tau, none_like = REF_TAU, REF_NONE
@@ -240,10 +243,11 @@ def pool(c: Candidates, tau: float | None = None, none_like: float | None = None
                 p /= p.sum(axis=1, keepdims=True)
     if c.corners is not None:
         rows, where = play_corners.merge(p[:, :NONE_CLASS], c.boxes, c.corners, c.scale)
-        ev = Evidence(np.array(rows), where, second=SECOND_DETECTED)
+        ev = Evidence(np.array(rows), where, second=SECOND_DETECTED, detected=True)
     else:
         ev = _merge(p[:, :NONE_CLASS], c.boxes, c.axes, c.paper, c.scale)
     ev.changed = c.changed
+    ev.moved = c.moved
     return ev
 
 

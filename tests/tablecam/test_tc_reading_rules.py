@@ -198,3 +198,68 @@ def test_a_design_without_jokers_gets_jokers_its_own_size(card_art, reader, desi
         assert "more changed than one card" not in got.why, got
     finally:
         vt.stop()
+
+
+LOOK_ALIKES = [("D5", "D6"), ("CJ", "SJ"), ("H9", "H6"), ("DQ", "DK"), ("S8", "S3"), ("C10", "CJ")]
+
+
+@pytest.mark.parametrize("design", ["kde-standard", "anglo"])
+def test_a_card_the_seat_was_not_dealt_is_never_taken_for_its_look_alike(card_art, reader, design):
+    """A card out of another hand (thrown out of turn) lands while the seat holds a look-alike: likened to the
+    seat's own pictures, a D5 read 0.98 alone passed for the seat's D6 (an outside audit: 3 wrong of 200 with
+    the hand's pictures, 0 without). A sure reading of a card the seat was not dealt leaves the answer to the
+    indices alone."""
+    card_art(design)
+    others = ["HA", "S2", "C4", "H3"]
+    wrong = 0
+    for k, (landed, alike) in enumerate(LOOK_ALIKES):
+        hand = [alike, *others]
+        refs = _refs(hand, design, reader)
+        for seed in (22 + k,):
+            before, after = _one_card(design, seed, landed)
+            for options in ([[alike]], [[c] for c in hand]):
+                got = read_play(before, after, options, reader=reader, refs=refs)
+                wrong += got.labels is not None
+    assert wrong == 0
+
+
+def _slid_by_hand(design: str, seed: int, card: str, d: float, turn: float):
+    """``card`` lying on the table (over an older card), then slid ``d`` px and turned ``turn`` degrees by a
+    hand straightening the pile; nothing new lands. (before, after, the table's card size)."""
+    import cv2
+
+    from vision.play_read import CardSize, change_shape
+
+    vt = VirtualTable(seed=seed, design=design, hand_rate=0.0, nudge=0.0)
+    try:
+        vt.noise = np.random.default_rng([seed, 7])
+        size, cloth = CardSize(), vt.picture()
+        vt.base = vt._lay(vt.cloth.copy(), ["C2"])
+        size.learn(change_shape(cloth, vt.picture()), [["C2"]])
+        vt.base = vt.cloth.copy()
+        vt.land(["S9"])
+        vt.land([card])
+        before = vt.picture()
+        face, (M, quad), shadow = vt.lying[-1][0]
+        R = cv2.getRotationMatrix2D(tuple(float(v) for v in quad.mean(axis=0)), turn, 1.0)
+        R[:, 2] += d * np.array([np.cos(seed), np.sin(seed)])
+        vt.lying[-1][0] = (face, (np.vstack([R, [0, 0, 1]]) @ M, cv2.transform(quad[None].astype(np.float64), R)[0]),
+                           shadow)
+        vt.base = vt._draw(vt.lying)
+        return before, vt.picture(), size.card
+    finally:
+        vt.stop()
+
+
+@pytest.mark.parametrize("design, seed, card, d, turn", [
+    ("kde-paris", 6, "DA", 25.4, 3.8), ("paris", 6, "DA", 31.6, 0.1), ("anglo", 6, "DA", 29.6, -0.3),
+    ("kde-paris", 0, "HQ", 27.0, -2.3), ("ornamental", 1, "S10", 25.0, 3.0),
+])
+def test_a_card_slid_by_hand_is_no_play_of_its_twin(card_art, reader, design, seed, card, d, turn):
+    """In a two-deck game a card slid 20-30 px by hand, with nothing new, is never its twin played: an outside
+    audit had an HQ slid 27 px answered as the seat's only legal play, its twin (its indices read 0.69 where
+    it landed, too unsure for the slid-card check, and the whole card read HQ). The first three slides here
+    were answered so before (3 of 32 such slides on four designs)."""
+    card_art(design)
+    before, after, size = _slid_by_hand(design, seed, card, d, turn)
+    assert read_play(before, after, [[card]], reader=reader, card=size).labels is None
