@@ -28,18 +28,15 @@ from vision.reader import is_colourless
 
 NEW_INDEX = 0.2  # a detected index may be new when this share of its box's middle changed
 # ... unless an index of the picture before whose place changed lies within SLIDE of its heights, turned
-# at most TURN degrees, and both read as the same card at least SAME sure: a card slid or straightened by
-# hand (a card's length is about 6 index heights). A covered index read unsurely is no evidence; a second
-# copy thrown onto its twin at a like angle is then asked about.
-SLIDE, TURN, SAME = 8.0, 30.0, 0.8
+# at most TURN degrees, and both read as the same card at least LIKELY sure: a card slid or straightened by
+# hand (a card's length is about 6 index heights). It was SAME until an outside audit's HQ slid 27 px read
+# 0.69 where it landed (0.79 before) and was answered as its twin. A twin thrown onto its copy at a like
+# angle is then not seen; the change's shape asks about it.
+SLIDE, TURN, LIKELY = 8.0, 30.0, 0.5
 # An index that has not moved at all (within STILL of its heights, turned at most STILL_TURN degrees) whose
 # card was read SAME sure before is that old index partly covered by the throw, unless it now reads surely
 # as another card (a card thrown over an older one in the very same place is rarer than a corner covered).
-STILL, STILL_TURN = 0.3, 10.0
-# A nearby older index read as the same card at least LIKELY sure on both sides, where either side is unsure,
-# is taken for it too: a slid card reads less surely where it lands (kde-paris: an HQ slid 27 px read 0.69,
-# 0.79 before). A twin thrown there and read unsurely is then not seen; the change's shape asks about it.
-LIKELY = 0.5
+STILL, STILL_TURN, SAME = 0.3, 10.0, 0.8
 LOOK, NEAR = 2.2, 0.35  # an index is likened to the hand's cards in a cut this many index sizes across,
 # by the ink groups whose centre lies within this share of its half-side of the middle
 

@@ -249,14 +249,14 @@ def count_prior(change: Change | None, card: tuple[float, float] | None):
     return prior
 
 
-def _one_look(w, best: tuple[str, ...], refs: bool = False) -> str:
+def _one_look(w, best: tuple[str, ...], hand: bool = False) -> str:
     """Why the indices alone are not enough ("" when they are): stray ink on designs whose indices the
     models do not know reads surely as some card, most often a joker or a court card. A joker must be
     read whole, or, with the hand's own pictures, at both corners of each joker (the stray ink read as
     one is unlike the seat's joker); a single card must be read at both its corners (it lies on top:
     both show)."""
     jokers = [c for c in best if c in ("BJ", "RJ")]
-    if jokers and not (refs and all(_corners_read(w, c) >= 2 * best.count(c) for c in set(jokers))):
+    if jokers and not (hand and all(_corners_read(w, c) >= 2 * best.count(c) for c in set(jokers))):
         return "a joker is answered only when read whole"
     if len(best) == 1 and _corners_read(w, best[0]) < 2:
         return "one corner of the card read"
