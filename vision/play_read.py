@@ -49,6 +49,10 @@ SURE = 0.8  # a card of the play: some new index of its own reads it at least th
 # changed no reading of 436 plays; held out it read a few more (docs/vision-decisions.md, stop 48), 0 wrong.
 SURE_ONLY = 0.5
 OTHER = 0.35  # a new index read this surely as a bigger legal play's other card: maybe that play
+# A detected index (not an ink blob's pips) read this surely as a card the play does not hold is another
+# card that landed, however surely the play's own read (an outside audit: a 升级 seat's D3 D3 answered while
+# another seat's D5 D5 landed beside them, all four read 1.0)
+OUTSIDE = 0.95
 ASPECT = 0.8  # one card's change: its short side over its long side at most (cards are 0.62..0.72)
 FILL = 0.85  # ... and it fills this much of its bounding rectangle (two cards in a heap do not)
 BIGGER = 1.1  # one card's change is at most this much longer and wider than a card (when its size is known)
@@ -278,6 +282,8 @@ def _unexplained(w, best: tuple[str, ...], options, change: Change | None, card)
         return "a card of the play is not read on an index of its own"
     if _surest_other(probs, best) > least:
         return "a new index reads a card the play does not hold more surely than the play's own"
+    if w.evidence.detected and _surest_other(probs, best) >= OUTSIDE:
+        return "a new index reads surely a card the play does not hold (two plays at once?)"
     if _bigger_play_seen(probs, best, options):
         return "a bigger legal play's other cards are read too"
     if change is not None and len(best) == 1 and not one_card_shape(change, card):
