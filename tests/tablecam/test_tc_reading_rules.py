@@ -127,10 +127,11 @@ def _over_an_older_card(seed: int, old: str, new: str, where) -> tuple[np.ndarra
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_an_older_index_the_throw_half_covers_is_no_new_card(reader, seed):
+def test_an_older_index_the_throw_half_covers_is_no_new_card(card_art, reader, seed):
     """A card thrown over the top-left index of an older one covers part of it: that index changed where
     it lies but did not move, and is no new card. Before, 6 of these 12 throws read a new CK beside the
     C10 (in a two-deck game a CK may be legal too) and one was asked."""
+    card_art("kde-standard")
     options = [["C5"], ["C8"], ["C10"], ["CK"], ["CA"]]
     for down in (0.04, 0.08, 0.12):  # how far below the old card's top edge the new one's lies (x its length)
         before, after = _over_an_older_card(
@@ -140,10 +141,11 @@ def test_an_older_index_the_throw_half_covers_is_no_new_card(reader, seed):
         assert {b["label"] for b in got.boxes} == {"C10"}, got.boxes
 
 
-def test_a_card_thrown_exactly_over_an_older_one_is_still_read(reader):
+def test_a_card_thrown_exactly_over_an_older_one_is_still_read(card_art, reader):
     """The still-index rule takes an unsure reading of an unmoved index for the old card's, never a sure
     reading of another card: a D7 thrown squarely onto a CK is read as a new D7 (the play itself is asked
     here: its change is not a card's shape while the table's card size is unknown)."""
+    card_art("kde-standard")
     for seed in range(3):
         before, after = _over_an_older_card(seed, "CK", "D7", lambda q, w, L: tuple(q.mean(axis=0)))
         got = read_play(before, after, [["D7"], ["CK"], ["C5"]], reader=reader)
@@ -266,11 +268,12 @@ def test_a_card_slid_by_hand_is_no_play_of_its_twin(card_art, reader, design, se
 
 
 @pytest.mark.parametrize("seed", [0, 1, 14, 15])
-def test_two_plays_landing_at_once_are_never_read_as_one_of_them(reader, seed):
+def test_two_plays_landing_at_once_are_never_read_as_one_of_them(card_art, reader, seed):
     """The seat's play and another seat's cards in one picture: the other cards' indices read as surely as
     the play's own, so the play does not explain everything new and the seat is asked. An outside audit had
     a 升级 seat's D3 D3 answered while D5 D5 landed beside them (4 of 368 such pictures); on these tables
     16 of 64 such pictures (kde-standard and paris, 16 seeds) were answered as the seat's play."""
+    card_art("kde-standard")
     for play, other in ((["D3", "D3"], ["D5", "D5"]), (["C4", "C7"], ["C7", "CJ"])):
         vt = VirtualTable(seed=seed, design="kde-standard", hand_rate=0.0, nudge=0.0)
         try:
