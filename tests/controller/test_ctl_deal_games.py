@@ -19,6 +19,12 @@ def reader():
     return CardReader(threads=1)
 
 
+def _no_card_named(text):
+    from controller.text import card_sign, card_zh
+
+    return not any(card_sign(c) in text or card_zh(c) in text for c in CARD_NAMES)
+
+
 def _no_card_in(events):
     for ev in events:
         for key, value in ev.items():
@@ -80,8 +86,13 @@ def test_the_first_player_is_announced_on_leds_turntable_voice_and_display(tmp_p
             assert result.first_player.seat == seat
             assert lights.value == tuple(int(i == seat) for i in range(4))
             assert table.rig.status()["angle"] == table.cfg.servo_angles[seat]
-            assert said == [f"{result.first_player.text_zh} — {result.first_player.text_en}"]
-            assert "梅花二" in said[0] and events[-2]["type"] == "first_player" and events[-2]["seat"] == seat
+            # the virtual rig's pick roller can slip past the firmware's edge timeout on a loaded machine: a
+            # jam pause (resumed by the AutoOperator) is then said first, and only such pauses may be
+            pauses = [e for e in events if e["type"] == "paused"]
+            assert said[-1] == f"{result.first_player.text_zh} — {result.first_player.text_en}"
+            assert len(said) == 1 + len(pauses), (said, pauses)
+            assert all(_no_card_named(s) for s in said[:-1]), said
+            assert "梅花二" in said[-1] and events[-2]["type"] == "first_player" and events[-2]["seat"] == seat
         finally:
             dealer.close()
             lights.close()
