@@ -39,6 +39,7 @@ from vision.pile import PileReader  # noqa: E402
 
 READERS = {"read": play_read.read_play, "weigh": lambda *a, card=None, **k: play_weigh.read_play(*a, **k)}
 READER = "read"
+SEAT_REFS = False  # --seat-refs
 NUDGE_RATE = NUDGE  # --nudge: how often a throw pushes a card of the last play
 
 
@@ -81,22 +82,32 @@ def plays_of_a_hand(game_name: str, seed: int):
                 )
             )
         state.apply(action)
-    return out, game.info.trick_taking, plan.seats, [[str(c) for c in h] for h in hands]
+    return out, game.info.trick_taking, plan.seats, [[str(c) for c in h] for h in hands], cards[at:]
 
 
-def seat_refs(hands: list[list[str]], design: str, seed: int, reader: PileReader) -> list:
-    """Each seat's hand as the dealer camera saw it: one window frame per card."""
+def seat_refs(hands: list[list[str]], bottom: list[str], design: str, seed: int, reader: PileReader) -> list:
+    """Each seat's hand as the dealer camera saw it (one window frame per card), likened as the service does:
+    to every card dealt at the table, the seat's own being its hand and the bottom. ``SEAT_REFS``: to the
+    seat's hand alone (the reader before the whole table's pictures, the peer)."""
     from vision.hand_refs import HandRefs
     from vision.render import face_for, render_window_frame
 
     rng = np.random.default_rng([seed, 29])
-    return [HandRefs.from_window_frames([render_window_frame(c, rng, design=design, face=face_for(c, rng, design))
-                                         for c in hand], hand, reader) for hand in hands]
+    seats = [HandRefs.from_window_frames([render_window_frame(c, rng, design=design, face=face_for(c, rng, design))
+                                          for c in hand], hand, reader) for hand in hands]
+    if SEAT_REFS:
+        return seats
+    if bottom:
+        seats.append(HandRefs.from_window_frames([render_window_frame(c, rng, design=design,
+                                                                      face=face_for(c, rng, design))
+                                                  for c in bottom], bottom, reader))
+    table = HandRefs.table(seats)
+    return [table.for_seat(hand + bottom) for hand in hands]
 
 
 def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None, refs: bool = False) -> Counter:
-    plays, tricks, seats, hands = plays_of_a_hand(game, seed)
-    dealt = seat_refs(hands, design, seed, reader) if refs else None
+    plays, tricks, seats, hands, bottom = plays_of_a_hand(game, seed)
+    dealt = seat_refs(hands, bottom, design, seed, reader) if refs else None
     vt = VirtualTable(seed=seed, design=design, hand_rate=0.0, nudge=NUDGE_RATE)
     vt.noise = np.random.default_rng([seed, 7])  # the sensor noise too: a run repeats exactly
     out = Counter(hands=1)
@@ -173,11 +184,13 @@ def main() -> None:
     ap.add_argument("--log", type=Path, help="write each play's reading as a JSON line")
     ap.add_argument("--reader", choices=sorted(READERS), default="read", help="which play reader")
     ap.add_argument("--refs", action="store_true", help="also read each play with its seat's hand as dealt")
+    ap.add_argument("--seat-refs", action="store_true",
+                    help="with --refs: liken the indices to the seat's hand alone, not to every card dealt (the peer)")
     ap.add_argument("--nudge", type=float, default=NUDGE, help="how often a throw pushes a card of the last play")
     ap.add_argument("--blobs", action="store_true", help="find the new indices as ink blobs, not with the corner detector (the peer)")
     args = ap.parse_args()
-    global READER, NUDGE_RATE
-    READER, NUDGE_RATE = args.reader, args.nudge
+    global READER, NUDGE_RATE, SEAT_REFS
+    READER, NUDGE_RATE, SEAT_REFS = args.reader, args.nudge, args.seat_refs
     games = args.game or game_names()
     designs = args.design or [d for d in HELD_OUT if d in cached_designs()] or ["poker"]
     reader = PileReader(threads=1, detector=None) if args.blobs else PileReader(threads=1)

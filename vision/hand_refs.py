@@ -4,6 +4,8 @@ Usage::
 
     refs = HandRefs.from_window_frames(frames, labels, reader)   # one dealer-window frame per card
     read_play(before, after, options, reader=reader, refs=refs)  # each new index told apart among the hand
+    table = HandRefs.table([refs_of_seat_0, refs_of_seat_1, ...])  # every card dealt at the table
+    read_play(before, after, options, reader=reader, refs=table.for_seat(hand))  # likened to them all
 
 At a deal the rig reads every card at the window, so when play starts it holds a picture of every card of
 each seat's hand. A play is a subset of that hand, so each new index on the table need only be told apart
@@ -18,7 +20,7 @@ turned upright along its rank-to-pip axis both ways. Only candidates in the card
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -35,10 +37,31 @@ class HandRefs:
     embeddings: np.ndarray  # (n, d) unit rows: index views of the hand's cards
     labels: np.ndarray  # (n,) their label indices
     embedder: object  # the vision.enroll.Embedder that made them (the play's views go through it too)
+    hand: frozenset[str] | None = None  # the seat's own cards, when the references are the whole table's
 
     @property
     def cards(self) -> set[str]:
+        """Every card with a picture."""
         return {LABELS[int(i)] for i in self.labels}
+
+    @property
+    def own(self) -> set[str]:
+        """The seat's cards: those it may play."""
+        return set(self.hand) if self.hand is not None else self.cards
+
+    @classmethod
+    def table(cls, seats: list[HandRefs]) -> HandRefs:
+        """Every seat's references together. A play's index is then likened to every card dealt at the table,
+        not only to the seat's: a card of another seat that shares a rank with one in the hand is likest its
+        own pictures, so it cannot pass for the hand's look-alike. Give it a seat with :meth:`for_seat`."""
+        if not seats:
+            raise ValueError("no seat's references")
+        return cls(np.concatenate([s.embeddings for s in seats]), np.concatenate([s.labels for s in seats]),
+                   seats[0].embedder)
+
+    def for_seat(self, cards) -> HandRefs:
+        """The same references, with ``cards`` the seat's own (:attr:`own`)."""
+        return replace(self, hand=frozenset(str(c) for c in cards))
 
     @classmethod
     def from_window_frames(cls, frames: list[np.ndarray], labels: list[str], reader) -> HandRefs:
@@ -86,15 +109,17 @@ class HandRefs:
         return cls(np.concatenate(embs) if embs else np.zeros((0, dim), np.float32), np.asarray(labs, np.int64),
                    embedder)
 
-    def scores(self, views: list[np.ndarray]) -> np.ndarray:
+    def scores(self, views: list[np.ndarray], own_only: bool = False) -> np.ndarray:
         """(len(views), 54): each view's likeness (cosine) to each card's nearest reference; -1 for a card
-        with none (not in the hand)."""
+        with none (not dealt; with ``own_only``, not the seat's)."""
         out = np.full((len(views), len(LABELS)), -1.0, np.float32)
         if not views or not len(self.labels):
             return out
         sim = np.einsum("ij,kj->ik", self.embedder(views), self.embeddings)
+        own = {index(c) for c in self.own} if own_only else None
         for lab in np.unique(self.labels):
-            out[:, lab] = sim[:, self.labels == lab].max(axis=1)
+            if own is None or int(lab) in own:
+                out[:, lab] = sim[:, self.labels == lab].max(axis=1)
         return out
 
 

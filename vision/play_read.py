@@ -181,7 +181,7 @@ def read_play(
     # only once the table's card size is known: a tight fan may look like one card by its shape alone
     top = _top_card(after, change, options, reader) if one and card is not None else None
     hands = [refs is not None, False][: len(looks)]
-    if len(looks) > 1 and looks[1].evidence.detected and _stranger(looks[1].evidence.probs, refs.cards):
+    if len(looks) > 1 and looks[1].evidence.detected and _stranger(looks[1].evidence.probs, refs.own):
         # a new index reads surely, alone, as a card the seat was not dealt: likened to the hand it would
         # pass for the hand's look-alike (an out-of-turn D5 taken for the seat's D6), so only the indices
         # speak. (Not for ink blobs: their pip clusters read surely as cards anywhere.)

@@ -194,7 +194,8 @@ def new_candidates(before, after, reader: PileReader, refs=None) -> Candidates:
     likeness = None
     if refs is not None:
         views = _views(img, blobs, cands, boxes)
-        likeness = refs.scores(views).reshape(len(cands), 2, -1).max(axis=1)
+        # pips grouped as ink blobs read as cards anywhere: liken them to the seat's own cards only
+        likeness = refs.scores(views, own_only=True).reshape(len(cands), 2, -1).max(axis=1)
     return Candidates(p, likeness, boxes, [axis for _, axis in cands], foreground(img), scale, share)
 
 

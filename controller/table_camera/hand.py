@@ -2,13 +2,15 @@
 
 The deal journals every card read at the window (``card_read`` rows) with its evidence image: the
 reader's index corner crops side by side (``controller.deal.window.evidence_jpeg``). Those crops of the
-cards a seat was dealt are :class:`vision.hand_refs.HandRefs`: its plays' indices are then likened to
-its own cards' pictures. A deal with no camera (software) has none: the models read alone.
+cards dealt are :class:`vision.hand_refs.HandRefs`: a seat's plays' indices are then likened to the
+pictures of every card dealt, its own hand's being the ones it may play. A deal with no camera (software)
+has none: the models read alone.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -17,9 +19,22 @@ import numpy as np
 log = logging.getLogger("hongsi.table_camera")
 
 
-def seat_refs(journal: Any, rid: int, seat: int, reader: Any = None) -> Any:
-    """The :class:`vision.hand_refs.HandRefs` of the cards dealt to ``seat`` in round ``rid`` (and the
-    bottom's, which a seat may take up), or None when the deal kept no picture of them."""
+@dataclass
+class Dealt:
+    """Every card read at a deal, as references, and where each went."""
+
+    refs: Any  # vision.hand_refs.HandRefs of every card with a picture
+    places: dict[Any, list[str]]  # seat (or "bottom") -> the labels read for it
+
+    def seat(self, seat: int) -> Any:
+        """The references for reading ``seat``'s plays: every card dealt at the table, the seat's own being
+        its hand and the bottom (which a seat may take up). Likened to the whole table, a card of another
+        seat is likest its own pictures: it cannot pass for the hand's look-alike."""
+        return self.refs.for_seat(self.places.get(seat, []) + self.places.get("bottom", []))
+
+
+def dealt_refs(journal: Any, rid: int, reader: Any = None) -> Dealt | None:
+    """The :class:`Dealt` of round ``rid``, or None when the deal kept no picture of its cards."""
     from controller.report import split_strip
     from controller.service.dispute import card_reads
     from vision.hand_refs import HandRefs
@@ -30,9 +45,9 @@ def seat_refs(journal: Any, rid: int, seat: int, reader: Any = None) -> Any:
     except Exception as exc:  # rows this reader does not take: read without the hand's pictures
         log.info("table camera: no hand pictures for round %s: %s", rid, exc)
         return None
-    crops, labels = [], []
+    crops, labels, places = [], [], {}
     for r in reads:
-        if r.get("seat") not in (seat, "bottom") or not r.get("label") or not r.get("image"):
+        if r.get("seat") is None or not r.get("label") or not r.get("image"):
             continue
         path = journal.image_path(r["image"])
         image = cv2.imdecode(np.fromfile(str(path), np.uint8), cv2.IMREAD_COLOR) if path.exists() else None
@@ -40,7 +55,8 @@ def seat_refs(journal: Any, rid: int, seat: int, reader: Any = None) -> Any:
             continue
         crops.append(split_strip(image))
         labels.append(str(r["label"]))
+        places.setdefault(r["seat"], []).append(str(r["label"]))
     if not labels:
         return None
     refs = HandRefs.from_corner_crops(crops, labels, _reader(reader))
-    return refs if len(refs.labels) else None
+    return Dealt(refs, places) if len(refs.labels) else None

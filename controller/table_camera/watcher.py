@@ -84,7 +84,7 @@ class TableWatcher:
         from vision.play_read import CardSize
 
         self.card_size = CardSize()  # a card's size on this table, learnt from plays that were one card
-        self.hands: dict[tuple[int, int], Any] = {}  # (round, seat) -> its hand as dealt (HandRefs or None)
+        self.hands: dict[int, Any] = {}  # round -> its cards as dealt (table_camera.hand.Dealt or None)
         self.turn_since = (None, 0.0)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="table-camera", daemon=True)
@@ -251,12 +251,13 @@ class TableWatcher:
         self._tell_problem(None)
 
     def _hand(self, rid: int, seat: int) -> Any:
-        """The seat's hand as the dealer camera saw it (built once per hand), or None."""
-        from controller.table_camera.hand import seat_refs
+        """The seat's hand as the dealer camera saw it, among every card dealt (built once per hand), or None."""
+        from controller.table_camera.hand import dealt_refs
 
-        if (rid, seat) not in self.hands:
-            self.hands[(rid, seat)] = seat_refs(self.svc.journal, rid, seat, self.reader)
-        return self.hands[(rid, seat)]
+        if rid not in self.hands:
+            self.hands[rid] = dealt_refs(self.svc.journal, rid, self.reader)
+        dealt = self.hands[rid]
+        return None if dealt is None else dealt.seat(seat)
 
     # ------------------------------------------------------------------ asking the seat
     def _ask(

@@ -1,5 +1,6 @@
 """The table camera reads each seat's plays against that seat's hand as the dealer camera saw it (issue
-29): the deal's journalled window reads (their index crops) become the seat's references. Real service,
+29): the deal's journalled window reads (their index crops) become references, every card dealt, the
+seat's own being the ones it may play. Real service,
 real journal, real ONNX models on rendered pixels."""
 
 from __future__ import annotations
@@ -65,8 +66,10 @@ def test_a_seats_play_is_read_against_its_own_dealt_cards(tmp_path: Path, piles,
         rid = _deal(svc, piles, {0: other, 1: hand}, seed)
         watcher = TableWatcher(svc, camera=None, reader=piles)
         refs = watcher._hand(rid, 1)
-        assert refs is not None and refs.cards == set(hand)
-        assert watcher._hand(rid, 1) is refs  # built once per hand
+        # likened to every card dealt, the seat's own being the ones it may play
+        assert refs is not None and refs.own == set(hand) and refs.cards == set(hand) | set(other)
+        dealt = watcher.hands[rid]
+        assert watcher._hand(rid, 0).own == set(other) and watcher.hands[rid] is dealt  # built once per hand
         options = [tuple(c) for c in itertools.combinations(hand, k)]
         # indices found as ink blobs: the models alone ask, the hand's pictures settle it
         blobs = PileReader(piles.reader, detector=None)
