@@ -334,7 +334,7 @@ def _load_image(path: Path, cv2: Any) -> tuple[Any, str | None, str | None]:
     """(image or None, why not, a warning) for one file. The bytes are read by Python and decoded by
     OpenCV (which turns a phone photo by its EXIF orientation): ``cv2.imread`` itself crashes the process
     on a file name that is not UTF-8."""
-    import numpy as np
+    from controller.images import NOT_READABLE, decode
 
     if not path.exists():
         return None, "no such file", None
@@ -344,9 +344,11 @@ def _load_image(path: Path, cv2: Any) -> tuple[Any, str | None, str | None]:
         data = path.read_bytes()
     except OSError as exc:
         return None, f"cannot read it ({exc.strerror})", None
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    image, why = decode(data, cv2)
     cut_short = data[:2] == b"\xff\xd8" and data.rstrip(b"\x00\r\n ")[-2:] != b"\xff\xd9"
     if image is None:
+        if why != NOT_READABLE:  # too large: say so, not that it is unreadable
+            return None, why, None
         why = "the JPEG file is cut short (a partial copy?)" if cut_short else "not a readable image"
         return None, f"{why}: give a whole JPEG, PNG, BMP, TIFF or WebP file", None
     return image, None, "the JPEG file is cut short: part of the picture is missing" if cut_short else None

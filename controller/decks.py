@@ -93,10 +93,11 @@ def read_order(path: Path | None) -> tuple[str, ...]:
 def _image(path: Path) -> np.ndarray:
     import cv2
 
-    data = path.read_bytes()
-    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    from controller.images import decode
+
+    img, why = decode(path.read_bytes(), cv2)
     if img is None:
-        raise EnrolError(f"{path}: not a readable image")
+        raise EnrolError(f"{path}: {why}")
     return img
 
 

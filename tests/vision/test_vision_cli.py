@@ -120,3 +120,16 @@ def test_a_phone_photo_is_read_upright_by_its_exif_orientation(tmp_path):
     proc = run("--kind", "corner", str(path))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["label"] in ("SK", None)
+
+
+def test_a_huge_picture_gets_an_error_line_not_a_memory_blow_up(tmp_path):
+    import struct
+    import zlib
+
+    chunk = b"IHDR" + struct.pack(">IIBBBBB", 30_000, 30_000, 8, 2, 0, 0, 0)
+    huge = tmp_path / "huge.png"  # a few bytes saying 30,000 × 30,000: 2.7 GB if decoded
+    huge.write_bytes(b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk)))
+    proc = run(str(huge))
+    assert proc.returncode == 1
+    line = json.loads(proc.stdout)
+    assert line["label"] is None and "900 MP" in line["error"] and "Traceback" not in proc.stderr
