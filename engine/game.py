@@ -281,6 +281,12 @@ class Game(ABC):
         base = self.presets[name]
         if not overrides:
             return base
+        # a record's rules are checked once per distinct rules, not once per record (the referee of 升级
+        # records, each with its dealer, spent a fifth of its time resolving the settings' annotations)
+        kept = _settings_key(base, overrides)
+        made = _SETTINGS_MADE.get(kept) if kept is not None else None
+        if made is not None:
+            return made
         known = {f.name: f for f in dataclasses.fields(base)}
         for key in overrides:
             if key not in known:
@@ -290,6 +296,10 @@ class Game(ABC):
             check_settings(settings)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"bad setting for {self.name}: {exc}") from None
+        if kept is not None:
+            if len(_SETTINGS_MADE) >= 4096:
+                _SETTINGS_MADE.clear()
+            _SETTINGS_MADE[kept] = settings
         return settings
 
     @abstractmethod
@@ -361,6 +371,25 @@ class Game(ABC):
 
 
 _STR = {str}
+_ATOMS = frozenset({bool, int, float, str, type(None)})
+_SETTINGS_MADE: dict[tuple, Any] = {}  # (preset settings, overrides) -> the checked settings (frozen: shared)
+
+
+def _settings_key(base: Any, overrides: dict[str, Any]) -> tuple | None:
+    """The key :meth:`Game.settings` keeps checked settings by: the preset's settings and each override with
+    its type (``True`` and ``1`` are equal but not the same setting); ``None`` for a value that is not a
+    plain bool, number, string or None (not kept)."""
+    items = []
+    for name, value in overrides.items():
+        if value.__class__ not in _ATOMS:
+            return None
+        items.append((name, value.__class__, value))
+    key = (base, tuple(items))
+    try:
+        hash(key)
+    except TypeError:  # (settings with a list in them)
+        return None
+    return key
 
 
 def settings_diff(base: Any, settings: Any) -> dict[str, Any]:

@@ -5,6 +5,7 @@ annotations (bool, int, float, str, ``Literal[...]``, ``X | None``) so a bad ove
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from typing import Any, Literal
@@ -31,9 +32,15 @@ def _ok(value: Any, hint: Any) -> bool:
     return True
 
 
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """``typing.get_type_hints(cls)``, once per class (it compiles every string annotation each call)."""
+    return typing.get_type_hints(cls)
+
+
 def check_settings(obj: Any) -> None:
     """Raise ``ValueError`` naming the first field whose value does not fit its annotation."""
-    hints = typing.get_type_hints(type(obj))
+    hints = _hints(type(obj))
     for f in dataclasses.fields(obj):
         value = getattr(obj, f.name)
         hint = hints.get(f.name)
