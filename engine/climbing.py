@@ -38,6 +38,7 @@ from operator import or_
 from typing import Any, NamedTuple
 
 from engine.cards import ALL_CARDS, Card, CardError, RankOrder, parse_card
+from engine.draws import shuffle  # noqa: F401  (the games import it from here)
 from engine.game import Action, Violation, violation
 
 SINGLE, PAIR, TRIPLE, FOUR = 1, 2, 3, 4
@@ -65,30 +66,6 @@ KIND_NAMES_ZH = {
 CODE: dict[str, int] = {str(c): i for i, c in enumerate(ALL_CARDS)}  # card name -> bit of a hand's mask
 _NAMES = frozenset(CODE)
 _NAME_BY_ID = {id(c): str(c) for c in ALL_CARDS}  # the canonical cards (a record's), by identity: no __str__ call
-
-
-def shuffle(deck: list[Any], rng: random.Random) -> None:
-    """``rng.shuffle(deck)``: the same order from the same draws, with ``_randbelow`` inlined for an exact
-    ``random.Random`` (``Random.shuffle`` and ``_randbelow_with_getrandbits`` of CPython 3.11)."""
-    if type(rng) is not random.Random:
-        rng.shuffle(deck)
-        return
-    bits = rng.getrandbits
-    steps = _SHUFFLE_STEPS.get(len(deck)) or _shuffle_steps(len(deck))
-    for i, n, k in steps:
-        j = bits(k)
-        while j >= n:
-            j = bits(k)
-        deck[i], deck[j] = deck[j], deck[i]
-
-
-_SHUFFLE_STEPS: dict[int, tuple[tuple[int, int, int], ...]] = {}
-
-
-def _shuffle_steps(size: int) -> tuple[tuple[int, int, int], ...]:
-    """:func:`shuffle`'s (i, n = i + 1, n.bit_length()) for each i from the top down, worked out once per size."""
-    steps = _SHUFFLE_STEPS[size] = tuple((i, i + 1, (i + 1).bit_length()) for i in range(size - 1, 0, -1))
-    return steps
 
 
 def card_names(cards: list[Card] | list[str]) -> list[str]:

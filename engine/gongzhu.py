@@ -303,9 +303,14 @@ class GongzhuState(LoggedState):
                 return LoggedState.judge(self, action)
             # (the seat to play holds the card, so the hand is not over)
             if seat == (trick.leader + len(plays)) % SEATS and card in (hand := self.hands[seat]):
-                if plays and not self.exposed:  # a follow, nothing held back: follow suit if you can
+                if plays:  # a follow: follow suit if you can (may_play's steps, the common ones inline)
                     led = plays[0][1][0] // 13
-                    ok = card // 13 == led or not any(c // 13 == led for c in hand)
+                    if card // 13 != led:
+                        ok = not any(c // 13 == led for c in hand)
+                    elif self.first_round and self.exposed.get(card) == "open":  # maybe held back
+                        ok = self.may_play(seat, card)
+                    else:
+                        ok = True
                 else:
                     ok = self.may_play(seat, card)
                 if ok:  # _play, inline (the same steps; tested against it)
@@ -1087,6 +1092,8 @@ def play_bot_hand(
                 events.append(ev)
     two_decks = isinstance(state, ShuangzhuState)
     # one deck: a play is one card, so the hand is over after as many plays as cards dealt (finished())
+    # an exact random.Random: rng.choice's draws inline (``_randbelow_with_getrandbits`` of CPython 3.11)
+    bits = rng.getrandbits if bot == "random" and type(rng) is random.Random else None
     for _ in range(sum(map(len, state.hands))) if not two_decks else iter(state.finished, True):
         trick = state.trick
         seat = (trick.leader + len(trick.plays)) % SEATS  # trick.to_play, without the property
@@ -1096,7 +1103,15 @@ def play_bot_hand(
             ev = {"seat": seat, "action": "play", "cards": names(combo)}
         else:
             options = state.legal_plays(seat)
-            card = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
+            if bits is not None:
+                n = len(options)  # (never 0: the seat to play holds a card)
+                k = n.bit_length()
+                i = bits(k)
+                while i >= n:
+                    i = bits(k)
+                card = options[i]
+            else:
+                card = rng.choice(options) if bot == "random" else _greedy_play(state, seat, options)
             ev = {"seat": seat, "action": "play", "cards": [NAMES[card]]}
         found = state.judge(ev)  # every bot action goes through the referee (拱猪 has no warnings: all errors)
         if found:

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from engine.cards import ALL_CARDS, JOKERS, RANKS, SUITS
+from engine.draws import shuffle
 from engine.game import Violation, violation
 
 BJ, RJ = 52, 53
@@ -176,5 +177,5 @@ class Trick:
 def shuffled_deck(deck_cards: list[Any], rng: random.Random) -> list[str]:
     """A shuffled copy of a deck as notation strings."""
     cards = list(map(str, deck_cards))  # (a name is its own str: the loop runs in C)
-    rng.shuffle(cards)
+    shuffle(cards, rng)  # rng.shuffle's order, faster
     return cards
