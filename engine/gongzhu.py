@@ -23,7 +23,6 @@ True
 from __future__ import annotations
 
 import random
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -139,6 +138,9 @@ def _suit(card: int) -> int:
     return card // 13
 
 
+_SUIT_SETS = tuple(frozenset(range(13 * s, 13 * s + 13)) for s in range(4))  # one deck's codes by suit
+
+
 class GongzhuState(LoggedState):
     """One hand of 拱猪. Hands are per-seat sets of card codes."""
 
@@ -227,12 +229,10 @@ class GongzhuState(LoggedState):
                 return sorted(hand)
             free = [c for c in hand if not (self._held_back(c) and _suit(c) not in self.led_suits)]
             return sorted(free or hand)
-        low = plays[0][1][0] // 13 * 13
-        ordered = sorted(hand)  # the led suit's cards: a slice of the sorted hand (found in C, no loop)
-        start = bisect_left(ordered, low)
-        suited = ordered[start : bisect_left(ordered, low + 13, start)]
+        suited = _SUIT_SETS[plays[0][1][0] // 13].intersection(hand)  # the led suit's cards (found in C)
         if not suited:
-            return ordered
+            return sorted(hand)
+        suited = sorted(suited)
         if len(suited) > 1 and self.first_round and self.exposed:
             suited = [c for c in suited if not self._held_back(c)] or suited
         return suited
@@ -254,9 +254,9 @@ class GongzhuState(LoggedState):
             return not any(not (held_back(c) and _suit(c) not in led) for c in hand)  # no free card at all
         led_suit = trick.plays[0][1][0] // 13  # (the suit, inline: every play asks)
         if card // 13 != led_suit:
-            return not any(c // 13 == led_suit for c in hand)  # void in the led suit
+            return _SUIT_SETS[led_suit].isdisjoint(hand)  # void in the led suit
         if self.first_round and held_back(card):
-            suited = [c for c in hand if _suit(c) == led_suit]
+            suited = _SUIT_SETS[led_suit].intersection(hand)
             return len(suited) == 1 or all(held_back(c) for c in suited)
         return True
 
@@ -306,7 +306,7 @@ class GongzhuState(LoggedState):
                 if plays:  # a follow: follow suit if you can (may_play's steps, the common ones inline)
                     led = plays[0][1][0] // 13
                     if card // 13 != led:
-                        ok = not any(c // 13 == led for c in hand)
+                        ok = _SUIT_SETS[led].isdisjoint(hand)  # void in the led suit
                     elif self.first_round and self.exposed.get(card) == "open":  # maybe held back
                         ok = self.may_play(seat, card)
                     else:
