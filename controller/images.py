@@ -1,7 +1,8 @@
 """Decoding a picture a person gives the CLI, with its memory bounded: the size is read from the file's
-header before any pixel is decoded. A JPEG larger than :data:`MAX_PIXELS` is decoded scaled down by libjpeg
-(1/2, 1/4 or 1/8: it never holds the whole), anything else that large is refused in one line. Without
-this a 30,000 × 30,000 PNG of a few kilobytes asks OpenCV for 2.7 GB.
+header before any pixel is decoded (PNG, JPEG, BMP, WebP, TIFF or GIF; other formats are refused). A JPEG
+larger than :data:`MAX_PIXELS` is decoded scaled down by libjpeg (1/2, 1/4 or 1/8: it never holds the
+whole), anything else that large is refused in one line. Without this a 30,000 × 30,000 PNG of a few
+kilobytes asks OpenCV for 2.7 GB.
 
 >>> header_size(b"\\x89PNG\\r\\n\\x1a\\n" + b"\\x00\\x00\\x00\\rIHDR" + (640).to_bytes(4, "big") + (480).to_bytes(4, "big"))
 (640, 480)
@@ -20,19 +21,27 @@ _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 
 
 
 def header_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG's or JPEG's header, or None (another format, or no header found)."""
-    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR" and len(data) >= 24:
-        return struct.unpack(">II", data[16:24])
-    if data[:2] == b"\xff\xd8":
-        return _jpeg_size(data)
+    """(width, height) from the header of a PNG, JPEG, BMP, WebP, TIFF or GIF, or None (another format, or
+    no size found)."""
+    try:
+        for magic, reader in _FORMATS:
+            if data.startswith(magic):
+                return reader(data)
+    except (struct.error, IndexError):  # a header cut short
+        return None
     return None
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    return struct.unpack(">II", data[16:24]) if data[12:16] == b"IHDR" else None
 
 
 def _jpeg_size(data: bytes) -> tuple[int, int] | None:
     at = 2
     while at + 4 <= len(data):
-        if data[at] != 0xFF:
-            return None
+        if data[at] != 0xFF:  # stray bytes between segments: libjpeg skips them too
+            at += 1
+            continue
         marker = data[at + 1]
         if marker == 0xFF:  # fill byte
             at += 1
@@ -41,22 +50,73 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
             at += 2
             continue
         (length,) = struct.unpack(">H", data[at + 2 : at + 4])
-        if marker in _SOF and at + 9 <= len(data):
+        if marker in _SOF:
             height, width = struct.unpack(">HH", data[at + 5 : at + 9])
             return width, height
         at += 2 + length
     return None
 
 
+def _bmp_size(data: bytes) -> tuple[int, int]:
+    if struct.unpack("<I", data[14:18])[0] == 12:  # the old OS/2 header: 16-bit sizes
+        return struct.unpack("<HH", data[18:22])
+    w, h = struct.unpack("<ii", data[18:26])
+    return abs(w), abs(h)  # a negative height is a top-down bitmap
+
+
+def _webp_size(data: bytes) -> tuple[int, int] | None:
+    if data[8:12] != b"WEBP":
+        return None
+    chunk = data[12:16]
+    if chunk == b"VP8 ":  # lossy: 14-bit sizes after the key frame's start code
+        w, h = struct.unpack("<HH", data[26:30])
+        return w & 0x3FFF, h & 0x3FFF
+    if chunk == b"VP8L":  # lossless: 14-bit sizes minus one, packed
+        (bits,) = struct.unpack("<I", data[21:25])
+        return (bits & 0x3FFF) + 1, (bits >> 14 & 0x3FFF) + 1
+    if chunk == b"VP8X":  # extended: 24-bit canvas sizes minus one
+        return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+    return None
+
+
+def _tiff_size(data: bytes) -> tuple[int, int] | None:
+    order = "<" if data[:2] == b"II" else ">"
+    (at,) = struct.unpack(order + "I", data[4:8])
+    (count,) = struct.unpack(order + "H", data[at : at + 2])
+    size: dict[int, int] = {}
+    for i in range(count):  # the first page's tags: ImageWidth (256), ImageLength (257)
+        tag, kind = struct.unpack(order + "HH", data[at + 2 + 12 * i : at + 6 + 12 * i])
+        if tag in (256, 257):
+            value = data[at + 10 + 12 * i : at + 14 + 12 * i]
+            size[tag] = struct.unpack(order + ("H" if kind == 3 else "I"), value[: 2 if kind == 3 else 4])[0]
+    return (size[256], size[257]) if len(size) == 2 else None
+
+
+def _gif_size(data: bytes) -> tuple[int, int]:
+    return struct.unpack("<HH", data[6:10])
+
+
+_FORMATS = (
+    (b"\x89PNG\r\n\x1a\n", _png_size),
+    (b"\xff\xd8", _jpeg_size),
+    (b"BM", _bmp_size),
+    (b"RIFF", _webp_size),
+    (b"II*\x00", _tiff_size),
+    (b"MM\x00*", _tiff_size),
+    (b"GIF87a", _gif_size),
+    (b"GIF89a", _gif_size),
+)
+
+
 def decode(data: bytes, cv2: Any) -> tuple[Any, str | None]:
     """(BGR image or None, why not). A large JPEG comes back scaled down (at most :data:`MAX_PIXELS`)."""
     import numpy as np
 
-    if not data:
-        return None, NOT_READABLE
     size = header_size(data)
+    if size is None:  # a format whose size is not known before decoding could ask for any amount of memory
+        return None, NOT_READABLE
     flag = cv2.IMREAD_COLOR
-    if size is not None and size[0] * size[1] > MAX_PIXELS:
+    if size[0] * size[1] > MAX_PIXELS:
         w, h = size
         if data[:2] != b"\xff\xd8" or w * h > 64 * MAX_PIXELS:
             return None, (f"the picture is {w} × {h} pixels ({w * h / 1e6:.0f} MP); give one of at most "
