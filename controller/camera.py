@@ -31,6 +31,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from controller.images import MAX_PIXELS, header_size
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
 
@@ -137,6 +139,9 @@ def _decode(data: bytes | np.ndarray, seq: int, t: float, tag: int | None = None
             exposed: float | None = None) -> Frame:
     if isinstance(data, np.ndarray):
         return Frame(data, None, seq, t, tag, exposed)
+    size = header_size(data)  # a frame's header is trusted no more than a file's: its size is checked first
+    if size is not None and size[0] * size[1] > MAX_PIXELS:
+        raise CameraError(f"camera: frame {seq} says it is {size[0]} × {size[1]} pixels, larger than any camera's")
     image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
         raise CameraError(f"camera: frame {seq} is not a readable JPEG")

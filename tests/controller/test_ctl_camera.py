@@ -119,3 +119,19 @@ def test_bad_sources_are_clear_errors(tmp_path):
             cam.grab(1, timeout=0.3)
     finally:
         cam.close()
+
+
+def test_a_frame_claiming_a_huge_size_is_refused_before_decoding(tmp_path):
+    """A frame's header is checked as a file's is: a few bytes saying 20,000 x 20,000 (1.2 GB decoded)."""
+    import struct
+
+    ok, buf = cv2.imencode(".jpg", np.full((48, 64, 3), 90, np.uint8))
+    data = bytearray(buf.tobytes())
+    at = data.index(b"\xff\xc0")  # the baseline start-of-frame: length, precision, height, width
+    data[at + 5 : at + 9] = struct.pack(">HH", 20_000, 20_000)
+    (tmp_path / "a.jpg").write_bytes(bytes(data))
+    (tmp_path / "b.jpg").write_bytes(buf.tobytes())
+    cam = FolderCamera(tmp_path)
+    with pytest.raises(CameraError, match="20000 × 20000"):
+        cam.grab()
+    assert cam.grab()[0].image.shape == (48, 64, 3)  # the next good frame reads
