@@ -93,6 +93,8 @@ def lowest_heart_holder(hands: list[list[str]]) -> int:
 
 
 def forced_to_dig(cards: list[str], rule: str) -> bool:
+    if rule == "off":  # (the presets' rule: nothing to count)
+        return False
     threes = sum(c[1:] == "3" for c in cards)
     if rule == "three_threes":
         return threes >= 3
