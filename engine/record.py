@@ -66,6 +66,43 @@ def _plain(value: Any) -> bool:
         return False
 
 
+def _plain_events(events: list[Any], seats: int) -> bool:
+    """Whether every event passes :func:`_check_events` plainly: an object with a seat
+    0..seats-1 (an int), a string action, any ``cards`` a list of card names as written out (``_plain``) and
+    no ``card`` (the fast path; anything else goes :func:`_check_events`, which says what is wrong)."""
+    superset = _NAMES.issuperset
+    try:
+        for ev in events:
+            if ev.__class__ is not dict:
+                return False
+            seat = ev.get("seat")
+            if seat.__class__ is not int or not 0 <= seat < seats or ev.get("action").__class__ is not str:
+                return False
+            if len(ev) > 2:  # (seat and action only: a pass, a bid...)
+                cards = ev.get("cards", ev)  # (ev: no cards)
+                if (cards is not ev and (cards.__class__ is not list or not superset(cards))) or "card" in ev:
+                    return False
+    except TypeError:  # an unhashable item in cards: not a card
+        return False
+    return True
+
+
+def _check_events(events: list[Any], seats: int) -> None:
+    """Raise :class:`RecordError` for the first event that is not an event, saying what is wrong."""
+    for i, ev in enumerate(events):
+        if not isinstance(ev, dict):
+            raise RecordError(f"events[{i}]: expected an object with 'seat' and 'action'")
+        seat = ev.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < seats:
+            raise RecordError(f"events[{i}].seat: {seat!r} is not a seat 0..{seats - 1}")
+        if not isinstance(ev.get("action"), str):
+            raise RecordError(f"events[{i}].action: missing or not a string")
+        if "cards" in ev and not _plain(ev["cards"]):
+            _cards(ev["cards"], f"events[{i}].cards")
+        if "card" in ev and not (isinstance(ev["card"], str) and ev["card"] in _NAMES):
+            _cards([ev["card"]], f"events[{i}].card")
+
+
 def _fits(deck: DeckSpec, hands: list[Any], bottom: Any) -> bool:
     """Whether plain card names ``hands`` and ``bottom`` fit in the deck (else the slow check says why)."""
     allowed = _ALLOWED.get(deck)
@@ -121,18 +158,8 @@ def parse_record(obj: Any) -> Record:
     events = obj.get("events", [])
     if not isinstance(events, list):
         raise RecordError("events: expected a list of events")
-    for i, ev in enumerate(events):
-        if not isinstance(ev, dict):
-            raise RecordError(f"events[{i}]: expected an object with 'seat' and 'action'")
-        seat = ev.get("seat")
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < plan.seats:
-            raise RecordError(f"events[{i}].seat: {seat!r} is not a seat 0..{plan.seats - 1}")
-        if not isinstance(ev.get("action"), str):
-            raise RecordError(f"events[{i}].action: missing or not a string")
-        if "cards" in ev and not _plain(ev["cards"]):
-            _cards(ev["cards"], f"events[{i}].cards")
-        if "card" in ev and not (isinstance(ev["card"], str) and ev["card"] in _NAMES):
-            _cards([ev["card"]], f"events[{i}].card")
+    if not _plain_events(events, plan.seats):  # (the common case: every event plainly fine, in one loop)
+        _check_events(events, plan.seats)
     extra = {k: v for k, v in obj.items() if k not in {"game", "preset", "rules", "hands", "bottom", "events"}}
     return Record(name, preset, dict(rules), hands, bottom, list(events), extra)
 

@@ -230,6 +230,63 @@ def test_record_fast_parse_matches_the_slow_way(seed, name, damage):
         assert fast == slow
 
 
+_EVENT_VALUES = {
+    "seat": st.sampled_from([0, 1, 2, 3, 4, -1, True, False, 1.0, "1", None]),
+    "action": st.sampled_from(["play", "pass", "bid", "", None, 3, ["play"]]),
+    "cards": st.one_of(
+        st.lists(st.sampled_from(["H4", "SA", "RJ", "BJ", "h4", "S1", "", "C10", 11, None, ["H4"]]), max_size=3),
+        st.sampled_from(["H4", None, 4, {}, ("H4",)]),
+    ),
+    "card": st.sampled_from(["H4", "h4", "X9", 4, None, ["H4"]]),
+    "value": st.integers(0, 3),
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.fixed_dictionaries(
+                {"seat": st.integers(0, 3), "action": st.just("play")},
+                optional={"cards": st.lists(st.sampled_from(["H4", "SA", "RJ", "D10"]), max_size=3)},
+            ),
+            st.fixed_dictionaries({}, optional=_EVENT_VALUES),
+            st.sampled_from([None, [], "pass", 3]),
+        ),
+        max_size=6,
+    ),
+    st.integers(3, 4),
+)
+def test_record_plain_events_match_the_full_checks(events, seats):
+    """``_plain_events`` (the referee's one-loop check of a record's events) says yes only where the full
+    checks (``_check_events``) pass, and for records of plainly written events it says yes."""
+    from engine.record import _check_events, _plain_events
+
+    try:
+        _check_events(events, seats)
+        passed = True
+    except RecordError:
+        passed = False
+    if _plain_events(events, seats):
+        assert passed
+    plain = all(
+        type(e) is dict
+        and set(e) <= {"seat", "action", "cards", "value"}
+        and type(e.get("seat")) is int
+        and 0 <= e["seat"] < seats
+        and type(e.get("action")) is str
+        and (
+            "cards" not in e
+            or (type(e["cards"]) is list and all(type(c) is str and c in _PLAIN_NAMES for c in e["cards"]))
+        )
+        for e in events
+    )
+    assert _plain_events(events, seats) == plain
+
+
+_PLAIN_NAMES = {"H4", "SA", "RJ", "BJ", "C10", "D10"}
+
+
 @pytest.mark.parametrize("name", ["wakeng", "zhuohonga"])
 @settings(max_examples=30, deadline=None)
 @given(seed=seeds)
