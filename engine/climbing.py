@@ -629,6 +629,7 @@ def random_play(state: Any, rng: random.Random, events: list[Action], escape_at:
     rules, hands, judge, bits = trick.rules, trick.hands, state.judge, rng.getrandbits
     sets, options = rules._sets, rules.options
     last, jokers_pair, bombs_on = rules._n - 1, rules.joker_pair, rules.bombs
+    runs, below = rules._runs, (1 << rules.run_top) - 1
     escaping = escape_at >= 0
     while not state.over:
         seat = trick.turn
@@ -640,7 +641,37 @@ def random_play(state: Any, rng: random.Random, events: list[Action], escape_at:
             return
         hand = hands[seat]
         beat = trick.beat
-        if beat is None or beat[0] > 10:  # a lead, or a run to follow: listed
+        if beat is None:  # a lead, counted (options' order: each rank's sets, the joker pair, the runs by width)
+            counts, levels = hand.counts, hand.levels
+            l0, l1, l2 = levels[0], levels[1], levels[2]
+            n = l0.bit_count() + l1.bit_count() + l2.bit_count() + levels[3].bit_count()  # sets: up to 4 a rank
+            jokers = 1 if jokers_pair and counts[last - 1] and counts[last] else 0
+            runs1 = runs[0][l0 & below] if runs[0] else ()
+            runs2 = runs[1][l1 & below] if runs[1] else ()
+            runs3 = runs[2][l2 & below] if runs[2] else ()
+            total = n + jokers + len(runs1) + len(runs2) + len(runs3)
+            k = total.bit_length()
+            i = bits(k)
+            while i >= total:
+                i = bits(k)
+            if i < n:  # the rank's set of i + 1 cards, counting up the ranks
+                r = 0
+                while i >= (c := counts[r] if counts[r] < 4 else 4):
+                    i -= c
+                    r += 1
+                combo = sets[r][i]
+            else:
+                i -= n
+                if jokers and not i:
+                    combo = sets[last][1]
+                else:
+                    i -= jokers
+                    for listed in (runs1, runs2, runs3):
+                        if i < len(listed):
+                            combo = listed[i]
+                            break
+                        i -= len(listed)
+        elif beat[0] > 10:  # a run to follow: listed
             listed = options(hand.counts, beat, hand.levels)
             n = len(listed)
             total = n + (beat is not None)
