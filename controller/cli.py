@@ -6,6 +6,7 @@ The names, arguments and outputs of ``docs/interfaces.md`` are kept exactly (or 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -108,7 +109,7 @@ def selfplay(
 # ---------------------------------------------------------------- vision
 @vision_app.command("classify")
 def vision_classify(
-    images: Annotated[list[Path], typer.Argument(help="image files")],
+    images: Annotated[list[Path], typer.Argument(help="image files", readable=False)],  # each said on its line
     kind: Annotated[str, typer.Option(help="frame (a card anywhere), corner (a corner-index crop), window "
                                       "(the dealer camera's view) or pile (every card on the play area)")] = "frame",
     deck: Annotated[str | None, typer.Option(help="read with this enrolled deck's references")] = None,
@@ -211,8 +212,11 @@ def _deck_reader(deck: str) -> Any:
 @vision_app.command("enroll")
 def vision_enroll(
     deck: Annotated[str, typer.Option(help="the deck's name")],
-    labels: Annotated[Path, typer.Option(help="a CSV with columns file,label (paths relative to it)")],
+    labels: Annotated[Path, typer.Option(help="a CSV with columns file,label (paths relative to it)",
+                                         readable=False)],
     kind: Annotated[str, typer.Option(help="frame, corner or window")] = "frame",
+    replace: Annotated[bool, typer.Option("--replace", help="the deck becomes these photos alone (to mend a "
+                                          "wrong label), instead of adding to it")] = False,
 ) -> None:
     """Learn a deck from labelled photos: its references go under the data directory (merged with any
     already there). A missing file or an unknown label stops it before anything is written."""
@@ -221,9 +225,14 @@ def vision_enroll(
     from vision.reader import MODEL_PATH
 
     try:
-        refs, missing, doubts = enrol_csv(labels, deck, _data_dir(), kind, MODEL_PATH)
+        refs, missing, doubts, dropped = enrol_csv(labels, deck, _data_dir(), kind, MODEL_PATH, replace)
     except EnrolError as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:  # a data folder that cannot be written, a full disk: what was enrolled stays
+        raise fail(f"deck {deck!r}: cannot write its references ({exc.strerror or exc}); nothing changed") from None
+    if dropped:
+        sys.stderr.write(f"hongsi: deck {deck!r}: its {dropped} references made with another model were "
+                         "replaced by these photos' (enrol its other photos again)\n")
     sys.stdout.write(json.dumps({"deck": deck, "references": int(len(refs.labels)),
                                  "cards": len({int(i) for i in refs.labels}), "missing": missing,
                                  "doubtful": doubts}) + "\n")
@@ -236,7 +245,7 @@ def vision_enroll(
 @vision_app.command("compose")
 def vision_compose(
     faces: Annotated[list[Path], typer.Argument(help="upright photos or scans of card faces, cropped to the card "
-                                                     "(one for --kind window)")],
+                                                     "(one for --kind window)", readable=False)],
     out: Annotated[Path, typer.Option(help="the frame to write (PNG or JPEG)")],
     kind: Annotated[str, typer.Option(help="window: the dealer camera's view; pile: the faces thrown onto the "
                                       "play area")] = "window",
@@ -256,11 +265,15 @@ def vision_compose(
         raise fail(f"--kind window takes one face, not {len(faces)}")
     if kind == "pile" and len(faces) > 54:
         raise fail(f"a pile of at most 54 cards, not {len(faces)}")
+    if any(face.resolve() == out.resolve() for face in faces):
+        raise fail(f"--out {out} is one of the faces: it would be overwritten")
     loaded = []
     for face in faces:
-        image, why, _ = _load_image(face, cv2)
+        image, why, _ = _load_image(face, cv2, alpha=True)  # a face cut out on a transparent canvas
         if image is None:
             raise fail(f"{face}: {why}")
+        if (shape := _not_a_face(image)) is not None:
+            raise fail(f"{face}: {shape}")
         loaded.append(face_from_image(image))
     rng = np.random.default_rng(seed)
     if kind == "pile":
@@ -279,6 +292,21 @@ def vision_compose(
         out.write_bytes(buf.tobytes())
     except OSError as exc:
         raise fail(f"{out}: cannot write it ({exc.strerror})") from None
+
+
+FACE_SIDE = 40  # px: a face's shorter side at least (its index is a few percent of it)
+FACE_SHAPE = 0.4  # its shorter side over its longer at least (cards are 0.55-0.72)
+
+
+def _not_a_face(image: Any) -> str | None:
+    """Why a picture cannot be one card's face (too small, or no card's shape), or None."""
+    short, long = sorted(image.shape[:2])
+    if short < FACE_SIDE:
+        return f"{image.shape[1]} × {image.shape[0]} pixels is too small for a card's face (at least {FACE_SIDE} a side)"
+    if short < FACE_SHAPE * long:
+        return (f"{image.shape[1]} × {image.shape[0]} pixels is not a card's shape: crop the picture to the card "
+                f"(its sides about 5:7)")
+    return None
 
 
 @deck_app.command("learn")
@@ -330,28 +358,14 @@ def deck_learn(
                                  "cards": len({int(i) for i in refs.labels})}) + "\n")
 
 
-def _load_image(path: Path, cv2: Any) -> tuple[Any, str | None, str | None]:
-    """(image or None, why not, a warning) for one file. The bytes are read by Python and decoded by
-    OpenCV (which turns a phone photo by its EXIF orientation): ``cv2.imread`` itself crashes the process
-    on a file name that is not UTF-8."""
-    from controller.images import NOT_READABLE, decode
+def _load_image(path: Path, cv2: Any, alpha: bool = False) -> tuple[Any, str | None, str | None]:
+    """(image or None, why not, a warning) for one file (:func:`controller.images.load`). The bytes are
+    read by Python and decoded by OpenCV (which turns a phone photo by its EXIF orientation):
+    ``cv2.imread`` itself crashes the process on a file name that is not UTF-8."""
+    from controller.images import load
 
-    if not path.exists():
-        return None, "no such file", None
-    if not path.is_file():
-        return None, "not a file (a folder?)", None
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return None, f"cannot read it ({exc.strerror})", None
-    image, why = decode(data, cv2)
-    cut_short = data[:2] == b"\xff\xd8" and data.rstrip(b"\x00\r\n ")[-2:] != b"\xff\xd9"
-    if image is None:
-        if why != NOT_READABLE:  # too large: say so, not that it is unreadable
-            return None, why, None
-        why = "the JPEG file is cut short (a partial copy?)" if cut_short else "not a readable image"
-        return None, f"{why}: give a whole JPEG, PNG, BMP, TIFF or WebP file", None
-    return image, None, "the JPEG file is cut short: part of the picture is missing" if cut_short else None
+    got = load(path, cv2, alpha)
+    return got.image, got.why, got.warning
 
 
 # ---------------------------------------------------------------- the rig
@@ -678,7 +692,16 @@ def selftest(
 def main() -> None:
     from controller.cli_help import tidy
 
-    tidy(typer.main.get_command(app))()  # what app() runs, its help made to read cleanly
+    if sys.stdout is None:  # started with standard output closed: its answers would go nowhere
+        sys.stderr.write("hongsi: standard output is closed\n")
+        sys.exit(2)
+    try:
+        tidy(typer.main.get_command(app))()  # what app() runs, its help made to read cleanly
+    except OSError as exc:  # standard output on a full disk, a folder that cannot be written: one line
+        where = f" ({exc.filename})" if exc.filename else ""
+        sys.stderr.write(f"hongsi: {exc.strerror or exc}{where}\n")
+        sys.stderr.flush()
+        os._exit(1)  # not sys.exit: flushing the broken output again at exit would print a traceback
 
 
 if __name__ == "__main__":

@@ -93,23 +93,25 @@ def read_order(path: Path | None) -> tuple[str, ...]:
 def _image(path: Path) -> np.ndarray:
     import cv2
 
-    from controller.images import decode
+    from controller.images import load
 
-    img, why = decode(path.read_bytes(), cv2)
-    if img is None:
-        raise EnrolError(f"{path}: {why}")
-    return img
+    got = load(path, cv2)
+    if got.image is None:
+        raise EnrolError(f"{path}: {got.why}")
+    return got.image
 
 
-def enrol_csv(csv_path: Path, deck: str, data_dir: Path, kind: str,
-              model: Path) -> tuple[DeckRefs, list[str], list[str]]:
+def enrol_csv(csv_path: Path, deck: str, data_dir: Path, kind: str, model: Path,
+              replace: bool = False) -> tuple[DeckRefs, list[str], list[str], int]:
     """Enrol the photos a CSV lists into ``deck``; returns the deck's references, the suit cards still
-    without one, and the rows the models read surely as another card than their label (a typo in the CSV
-    would teach the deck a wrong card; they are enrolled as labelled, and said). Nothing is written unless
-    every row was good."""
+    without one, the rows the models read surely as another card than their label (a typo in the CSV
+    would teach the deck a wrong card; they are enrolled as labelled, and said), and how many references
+    made with another model were dropped. ``replace``: the deck becomes these photos alone (a label
+    mended). Nothing is written unless every row was good."""
     if kind not in KINDS:
         raise EnrolError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
     deck_dir(data_dir, deck)  # a bad name is said before minutes of photos, not after
+    old = None if replace else _existing(data_dir, deck)  # a damaged deck too
     rows = read_labels_csv(csv_path)
     from vision.reader import MODEL_PATH, CardReader
 
@@ -126,9 +128,10 @@ def enrol_csv(csv_path: Path, deck: str, data_dir: Path, kind: str,
             yield image, label, str(file)
 
     new = enrol(embedder, items(), kind, reader=reader if kind == "frame" else None)
-    refs = new.merged(_existing(data_dir, deck))
+    refs = new.merged(old)
     refs.save(data_dir, deck)
-    return refs, refs.missing(), doubts
+    dropped = 0 if old is None or old.model == new.model else len(old.labels)
+    return refs, refs.missing(), doubts, dropped
 
 
 def _existing(data_dir: Path, deck: str) -> DeckRefs | None:

@@ -11,10 +11,14 @@ kilobytes asks OpenCV for 2.7 GB.
 from __future__ import annotations
 
 import struct
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 NOT_READABLE = "not a readable image"
 MAX_PIXELS = 40_000_000  # a 40 MP phone photo is read whole; a card's corner needs far fewer
+HEAD = 1 << 16  # the bytes read first: every header read here lies in them, but a JPEG's with a large EXIF
+MAX_FILE = 256 << 20  # a photo of a card is never this large
 
 # JPEG start-of-frame markers (baseline, progressive, …): they carry the picture's height and width
 _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
@@ -37,6 +41,12 @@ def _png_size(data: bytes) -> tuple[int, int] | None:
 
 
 def _jpeg_size(data: bytes) -> tuple[int, int] | None:
+    frame = jpeg_frame(data)
+    return None if frame is None else frame[1:]
+
+
+def jpeg_frame(data: bytes) -> tuple[int, int, int] | None:
+    """(start-of-frame marker, width, height) of a JPEG, found as libjpeg finds it, or None."""
     at = 2
     while at + 4 <= len(data):
         if data[at] != 0xFF:  # stray bytes between segments: libjpeg skips them too
@@ -46,15 +56,41 @@ def _jpeg_size(data: bytes) -> tuple[int, int] | None:
         if marker == 0xFF:  # fill byte
             at += 1
             continue
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # markers with no length
+        if marker in (0x00, 0x01, 0xD8) or 0xD0 <= marker <= 0xD7:  # a stuffed zero, or a marker with no length
             at += 2
             continue
         (length,) = struct.unpack(">H", data[at + 2 : at + 4])
         if marker in _SOF:
             height, width = struct.unpack(">HH", data[at + 5 : at + 9])
-            return width, height
+            return marker, width, height
+        if marker == 0xDA:  # the scan began with no frame
+            return None
         at += 2 + length
     return None
+
+
+def jpeg_cut_short(data: bytes) -> bool:
+    """Whether a JPEG ends before its picture does: no end-of-image marker after its first scan. (A phone's
+    motion photo or maker trailer follows the end marker: the picture is whole.)"""
+    if data[:2] != b"\xff\xd8":
+        return False
+    scan = data.find(b"\xff\xda", _scan_search_start(data))
+    return scan < 0 or data.find(b"\xff\xd9", scan) < 0
+
+
+def _scan_search_start(data: bytes) -> int:
+    """Where the main picture's segments end: past its frame header (an EXIF thumbnail, inside an APP
+    segment, has a scan and an end marker of its own)."""
+    at = 2
+    while at + 4 <= len(data) and data[at] == 0xFF:
+        marker = data[at + 1]
+        if marker in _SOF or marker == 0xDA:
+            return at
+        if marker == 0xFF:
+            at += 1
+            continue
+        at += 2 + struct.unpack(">H", data[at + 2 : at + 4])[0]
+    return at
 
 
 def _bmp_size(data: bytes) -> tuple[int, int]:
@@ -86,7 +122,7 @@ def _tiff_size(data: bytes) -> tuple[int, int] | None:
     size: dict[int, int] = {}
     for i in range(count):  # the first page's tags: ImageWidth (256), ImageLength (257)
         tag, kind = struct.unpack(order + "HH", data[at + 2 + 12 * i : at + 6 + 12 * i])
-        if tag in (256, 257):
+        if tag in (256, 257) and tag not in size:  # a tag listed twice: libtiff takes the first
             value = data[at + 10 + 12 * i : at + 14 + 12 * i]
             size[tag] = struct.unpack(order + ("H" if kind == 3 else "I"), value[: 2 if kind == 3 else 4])[0]
     return (size[256], size[257]) if len(size) == 2 else None
@@ -108,25 +144,87 @@ _FORMATS = (
 )
 
 
-def decode(data: bytes, cv2: Any) -> tuple[Any, str | None]:
-    """(BGR image or None, why not). A large JPEG comes back scaled down (at most :data:`MAX_PIXELS`)."""
+def decode(data: bytes, cv2: Any, alpha: bool = False) -> tuple[Any, str | None]:
+    """(BGR image or None, why not). A large baseline JPEG comes back scaled down (at most
+    :data:`MAX_PIXELS`). ``alpha``: a picture with an alpha channel comes back BGRA (not turned by EXIF)."""
     import numpy as np
 
     size = header_size(data)
     if size is None:  # a format whose size is not known before decoding could ask for any amount of memory
-        return None, NOT_READABLE
+        return None, _unknown(data)
     flag = cv2.IMREAD_COLOR
-    if size[0] * size[1] > MAX_PIXELS:
-        w, h = size
-        if data[:2] != b"\xff\xd8" or w * h > 64 * MAX_PIXELS:
+    w, h = size
+    if w * h > MAX_PIXELS:
+        frame = jpeg_frame(data) if data[:2] == b"\xff\xd8" else None
+        # libjpeg decodes a sequential JPEG scaled row by row; a progressive one holds the whole picture first
+        if frame is None or frame[0] not in (0xC0, 0xC1) or w * h > 64 * MAX_PIXELS:
             return None, (f"the picture is {w} × {h} pixels ({w * h / 1e6:.0f} MP); give one of at most "
                           f"{MAX_PIXELS / 1e6:.0f} MP (scale it down)")
         scale = next(s for s in (2, 4, 8) if w * h <= MAX_PIXELS * s * s)
         flag = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}[scale]
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), flag)
+    buf = np.frombuffer(data, np.uint8)
+    image = _with_alpha(buf, cv2) if alpha and flag == cv2.IMREAD_COLOR else None
+    if image is None:
+        image = cv2.imdecode(buf, flag)
     if image is not None and image.shape[0] * image.shape[1] > MAX_PIXELS:  # a header that lied
         return None, f"the picture is larger than {MAX_PIXELS / 1e6:.0f} MP: scale it down"
     return image, None if image is not None else NOT_READABLE
 
 
-__all__ = ["MAX_PIXELS", "NOT_READABLE", "decode", "header_size"]
+def _with_alpha(buf: Any, cv2: Any) -> Any:
+    """The picture as BGRA when it has an alpha channel (8 bits), else None."""
+    import numpy as np
+
+    image = cv2.imdecode(buf, cv2.IMREAD_UNCHANGED)
+    if image is None or image.ndim != 3 or image.shape[2] != 4:
+        return None
+    if image.dtype == np.uint16:
+        image = (image >> 8).astype(np.uint8)
+    return image if image.dtype == np.uint8 else None
+
+
+def _unknown(data: bytes) -> str:
+    """Why a file of no format read here is refused."""
+    if data[4:8] == b"ftyp" and data[8:12] in (b"heic", b"heix", b"hevc", b"mif1", b"msf1", b"avif", b"avis"):
+        return "a HEIC or AVIF photo, which is not read here: export it as JPEG or PNG"
+    return NOT_READABLE
+
+
+@dataclass
+class Loaded:
+    """A picture file as the CLI reads it: the image, or why not, and a warning."""
+
+    image: Any
+    why: str | None = None
+    warning: str | None = None
+
+
+def load(path: Path, cv2: Any, alpha: bool = False) -> Loaded:
+    """A picture file, its header read before the rest: a file that is no picture read here, or too large
+    a picture, is refused before it is read whole (a phone video given by mistake is gigabytes)."""
+    if not path.exists():
+        return Loaded(None, "no such file")
+    if not path.is_file():
+        return Loaded(None, "not a file (a folder?)")
+    try:
+        with path.open("rb") as f:
+            data = f.read(HEAD)
+            size = header_size(data)
+            known = any(data.startswith(magic) for magic, _ in _FORMATS)
+            if known and (size is None or size[0] * size[1] <= 64 * MAX_PIXELS):
+                data += f.read(MAX_FILE + 1 - len(data))  # a header past the first bytes is found in the whole
+    except OSError as exc:
+        return Loaded(None, f"cannot read it ({exc.strerror or exc})")
+    if len(data) > MAX_FILE:
+        return Loaded(None, f"the file is over {MAX_FILE >> 20} MB: give a photo of a card, not a video")
+    image, why = decode(data, cv2, alpha)
+    cut_short = jpeg_cut_short(data)
+    if image is None:
+        if why != NOT_READABLE:  # too large, or a format said by name
+            return Loaded(None, why)
+        why = "the JPEG file is cut short (a partial copy?)" if cut_short else NOT_READABLE
+        return Loaded(None, f"{why}: give a JPEG, PNG, BMP, TIFF, WebP or GIF file")
+    return Loaded(image, None, "the JPEG file is cut short: part of the picture is missing" if cut_short else None)
+
+
+__all__ = ["MAX_PIXELS", "NOT_READABLE", "Loaded", "decode", "header_size", "jpeg_cut_short", "load"]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,9 +113,13 @@ class DeckRefs:
             have = known_decks(data_dir)
             raise DeckNotFound(f"no deck named {name!r} is enrolled"
                                + (f" (enrolled: {', '.join(have)})" if have else " (none is; run hongsi vision enroll)"))
-        with np.load(path) as z:
-            looks = (z["looks"], z["look_labels"].astype(np.int64)) if "looks" in z.files else (None, None)
-            return cls(z["embeddings"].astype(np.float32), z["labels"].astype(np.int64), str(z["model"]), *looks)
+        try:
+            with np.load(path) as z:
+                looks = (z["looks"], z["look_labels"].astype(np.int64)) if "looks" in z.files else (None, None)
+                return cls(z["embeddings"].astype(np.float32), z["labels"].astype(np.int64), str(z["model"]), *looks)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:  # cut short, or not ours
+            raise EnrolError(f"deck {name!r}: its references ({path}) are damaged ({type(exc).__name__}): "
+                             "enrol it again with --replace, or move that file away") from None
 
     def merged(self, other: DeckRefs | None) -> DeckRefs:
         if other is None or other.model != self.model:
@@ -142,9 +147,13 @@ class DeckRefs:
         fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
         os.close(fd)
         looks = {} if self.looks is None else {"looks": self.looks, "look_labels": self.look_labels}
-        np.savez(tmp, embeddings=self.embeddings, labels=self.labels, model=np.array(self.model), **looks)
         path = folder / "refs.npz"
-        os.replace(tmp, path)
+        try:
+            np.savez(tmp, embeddings=self.embeddings, labels=self.labels, model=np.array(self.model), **looks)
+            os.replace(tmp, path)
+        except BaseException:  # a full disk: the old file stays, and no half-written one is left beside it
+            Path(tmp).unlink(missing_ok=True)
+            raise
         return path
 
 

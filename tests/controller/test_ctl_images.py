@@ -86,3 +86,91 @@ def test_a_large_jpeg_is_decoded_scaled_down(monkeypatch):
 @pytest.mark.parametrize("data", [b"", b"not a picture", b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n"])
 def test_no_header_or_no_picture_is_not_readable(data):
     assert images.decode(data, cv2) == (None, images.NOT_READABLE)
+
+
+def _jpeg(w: int = 64, h: int = 48, progressive: bool = False) -> bytes:
+    ok, buf = cv2.imencode(".jpg", np.full((h, w, 3), 200, np.uint8), [cv2.IMWRITE_JPEG_PROGRESSIVE, int(progressive)])
+    assert ok
+    return buf.tobytes()
+
+
+def _segments(data: bytes) -> tuple[bytes, list[bytes], bytes]:
+    """A JPEG as its SOI, its header segments, and the scan to the end."""
+    at, segs = 2, []
+    while data[at + 1] != 0xDA:
+        length = struct.unpack(">H", data[at + 2 : at + 4])[0]
+        segs.append(data[at : at + 2 + length])
+        at += 2 + length
+    return data[:2], segs, data[at:]
+
+
+def _with_frame_size(seg: bytes, w: int, h: int) -> bytes:
+    return seg[:5] + struct.pack(">HH", h, w) + seg[9:]
+
+
+def test_a_stuffed_zero_before_the_frame_does_not_hide_its_size():
+    """(an outside audit: FF 00 read as a marker with a length jumped to a fake 100 x 100 frame in a comment,
+    while libjpeg skips FF 00 and decoded the real 32,000 x 32,000: 6.1 GB)"""
+    soi, segs, scan = _segments(_jpeg())
+    i = next(k for k, s in enumerate(segs) if s[1] == 0xC0)
+    real, fake = _with_frame_size(segs[i], 32_000, 32_000), _with_frame_size(segs[i], 100, 100)
+    comment = b"\xff\xfe" + struct.pack(">H", 4 + len(fake)) + b"xx" + fake
+    jump = 4 + len(real) + 4 + 2  # from the FF 00 to the fake frame's FF, were FF 00 a marker with a length
+    data = soi + b"".join(segs[:i]) + b"\xff\x00" + struct.pack(">H", jump - 2) + real + comment
+    data += b"".join(segs[i + 1 :]) + scan
+    assert images.header_size(data) == (32_000, 32_000)
+
+
+def test_a_large_progressive_jpeg_is_refused_not_decoded_scaled(monkeypatch):
+    """libjpeg holds a progressive picture whole before scaling it (an audit's 542-byte 50,000² file: 7.5 GB)."""
+    monkeypatch.setattr(images, "MAX_PIXELS", 100_000)
+    got, why = images.decode(_jpeg(640, 480, progressive=True), cv2)
+    assert got is None and "640 × 480" in why
+    assert images.decode(_jpeg(640, 480), cv2)[0].shape == (240, 320, 3)  # the baseline one is read scaled
+
+
+def test_a_tiff_size_tag_listed_twice_counts_once_as_libtiff_reads_it():
+    entries = [(256, 4, 30_000), (257, 4, 30_000), (256, 4, 10), (257, 4, 10)]
+    ifd = struct.pack("<H", len(entries)) + b"".join(struct.pack("<HHII", t, k, 1, v) for t, k, v in entries)
+    assert images.header_size(b"II*\x00" + struct.pack("<I", 8) + ifd + b"\x00" * 4) == (30_000, 30_000)
+
+
+def test_a_jpeg_is_cut_short_only_when_its_picture_is():
+    whole = _jpeg()
+    assert not images.jpeg_cut_short(whole)
+    assert not images.jpeg_cut_short(whole + b"\x00\x00\x00\x18ftypmp42" + b"\x01" * 500)  # a motion photo's video
+    assert images.jpeg_cut_short(whole[: len(whole) - 40])
+    # an EXIF thumbnail (a whole JPEG inside APP1) does not make a cut main picture whole
+    soi, segs, scan = _segments(whole)
+    thumb = _jpeg(16, 12)
+    app1 = b"\xff\xe1" + struct.pack(">H", 2 + 6 + len(thumb)) + b"Exif\x00\x00" + thumb
+    cut = soi + app1 + b"".join(segs) + scan[:-40]
+    assert images.jpeg_cut_short(cut) and not images.jpeg_cut_short(soi + app1 + b"".join(segs) + scan)
+
+
+def test_a_file_that_is_no_picture_is_not_read_whole(tmp_path):
+    """A phone video given by mistake (a sparse 2 GB file: nothing is really written) is refused after its
+    first bytes; a picture file larger than any photo is refused too."""
+    video = tmp_path / "IMG_0001.MOV"
+    with video.open("wb") as f:
+        f.write(b"\x00\x00\x00\x14ftypqt  ")
+        f.truncate(2 << 30)
+    assert images.load(video, cv2).why.startswith(images.NOT_READABLE)
+    big = tmp_path / "big.png"
+    with big.open("wb") as f:
+        f.write(_png_header(640, 480))
+        f.truncate(images.MAX_FILE + 10)
+    assert "over 256 MB" in images.load(big, cv2).why
+    heic = tmp_path / "photo.heic"
+    heic.write_bytes(b"\x00\x00\x00\x18ftypheic" + b"\x00" * 100)
+    assert "HEIC" in images.load(heic, cv2).why
+
+
+def test_a_face_cut_out_on_a_transparent_canvas_keeps_its_alpha(tmp_path):
+    rgba = np.zeros((70, 50, 4), np.uint8)
+    rgba[5:65, 5:45] = (255, 255, 255, 255)
+    path = tmp_path / "cutout.png"
+    cv2.imwrite(str(path), rgba)
+    got = images.load(path, cv2, alpha=True).image
+    assert got.shape == (70, 50, 4) and got[0, 0, 3] == 0 and got[30, 30, 3] == 255
+    assert images.load(path, cv2).image.shape == (70, 50, 3)  # the readers take colour only

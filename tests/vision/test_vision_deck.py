@@ -332,3 +332,70 @@ def test_in_grey_a_deck_does_not_tell_the_jokers_apart_by_shade(tmp_path):
         grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         assert read_with_deck(embedder, refs, grey, "window", reader).label is None
         assert read_with_deck(embedder, refs, frame, "window", reader).label == joker
+
+
+def test_compose_refuses_what_is_no_face_and_never_overwrites_one(tmp_path):
+    """(an outside audit: a 1 x 12,000 PNG of 7.6 KB, scaled to a face 200 px wide, took 5.7 GB)"""
+    cv2.imwrite(str(tmp_path / "needle.png"), np.zeros((12_000, 1, 3), np.uint8))
+    cv2.imwrite(str(tmp_path / "strip.png"), np.zeros((10, 4000, 3), np.uint8))
+    for name in ("needle.png", "strip.png"):
+        proc = hongsi(tmp_path, "vision", "compose", "--kind", "pile", "--out", str(tmp_path / "o.png"),
+                      str(tmp_path / name))
+        assert proc.returncode == 2 and "face" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    face = tmp_path / "face.png"
+    cv2.imwrite(str(face), np.full((140, 100, 3), 230, np.uint8))
+    before = face.read_bytes()
+    proc = hongsi(tmp_path, "vision", "compose", "--out", str(face), str(face))
+    assert proc.returncode == 2 and "overwritten" in proc.stderr and face.read_bytes() == before
+
+
+def test_a_full_standard_output_is_one_line_not_a_traceback(tmp_path):
+    cv2.imwrite(str(tmp_path / "a.png"), np.full((40, 40, 3), 128, np.uint8))
+    (tmp_path / "empty.toml").write_text("")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "controller.cli", "vision", "classify", "--kind", "corner",
+                               str(tmp_path / "a.png")], stdout=full, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                              timeout=120, env=dict(os.environ, HONGSI_CONFIG=str(tmp_path / "empty.toml")))
+    assert proc.returncode == 1 and proc.stderr.strip() == "hongsi: No space left on device"
+
+
+def test_a_damaged_deck_is_one_line_and_a_mended_label_replaces_the_deck(tmp_path):
+    labels = ["H4", "S9", "DK", "CA"]
+    good = _write_deck_photos(tmp_path / "p", "bridge", seed=5, labels=labels)
+    typo = good.parent / "typo.csv"
+    typo.write_text(good.read_text().replace("S9.png,S9", "S9.png,H10"))  # a wrong label, enrolled as given
+    assert hongsi(tmp_path, "vision", "enroll", "--deck", "d", "--labels", str(typo), "--kind", "window").returncode == 0
+    assert hongsi(tmp_path, "vision", "enroll", "--deck", "fresh", "--labels", str(good),
+                  "--kind", "window").returncode == 0
+    proc = hongsi(tmp_path, "vision", "enroll", "--deck", "d", "--labels", str(good), "--kind", "window", "--replace")
+    assert proc.returncode == 0, proc.stderr
+    refs = tmp_path / "data" / "decks"
+    assert (refs / "d" / "refs.npz").read_bytes() == (refs / "fresh" / "refs.npz").read_bytes()  # no H10 left
+    (refs / "d" / "refs.npz").write_bytes(b"")  # damaged (a disk that filled, a copy cut short)
+    for args in (("classify", "--deck", "d", str(good.parent / "H4.png")),
+                 ("enroll", "--deck", "d", "--labels", str(good), "--kind", "window")):
+        proc = hongsi(tmp_path, "vision", *args)
+        assert proc.returncode == 2 and "damaged" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+        assert (refs / "d" / "refs.npz").read_bytes() == b""  # not overwritten: it may be mended by hand
+    proc = hongsi(tmp_path, "vision", "enroll", "--deck", "d", "--labels", str(good), "--kind", "window", "--replace")
+    assert proc.returncode == 0 and (refs / "d" / "refs.npz").read_bytes() == (refs / "fresh" / "refs.npz").read_bytes()
+
+
+def test_a_failed_save_leaves_the_old_references_and_no_half_file(tmp_path, monkeypatch):
+    import errno
+
+    from vision.enroll import DeckRefs
+
+    old = DeckRefs(np.eye(2, 8, dtype=np.float32), np.array([0, 1]), "m")
+    path = old.save(tmp_path, "d")
+    before = path.read_bytes()
+
+    def full(file, **arrays):
+        with open(file, "wb") as f:
+            f.write(b"PK\x03\x04 half")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", full)
+    with pytest.raises(OSError):
+        DeckRefs(np.eye(3, 8, dtype=np.float32), np.array([0, 1, 2]), "m").save(tmp_path, "d")
+    assert path.read_bytes() == before and sorted(p.name for p in path.parent.iterdir()) == ["refs.npz"]
