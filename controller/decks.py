@@ -40,7 +40,9 @@ def read_labels_csv(path: Path) -> list[tuple[Path, str]]:
             header = [h.strip().lower() for h in next(reader, [])]  # "File, Label" from a spreadsheet too
             rows = [(reader.line_num, {h: row[i] if i < len(row) else None for i, h in enumerate(header)})
                     for row in reader if any(cell.strip() for cell in row)]
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+    except UnicodeDecodeError:  # a spreadsheet's local encoding (GBK in Chinese Excel)
+        raise EnrolError(f"{path}: not UTF-8 text: save the CSV as \"CSV UTF-8\"") from None
+    except (OSError, csv.Error) as exc:
         raise EnrolError(f"{path}: not a readable CSV ({exc})") from None
     if not {"file", "label"} <= set(header):
         found = f" (its first line: {','.join(header)!r})" if header else " (it is empty)"
@@ -98,6 +100,8 @@ def _image(path: Path) -> np.ndarray:
     got = load(path, cv2)
     if got.image is None:
         raise EnrolError(f"{path}: {got.why}")
+    if got.warning:  # cut short or garbled: the deck would learn the damage
+        raise EnrolError(f"{path}: {got.warning}; enrol a whole copy of it")
     return got.image
 
 

@@ -10,7 +10,13 @@ kilobytes asks OpenCV for 2.7 GB.
 
 from __future__ import annotations
 
+import os
+import re
 import struct
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +25,7 @@ NOT_READABLE = "not a readable image"
 MAX_PIXELS = 40_000_000  # a 40 MP phone photo is read whole; a card's corner needs far fewer
 HEAD = 1 << 16  # the bytes read first: every header read here lies in them, but a JPEG's with a large EXIF
 MAX_FILE = 256 << 20  # a photo of a card is never this large
+_TOO_BIG = f"the file is over {MAX_FILE >> 20} MB: give a photo of a card, not a video"
 
 # JPEG start-of-frame markers (baseline, progressive, …): they carry the picture's height and width
 _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
@@ -190,6 +197,29 @@ def _unknown(data: bytes) -> str:
     return NOT_READABLE
 
 
+# libjpeg's warnings for scan data that is not what was written (a copy with a garbled middle: the scan
+# ends early, or late); "extraneous bytes" before a header's marker is common in cameras' files and harmless
+_DAMAGED = re.compile(r"bad Huffman code|premature end of data segment|extraneous bytes before marker 0xd[0-9]")
+
+
+@contextmanager
+def _c_stderr() -> Iterator[list[str]]:
+    """What C code writes to the process's standard error meanwhile, kept (``[text]`` once done) instead
+    of shown: OpenCV's decoders print their own lines, which are not the CLI's."""
+    said = [""]
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield said
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            said[0] = tmp.read().decode(errors="replace")
+
+
 @dataclass
 class Loaded:
     """A picture file as the CLI reads it: the image, or why not, and a warning."""
@@ -208,6 +238,8 @@ def load(path: Path, cv2: Any, alpha: bool = False) -> Loaded:
         return Loaded(None, "not a file (a folder?)")
     try:
         with path.open("rb") as f:
+            if os.fstat(f.fileno()).st_size > MAX_FILE:
+                return Loaded(None, _TOO_BIG)
             data = f.read(HEAD)
             size = header_size(data)
             known = any(data.startswith(magic) for magic, _ in _FORMATS)
@@ -215,10 +247,13 @@ def load(path: Path, cv2: Any, alpha: bool = False) -> Loaded:
                 data += f.read(MAX_FILE + 1 - len(data))  # a header past the first bytes is found in the whole
     except OSError as exc:
         return Loaded(None, f"cannot read it ({exc.strerror or exc})")
-    if len(data) > MAX_FILE:
-        return Loaded(None, f"the file is over {MAX_FILE >> 20} MB: give a photo of a card, not a video")
-    image, why = decode(data, cv2, alpha)
+    if len(data) > MAX_FILE:  # it grew while read
+        return Loaded(None, _TOO_BIG)
+    with _c_stderr() as said:  # libjpeg's and libpng's own lines: said in ours, or not at all
+        image, why = decode(data, cv2, alpha)
     cut_short = jpeg_cut_short(data)
+    if image is not None and not cut_short and _DAMAGED.search(said[0]):
+        return Loaded(image, None, "the JPEG data is damaged: part of the picture may be garbled")
     if image is None:
         if why != NOT_READABLE:  # too large, or a format said by name
             return Loaded(None, why)

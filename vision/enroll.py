@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,7 +83,9 @@ class DeckNotFound(EnrolError):
 
 
 def deck_dir(data_dir: Path, name: str) -> Path:
-    # any script's letters and digits (a deck may be called 红色扑克), never a path or a control character
+    # any script's letters and digits (a deck may be called 红色扑克), never a path or a control character;
+    # one spelling per name: "café" typed with a combining accent, or full-width ｃａｆé, is the same deck
+    name = unicodedata.normalize("NFKC", name)
     if (not name or len(name) > _NAME_MAX or name.startswith(".")
             or any(not (ch.isalnum() or ch in _NAME_PUNCT) for ch in name)):
         raise EnrolError(f"deck name {name!r}: use at most {_NAME_MAX} letters, digits, '-', '_' or '.'")

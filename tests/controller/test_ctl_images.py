@@ -3,8 +3,10 @@ OpenCV whole. Real OpenCV encoders make the files."""
 
 from __future__ import annotations
 
+import io
 import struct
 import zlib
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -149,13 +151,26 @@ def test_a_jpeg_is_cut_short_only_when_its_picture_is():
 
 
 def test_a_file_that_is_no_picture_is_not_read_whole(tmp_path):
-    """A phone video given by mistake (a sparse 2 GB file: nothing is really written) is refused after its
-    first bytes; a picture file larger than any photo is refused too."""
+    """A phone video given by mistake (sparse files: nothing is really written) is refused after its first
+    bytes, or by its size; a picture file larger than any photo is refused too."""
     video = tmp_path / "IMG_0001.MOV"
     with video.open("wb") as f:
         f.write(b"\x00\x00\x00\x14ftypqt  ")
         f.truncate(2 << 30)
-    assert images.load(video, cv2).why.startswith(images.NOT_READABLE)
+    assert "over 256 MB" in images.load(video, cv2).why
+    with video.open("r+b") as f:
+        f.truncate(200 << 20)
+    reads = []
+
+    class Counted(io.BufferedReader):
+        def read(self, n=-1):
+            reads.append(n)
+            return super().read(n)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Path, "open", lambda self, mode="r": Counted(io.FileIO(self, mode)))
+        assert images.load(video, cv2).why.startswith(images.NOT_READABLE)
+    assert reads == [images.HEAD]  # its first bytes only
     big = tmp_path / "big.png"
     with big.open("wb") as f:
         f.write(_png_header(640, 480))
@@ -174,3 +189,21 @@ def test_a_face_cut_out_on_a_transparent_canvas_keeps_its_alpha(tmp_path):
     got = images.load(path, cv2, alpha=True).image
     assert got.shape == (70, 50, 4) and got[0, 0, 3] == 0 and got[30, 30, 3] == 255
     assert images.load(path, cv2).image.shape == (70, 50, 3)  # the readers take colour only
+
+
+def test_a_garbled_jpeg_is_said_and_the_decoders_own_lines_are_not_shown(tmp_path, capfd):
+    """(an outside audit: a JPEG with 60 KB of its middle zeroed was read and enrolled silently, and
+    libjpeg's "Corrupt JPEG data" reached the terminal)"""
+    img = np.random.default_rng(3).integers(0, 255, (300, 400, 3), np.uint8)
+    data = bytearray(cv2.imencode(".jpg", img)[1].tobytes())
+    data[len(data) // 2 : len(data) // 2 + 4000] = bytes(4000)
+    path = tmp_path / "zeroed.jpg"
+    path.write_bytes(bytes(data))
+    got = images.load(path, cv2)
+    assert got.image is not None and "damaged" in got.warning
+    assert images.load(tmp_path / "zeroed.jpg", cv2).warning == got.warning
+    whole = tmp_path / "whole.jpg"
+    whole.write_bytes(cv2.imencode(".jpg", img)[1].tobytes())
+    assert images.load(whole, cv2).warning is None
+    out, err = capfd.readouterr()
+    assert "Corrupt" not in err and "Corrupt" not in out

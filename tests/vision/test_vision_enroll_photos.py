@@ -142,3 +142,19 @@ def test_a_deck_name_never_leaves_the_decks_folder(name):
         return
     assert path.parent == root / "decks" and path.name == name and not name.startswith(".")
     assert all(ch.isprintable() and ch not in "/\\ \x00" for ch in name)
+
+
+def test_a_deck_name_has_one_spelling(tmp_path):
+    """(an outside audit: "café" typed with a combining accent was refused, full-width ａｂｃ was another deck)"""
+    from vision.enroll import deck_dir
+
+    assert deck_dir(tmp_path, "cafe\u0301") == deck_dir(tmp_path, "café")
+    assert deck_dir(tmp_path, "ａｂｃ") == tmp_path / "decks" / "abc"
+
+
+def test_a_csv_saved_in_a_local_encoding_is_told_to_be_saved_as_utf8(tmp_path):
+    from controller.decks import read_labels_csv
+
+    (tmp_path / "labels.csv").write_bytes("file,label\n红桃四.jpg,H4\n".encode("gbk"))
+    with pytest.raises(EnrolError, match="save the CSV as \"CSV UTF-8\""):
+        read_labels_csv(tmp_path / "labels.csv")
