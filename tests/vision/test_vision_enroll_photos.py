@@ -4,6 +4,7 @@ spreadsheet's header, labels as people write them, a photo listed twice, and mem
 import os
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import cv2
@@ -140,8 +141,9 @@ def test_a_deck_name_never_leaves_the_decks_folder(name):
         path = deck_dir(root, name)
     except EnrolError:
         return
-    assert path.parent == root / "decks" and path.name == name and not name.startswith(".")
-    assert all(ch.isprintable() and ch not in "/\\ \x00" for ch in name)
+    # the name as spelt once (NFKC: a full-width "．．" would be "..", so the checks are on what is kept)
+    assert path.parent == root / "decks" and path.name == unicodedata.normalize("NFKC", name)
+    assert not path.name.startswith(".") and all(ch.isprintable() and ch not in "/\\ \x00" for ch in path.name)
 
 
 def test_a_deck_name_has_one_spelling(tmp_path):
@@ -150,6 +152,9 @@ def test_a_deck_name_has_one_spelling(tmp_path):
 
     assert deck_dir(tmp_path, "cafe\u0301") == deck_dir(tmp_path, "café")
     assert deck_dir(tmp_path, "ａｂｃ") == tmp_path / "decks" / "abc"
+    for sneaky in ("．．", "／etc"):  # full-width ".." and "/": refused as what they spell
+        with pytest.raises(EnrolError):
+            deck_dir(tmp_path, sneaky)
 
 
 def test_a_csv_saved_in_a_local_encoding_is_told_to_be_saved_as_utf8(tmp_path):
