@@ -155,6 +155,7 @@ def learn_deck(rig: Any, camera: Any, order: tuple[str, ...], deck: str, data_di
     from vision.reader import CardReader
 
     embedder, reader = Embedder(model), CardReader(threads=1)  # the dealer's reader
+    old = _existing(data_dir, deck)  # a damaged deck is said before the rig deals, not after
     rig.home()
     rig.rotate_to(0)
     items: list[tuple[Any, str, str]] = []  # enrolled together once the whole deck is dealt
@@ -175,6 +176,6 @@ def learn_deck(rig: Any, camera: Any, order: tuple[str, ...], deck: str, data_di
             progress(i + 1, len(order), label)
     if not rig.hopper_empty:
         raise EnrolError(f"cards are left in the hopper after the {len(order)} listed: nothing was saved")
-    refs = enrol(embedder, items, "window").merged(_existing(data_dir, deck))
+    refs = enrol(embedder, items, "window").merged(old)
     refs.save(data_dir, deck)
     return refs
