@@ -11,6 +11,10 @@
 4. Two readings of one label where one's index lies on the card the other's index belongs to are
    one card (its two corners, or four in designs that print four). Two copies of a card (two decks)
    lie elsewhere.
+5. Two readings of one label that face apart, each straight along the way to its own card's centre
+   from the other, but farther apart than the detector's card reaches, may be one card bigger than the
+   detector measures (it learnt cards up to half the picture's short side; past that its card centre
+   and index size stop growing): the pile is declined rather than read as two copies.
 """
 
 from __future__ import annotations
@@ -36,6 +40,10 @@ SAME_INDEX = 0.3  # two detections this many index heights apart are one index (
 # ones keep the pip of a design whose index box clips it. On the TRAINING designs' true index boxes
 # (435 indices of five designs) 418 were read at 1.15 alone, 427 at 1.3, 434 with 1.15 and 1.3; 0 wrong.
 PADS = (1.15, 1.3, 1.45)
+# Two readings of one label facing apart whose way to each other is this close (degrees) to the way
+# to their own card's centre lie as one card's two corners do (a card is symmetric about its centre):
+# when the detector's card does not reach the other, the card may be bigger than it measures.
+ALONG = 20.0
 
 
 def read_corners(image: np.ndarray, detector: CornerDetector, reader, colourless: bool = False):
@@ -50,6 +58,7 @@ def read_corners(image: np.ndarray, detector: CornerDetector, reader, colourless
     reads, doubts = decide(corners, lps)
     found = [Found(LABELS[lab], conf, _box(c), np.array(c.up)) for c, lab, conf in reads]
     cards = _one_per_card(reads)
+    doubts += _beyond_card(cards)
     confidence = float(min((conf for _, _, conf in reads), default=1.0))
     if doubts:
         return PileReading(None, confidence if reads else 0.0, found, doubts)
@@ -144,6 +153,27 @@ def _one_per_card(reads: list[tuple[Corner, int, float]]) -> list[tuple[Corner, 
             if not used[j] and lab_b == lab and (_within(b.centre, a) or _within(a.centre, b)):
                 used[j] = True
     return out
+
+
+def _beyond_card(cards: list[tuple[Corner, int, float]]) -> int:
+    """How many pairs of cards read as two copies of one label lie as one card's two corners would, were
+    the card bigger than the detector says: facing apart, each on the way to its own card's centre from
+    the other (:data:`ALONG`). A card past the sizes the detector learnt (a close-up) reads so; two
+    copies seldom lie so."""
+    n = 0
+    for i, (a, lab, _) in enumerate(cards):
+        for b, lab_b, _ in cards[i + 1:]:
+            if lab_b == lab and float(np.dot(a.up, b.up)) <= -0.8 and _toward(a, b.centre) and _toward(b, a.centre):
+                n += 1
+    return n
+
+
+def _toward(c: Corner, p: tuple[float, float]) -> bool:
+    """Whether the point lies on the way from the index ``c`` to its card's centre, :data:`ALONG` at most."""
+    to_card = np.array(c.card) - np.array(c.centre)
+    to_p = np.array(p) - np.array(c.centre)
+    norm = float(np.linalg.norm(to_card) * np.linalg.norm(to_p))
+    return norm > 0 and float(to_card @ to_p) / norm >= np.cos(np.deg2rad(ALONG))
 
 
 def _box(c: Corner) -> tuple[float, float, float, float]:
