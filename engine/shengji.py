@@ -1204,6 +1204,9 @@ def _rules_of(game: ShengjiGame, settings: ShengjiSettings) -> tuple[tuple[str, 
     return tuple(Game.rules_of(game, settings).items())
 
 
+_PLAN = DealPlan(seats=SEATS, cards_per_seat=(HAND,) * SEATS, bottom=BOTTOM, deck=DECKS["shengji"])  # (frozen: made once)
+
+
 class ShengjiGame(Game):
     """升级. Preset ``sijen`` (the text: 四人升级)."""
 
@@ -1218,7 +1221,7 @@ class ShengjiGame(Game):
         return dict(_rules_of(self, settings))
 
     def deal_plan(self, settings: Any) -> DealPlan:
-        return DealPlan(seats=SEATS, cards_per_seat=(HAND,) * SEATS, bottom=BOTTOM, deck=DECKS["shengji"])
+        return _PLAN
 
     def new_state(
         self,

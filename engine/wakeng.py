@@ -456,6 +456,9 @@ _HANDLERS = {
 }
 
 
+_PLANS: dict[int, DealPlan] = {}  # players -> the deal (frozen: made once, not for every hand and record)
+
+
 class WakengGame(Game):
     name = "wakeng"
     info = GameInfo("挖坑", "Wakeng", passes=True, bottom_public=True)
@@ -464,10 +467,13 @@ class WakengGame(Game):
     default_preset = "xian"
 
     def deal_plan(self, settings: WakengSettings) -> DealPlan:
-        per = 16 if settings.players == 3 else 12
-        return DealPlan(
-            seats=settings.players, cards_per_seat=(per,) * settings.players, bottom=4, deck=DECKS["wakeng"]
-        )
+        plan = _PLANS.get(settings.players)
+        if plan is None:
+            per = 16 if settings.players == 3 else 12
+            plan = _PLANS[settings.players] = DealPlan(
+                seats=settings.players, cards_per_seat=(per,) * settings.players, bottom=4, deck=DECKS["wakeng"]
+            )
+        return plan
 
     def new_state(
         self,

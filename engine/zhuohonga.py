@@ -480,6 +480,11 @@ _HANDLERS = {
 }
 
 
+# the two deals (frozen: made once, not for every hand and every record)
+_FIRST_TWO_PLAN = DealPlan(seats=4, cards_per_seat=(14, 14, 13, 13), bottom=0, deck=DECKS["zhuohonga"])
+_LAST_TWO_PLAN = DealPlan(seats=4, cards_per_seat=(13, 13, 14, 14), bottom=0, deck=DECKS["zhuohonga"])
+
+
 class ZhuohongaGame(Game):
     name = "zhuohonga"
     info = GameInfo("捉红A", "Catch the red aces", declares_before_play=True, passes=True)
@@ -488,8 +493,7 @@ class ZhuohongaGame(Game):
     default_preset = "hebei"
 
     def deal_plan(self, settings: ZhuohongaSettings) -> DealPlan:
-        per = (14, 14, 13, 13) if settings.extra_cards == "first_two" else (13, 13, 14, 14)
-        return DealPlan(seats=4, cards_per_seat=per, bottom=0, deck=DECKS["zhuohonga"])
+        return _FIRST_TWO_PLAN if settings.extra_cards == "first_two" else _LAST_TWO_PLAN
 
     def new_state(
         self,
