@@ -80,6 +80,13 @@ INDEX_MODEL = MODEL_DIR / "pile_index.onnx"  # vision.pile_train's model of pile
 # training designs (benchmarks/vision_pile.py --training-designs), wrong piles kept few.
 INDEX_ACCEPT = 0.8
 INDEX_DOUBT = 0.5
+# "No cards" needs a picture that could have shown an index (:func:`unseeable`), measured at WORK_SIDE
+# against 300 rendered piles of the training designs and 150 rendered empty tables (the renderer's light,
+# blur, noise and JPEG; strength 0.3..1) and 600 real camera crops (cards-real-dev):
+DARK = 20.0  # the brightest 0.5 % of the picture darker than this: unlit (a third of renders' >= 58, real >= 61)
+NOISY = 15.0  # noise (grey levels, Immerkaer's estimate) above this: renders <= 6.3, real crops <= 9.2
+BLUNT = 0.12  # edges blunter than this (:func:`sharpness`): half the bluntest of the renders of piles (0.245)
+EDGE_STEP = 24.0  # grey levels within 15 px that make an edge
 
 
 @dataclass
@@ -176,6 +183,39 @@ def _ink_out_of_scale(bgr: np.ndarray) -> bool:
         if MAX_GLYPH < max(w, h) <= 4 * MAX_GLYPH and area >= 0.15 * w * h:
             return True
     return False
+
+
+def unseeable(image: np.ndarray) -> bool:
+    """Whether the picture (at :data:`WORK_SIDE`) could not have shown an index, so that finding none says
+    nothing: too dark (:data:`DARK`: a black frame), too noisy (:data:`NOISY`: a dead sensor's static), or
+    something not the table is there as big as a part of a card but every edge is blurred past what a
+    camera gives (:data:`BLUNT`: a pile out of focus). An empty table photographed clearly is none of these."""
+    if float(np.percentile(image.max(axis=2), 99.5)) < DARK:
+        return True
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    lap = cv2.filter2D(grey, -1, np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]], np.float32))[1:-1, 1:-1]
+    if float(np.sqrt(np.pi / 2) * np.median(np.abs(lap)) / 6) > NOISY:
+        return True
+    H, W = image.shape[:2]
+    most = 0.75 * (CARD_LONG * min(H, W)) ** 2
+    n, _, stats, _ = cv2.connectedComponentsWithStats(foreground(image).astype(np.uint8), connectivity=8)
+    if n < 2 or stats[1:, cv2.CC_STAT_AREA].max() < 0.2 * most:
+        return False  # nothing but the table: an empty table need not be sharp to be empty
+    sharp = sharpness(grey)
+    return sharp is not None and sharp < BLUNT
+
+
+def sharpness(grey: np.ndarray) -> float | None:
+    """How sharp the picture's edges are: at the pixels where the grey level spans at least
+    :data:`EDGE_STEP` within 15 px (an edge, not noise), the gradient over that span (p99; a step edge
+    ~0.5, one blurred by a Gaussian of sigma s px ~0.4 / s); None when the picture has no such edge."""
+    mag = np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)) / 8
+    box = np.ones((15, 15), np.uint8)
+    span = cv2.dilate(grey, box) - cv2.erode(grey, box)
+    edge = span >= EDGE_STEP
+    if edge.mean() < 0.002:
+        return None
+    return float(np.percentile(mag[edge] / span[edge], 99))
 
 
 def _union(blobs: list[Blob]) -> tuple[int, int, int, int]:
@@ -404,7 +444,7 @@ class PileReader:
         blobs = ink_blobs(image)
         cands = candidates(blobs)
         if not cands:
-            if unexplained(image, [], self.card_long) or _ink_out_of_scale(image):
+            if unexplained(image, [], self.card_long) or _ink_out_of_scale(image) or unseeable(image):
                 return PileReading(None, 0.0)
             return PileReading([], 1.0)
         boxes = [_union([blobs[i] for i in ids]) for ids, _ in cands]
@@ -420,6 +460,8 @@ class PileReader:
         centres = [_centre(f) * scale for f in reading.found]
         if unexplained(image, centres, self.card_long) or (not reading.found and _ink_out_of_scale(image)):
             return PileReading(None, reading.confidence if reading.found else 0.0, reading.found)
+        if not reading.labels and unseeable(image):  # no index found where none could have shown
+            return PileReading(None, 0.0, reading.found)
         return reading
 
     def _evidence(self, image, blobs, cands, boxes, grey):
@@ -466,7 +508,7 @@ class PileReader:
             return PileReading(None, confidence if reads else 0.0, reads, len(doubts))
         if unexplained(image, [_centre(f) * scale for f in cards], self.card_long):
             return PileReading(None, confidence if reads else 0.0, reads)
-        if not reads and _ink_out_of_scale(image):  # nothing read, but ink too big for a glyph: not empty
+        if not reads and (_ink_out_of_scale(image) or unseeable(image)):  # nothing read, yet not empty
             return PileReading(None, 0.0, reads)
         return PileReading(labels, confidence, reads)
 

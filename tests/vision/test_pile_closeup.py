@@ -2,12 +2,13 @@
 one card bigger than the corner detector learnt, and pictures that could not have shown an index
 (blurred, black, noise). Real ONNX models, real card art."""
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.pile import PileReader
+from vision.pile import PileReader, unseeable
 from vision.pile_render import place
 from vision.render import _composite, _texture, face_for
 
@@ -52,3 +53,45 @@ def test_a_lone_card_at_any_size_and_angle_is_never_two_copies(piles, share, ang
     design, label = pick
     reading = piles.read(close_up(design, label, share, angle))
     assert reading.labels is None or reading.labels.count(label) <= 1, reading.labels
+
+
+# --------------------------------------------------------------------------- pictures that could not show an index
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000), kernel=st.sampled_from([41, 61]))
+def test_a_blurred_pile_is_never_an_empty_table(piles, seed, kernel):
+    """(before: an outside audit's 3-card pile through a 41 x 41 Gaussian blur read as [], confidence
+    1.0; a third of such piles here): a pile out of focus is declined, never "no cards"."""
+    from vision.pile_render import render_pile
+
+    rng = np.random.default_rng([seed, 49])
+    pile = render_pile([face_for(lab, rng, "kde-standard") for lab in ("S3", "H4", "DK")], rng)
+    reading = piles.read(cv2.GaussianBlur(pile.image, (kernel, kernel), 0))
+    assert reading.labels != [], "a blurred pile read as an empty table"
+
+
+def test_a_black_frame_and_static_are_no_empty_table(piles):
+    """(before: both read [] with confidence 1.0): nothing could have shown there; declined, confidence 0."""
+    black = np.zeros((480, 640, 3), np.uint8)
+    static = np.random.default_rng(0).integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    for img in (black, static):
+        reading = piles.read(img)
+        assert reading.labels is None and reading.confidence == 0.0
+
+
+@settings(max_examples=10, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 10_000), light=st.floats(0.3, 1.6), noise=st.floats(0, 8), blur=st.floats(0.3, 1.6))
+def test_an_empty_table_photographed_clearly_could_have_shown_an_index(seed, light, noise, blur):
+    """Plain felt under uneven light, with a camera's noise and focus as the renderer gives them, is no
+    picture too dark, noisy or blurred to show an index (the reader's other checks decide it; a plain
+    table reads [] as before)."""
+    rng = np.random.default_rng(seed)
+    gain = cv2.resize(rng.uniform(0.7, 1.3, (2, 2)).astype(np.float32), (640, 480)) * light
+    img = np.full((480, 640, 3), (40, 110, 50), np.float32) * gain[..., None]
+    img = cv2.GaussianBlur(img, (0, 0), blur) + rng.normal(0, noise, (480, 640, 1)).astype(np.float32)
+    assert not unseeable(np.clip(img, 0, 255).astype(np.uint8))
+
+
+def test_a_clear_empty_table_still_reads_no_cards(piles):
+    img = np.full((480, 640, 3), (40, 110, 50), np.float32) + np.random.default_rng(1).normal(0, 2, (480, 640, 1))
+    reading = piles.read(np.clip(img, 0, 255).astype(np.uint8))
+    assert reading.labels == [] and reading.confidence == 1.0
