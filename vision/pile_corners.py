@@ -14,7 +14,8 @@
 5. Two readings of one label that face apart, each straight along the way to its own card's centre
    from the other, but farther apart than the detector's card reaches, may be one card bigger than the
    detector measures (it learnt cards up to half the picture's short side; past that its card centre
-   and index size stop growing): the pile is declined rather than read as two copies.
+   and index size stop growing): the pile is declined rather than read as two copies. So is a card
+   whose two corners, joined, lie farther apart than any card's in the detector's training piles.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 
 from vision.corner_data import NONE_CLASS
 from vision.labels import LABELS
-from vision.pile_detect import Corner, CornerDetector, upright
+from vision.pile_detect import INPUT, Corner, CornerDetector, upright
 
 # The decision rule, chosen on 200 piles of five TRAINING designs (kde-standard, tango, bellot,
 # lattmann, kde-jolly-royal; seed 7) for few wrong piles: 37 % right, 60.5 % declined, 2.5 % wrong
@@ -44,6 +45,11 @@ PADS = (1.15, 1.3, 1.45)
 # to their own card's centre lie as one card's two corners do (a card is symmetric about its centre):
 # when the detector's card does not reach the other, the card may be bigger than it measures.
 ALONG = 20.0
+# The farthest apart one card's two corner indices lay in the detector's training piles, in its input's
+# pixels (vision.pile_detect.INPUT): an index centre lay at most 55 px from its card's centre (300 rendered
+# piles of the training designs, 1,900 indices in view). Two readings of one label joined as one card's
+# corners farther apart than this are a card bigger than the detector learnt: the pile is declined.
+FARTHEST = 110.0
 
 
 def read_corners(image: np.ndarray, detector: CornerDetector, reader, colourless: bool = False):
@@ -58,7 +64,7 @@ def read_corners(image: np.ndarray, detector: CornerDetector, reader, colourless
     reads, doubts = decide(corners, lps)
     found = [Found(LABELS[lab], conf, _box(c), np.array(c.up)) for c, lab, conf in reads]
     cards = _one_per_card(reads)
-    doubts += _beyond_card(cards)
+    doubts += _beyond_card(cards) + _too_big(reads, INPUT / max(image.shape[:2]))
     confidence = float(min((conf for _, _, conf in reads), default=1.0))
     if doubts:
         return PileReading(None, confidence if reads else 0.0, found, doubts)
@@ -164,6 +170,21 @@ def _beyond_card(cards: list[tuple[Corner, int, float]]) -> int:
     for i, (a, lab, _) in enumerate(cards):
         for b, lab_b, _ in cards[i + 1:]:
             if lab_b == lab and float(np.dot(a.up, b.up)) <= -0.8 and _toward(a, b.centre) and _toward(b, a.centre):
+                n += 1
+    return n
+
+
+def _too_big(reads: list[tuple[Corner, int, float]], scale: float) -> int:
+    """How many pairs of readings of one label, facing apart and lying as one card's two corners (joined,
+    or each on the way to the other's card), are farther apart than :data:`FARTHEST` at the detector's
+    ``scale``: a card bigger than any it learnt, whose geometry and figures it may misread."""
+    n = 0
+    for i, (a, lab, _) in enumerate(reads):
+        for b, lab_b, _ in reads[i + 1:]:
+            if lab_b != lab or float(np.dot(a.up, b.up)) > -0.8:
+                continue
+            one = _within(b.centre, a) or _within(a.centre, b) or (_toward(a, b.centre) and _toward(b, a.centre))
+            if one and np.hypot(b.centre[0] - a.centre[0], b.centre[1] - a.centre[1]) * scale > FARTHEST:
                 n += 1
     return n
 
