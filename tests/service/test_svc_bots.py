@@ -188,7 +188,8 @@ def test_a_person_asked_for_a_pa_gets_the_same_window_from_a_bot_as_from_a_perso
                     call = next((a for a in rnd.state.legal_actions(person) if a["action"] == "call"), None)
                 if call is not None:
                     svc.act(rnd.id, call)
-            wait_for(lambda r=rnd: r.called() is not None, timeout=window + 3)
+            # (set-up, not what is tested: a bot's call after the window may be slow on a loaded machine)
+            wait_for(lambda r=rnd: r.called() is not None, timeout=window + 15)
             ask = _teammate_asks(rnd, [2, 3] if asker == "bot" else [1])
             if ask is not None:
                 break
