@@ -166,12 +166,7 @@ def _beyond_card(cards: list[tuple[Corner, int, float]]) -> int:
     the card bigger than the detector says: facing apart, each on the way to its own card's centre from
     the other (:data:`ALONG`). A card past the sizes the detector learnt (a close-up) reads so; two
     copies seldom lie so."""
-    n = 0
-    for i, (a, lab, _) in enumerate(cards):
-        for b, lab_b, _ in cards[i + 1:]:
-            if lab_b == lab and float(np.dot(a.up, b.up)) <= -0.8 and _toward(a, b.centre) and _toward(b, a.centre):
-                n += 1
-    return n
+    return sum(1 for a, b in _facing_pairs(cards) if _toward(a, b.centre) and _toward(b, a.centre))
 
 
 def _too_big(reads: list[tuple[Corner, int, float]], scale: float) -> int:
@@ -179,14 +174,19 @@ def _too_big(reads: list[tuple[Corner, int, float]], scale: float) -> int:
     or each on the way to the other's card), are farther apart than :data:`FARTHEST` at the detector's
     ``scale``: a card bigger than any it learnt, whose geometry and figures it may misread."""
     n = 0
+    for a, b in _facing_pairs(reads):
+        one = _within(b.centre, a) or _within(a.centre, b) or (_toward(a, b.centre) and _toward(b, a.centre))
+        if one and np.hypot(b.centre[0] - a.centre[0], b.centre[1] - a.centre[1]) * scale > FARTHEST:
+            n += 1
+    return n
+
+
+def _facing_pairs(reads: list[tuple[Corner, int, float]]):
+    """Each pair of readings of one label whose indices face apart (as one card's two corners do)."""
     for i, (a, lab, _) in enumerate(reads):
         for b, lab_b, _ in reads[i + 1:]:
-            if lab_b != lab or float(np.dot(a.up, b.up)) > -0.8:
-                continue
-            one = _within(b.centre, a) or _within(a.centre, b) or (_toward(a, b.centre) and _toward(b, a.centre))
-            if one and np.hypot(b.centre[0] - a.centre[0], b.centre[1] - a.centre[1]) * scale > FARTHEST:
-                n += 1
-    return n
+            if lab_b == lab and float(np.dot(a.up, b.up)) <= -0.8:
+                yield a, b
 
 
 def _toward(c: Corner, p: tuple[float, float]) -> bool:
