@@ -191,7 +191,7 @@ def test_a_person_asked_for_a_pa_gets_the_same_window_from_a_bot_as_from_a_perso
                 if call is not None:
                     svc.act(rnd.id, call)
             # set-up, not what is tested: the ♥4 call. In two clean-clone CI runs a bot ♥4 holder had not called
-            # 16 s on (not seen here in 30 runs, loaded or not): such a deal is said and passed over, at most twice
+            # 16 s on (not seen here in 13 runs, loaded or not): such a deal is said and passed over, at most twice
             try:
                 wait_for(lambda r=rnd: r.called() is not None, timeout=window + 15)
             except AssertionError:
