@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import time
-import warnings
 from pathlib import Path
 
 import pytest
@@ -167,6 +166,11 @@ class _Oversleep:
         return late[int(0.99 * (len(late) - 1))] if late else 0.0
 
 
+def _played(rnd) -> bool:
+    with rnd.lock:
+        return any(ok and ev.get("action") == "play" for ev, ok in zip(rnd.events, rnd.applied, strict=True))
+
+
 def _teammate_asks(rnd, askers: list[int]) -> dict | None:
     with rnd.lock:
         for s in askers:
@@ -180,7 +184,6 @@ def _teammate_asks(rnd, askers: list[int]) -> dict | None:
 def test_a_person_asked_for_a_pa_gets_the_same_window_from_a_bot_as_from_a_person(tmp_path, asker):
     window = 1.5
     svc = _service(tmp_path, declare_window=window)
-    stalled: list[str] = []
     try:
         for _ in range(25):  # a deal where seat 0's partner may ask it
             rnd = svc.start_round(game="hongsi", first_seat=0, bots=[2, 3])
@@ -190,15 +193,11 @@ def test_a_person_asked_for_a_pa_gets_the_same_window_from_a_bot_as_from_a_perso
                     call = next((a for a in rnd.state.legal_actions(person) if a["action"] == "call"), None)
                 if call is not None:
                     svc.act(rnd.id, call)
-            # set-up, not what is tested: the ♥4 call. In two clean-clone CI runs a bot ♥4 holder had not called
-            # 16 s on (not seen here in 13 runs, loaded or not): such a deal is said and passed over, at most twice
-            try:
-                wait_for(lambda r=rnd: r.called() is not None, timeout=window + 15)
-            except AssertionError:
-                with rnd.lock:
-                    stalled.append(f"round {rnd.id}: {len(rnd.events)} events, seat {rnd.turn()} to act, "
-                                   f"bots {sorted(rnd.bots)}, refused {sorted(svc._bot_refused)}")
-                assert len(stalled) <= 2, f"no ♥4 call in {len(stalled)} deals: {stalled}"
+            # set-up, not what is tested: a bot ♥4 holder calls once the window is over, or goes alone (挑) and
+            # leads with no call; either way it never holds the hand up
+            wait_for(lambda r=rnd: r.called() is not None or _played(r), timeout=window + 15,
+                     why=lambda r=rnd: f"{len(r.events)} events, seat {r.turn()} to act")
+            if rnd.called() is None:  # it went alone: no partner to ask seat 0 for a 趴
                 svc.void(rnd.id)
                 continue
             ask = _teammate_asks(rnd, [2, 3] if asker == "bot" else [1])
@@ -207,8 +206,6 @@ def test_a_person_asked_for_a_pa_gets_the_same_window_from_a_bot_as_from_a_perso
             svc.void(rnd.id)
         else:
             pytest.skip("no deal gave seat 0 a partner who may ask it")
-        if stalled:
-            warnings.warn(f"deals passed over with no ♥4 call: {stalled}", stacklevel=1)
         events = len(rnd.events)
         asked_at = time.monotonic()
         svc.act(rnd.id, ask, by_bot=asker == "bot")
