@@ -230,9 +230,7 @@ def vision_enroll(
         raise fail(str(exc)) from None
     except OSError as exc:  # a data folder that cannot be written, a full disk: what was enrolled stays
         raise fail(f"deck {deck!r}: cannot write its references ({exc.strerror or exc}); nothing changed") from None
-    if dropped:
-        sys.stderr.write(f"hongsi: deck {deck!r}: its {dropped} references made with another model were "
-                         "replaced by these photos' (enrol its other photos again)\n")
+    _say_dropped(deck, dropped, "these photos'")
     sys.stdout.write(json.dumps({"deck": deck, "references": int(len(refs.labels)),
                                  "cards": len({int(i) for i in refs.labels}), "missing": missing,
                                  "doubtful": doubts}) + "\n")
@@ -345,7 +343,7 @@ def deck_learn(
         cam.close()
         raise fail(f"cannot reach the rig on {serial}: {exc}") from None
     try:
-        refs = learn_deck(rig, cam, cards, deck, data_dir, MODEL_PATH, frames,
+        refs, dropped = learn_deck(rig, cam, cards, deck, data_dir, MODEL_PATH, frames,
                           progress=lambda i, n, label: err.print(f"{i}/{n} {label}", highlight=False))
     except EnrolError as exc:
         raise fail(str(exc)) from None
@@ -354,8 +352,15 @@ def deck_learn(
     finally:
         rig.close()
         cam.close()
+    _say_dropped(deck, dropped, "the rig's frames'")
     sys.stdout.write(json.dumps({"deck": deck, "references": int(len(refs.labels)),
                                  "cards": len({int(i) for i in refs.labels})}) + "\n")
+
+
+def _say_dropped(deck: str, dropped: int, by: str) -> None:
+    if dropped:  # the models changed since the deck was enrolled: its old references cannot be compared
+        sys.stderr.write(f"hongsi: deck {deck!r}: its {dropped} references made with another model were "
+                         f"replaced by {by} (enrol its other photos again)\n")
 
 
 def _load_image(path: Path, cv2: Any, alpha: bool = False) -> tuple[Any, str | None, str | None]:

@@ -134,8 +134,12 @@ def enrol_csv(csv_path: Path, deck: str, data_dir: Path, kind: str, model: Path,
     new = enrol(embedder, items(), kind, reader=reader if kind == "frame" else None)
     refs = new.merged(old)
     refs.save(data_dir, deck)
-    dropped = 0 if old is None or old.model == new.model else len(old.labels)
-    return refs, refs.missing(), doubts, dropped
+    return refs, refs.missing(), doubts, _dropped(old, new)
+
+
+def _dropped(old: DeckRefs | None, new: DeckRefs) -> int:
+    """How many of ``old``'s references :meth:`DeckRefs.merged` dropped: those another model made."""
+    return 0 if old is None or old.model == new.model else len(old.labels)
 
 
 def _existing(data_dir: Path, deck: str) -> DeckRefs | None:
@@ -148,10 +152,11 @@ def _existing(data_dir: Path, deck: str) -> DeckRefs | None:
 
 
 def learn_deck(rig: Any, camera: Any, order: tuple[str, ...], deck: str, data_dir: Path, model: Path,
-               frames: int = 3, progress: Any = None) -> DeckRefs:
+               frames: int = 3, progress: Any = None) -> tuple[DeckRefs, int]:
     """Deal a deck of known ``order`` into one pile (the turntable at its first seat), enrolling each
     card from ``frames`` camera frames taken before it leaves. Saves only when the whole deck was dealt
-    and the hopper is then empty."""
+    and the hopper is then empty. Returns the deck's references and how many made with another model
+    were dropped."""
     from vision.reader import CardReader
 
     embedder, reader = Embedder(model), CardReader(threads=1)  # the dealer's reader
@@ -176,6 +181,7 @@ def learn_deck(rig: Any, camera: Any, order: tuple[str, ...], deck: str, data_di
             progress(i + 1, len(order), label)
     if not rig.hopper_empty:
         raise EnrolError(f"cards are left in the hopper after the {len(order)} listed: nothing was saved")
-    refs = enrol(embedder, items, "window").merged(old)
+    new = enrol(embedder, items, "window")
+    refs = new.merged(old)
     refs.save(data_dir, deck)
-    return refs
+    return refs, _dropped(old, new)

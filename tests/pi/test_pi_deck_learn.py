@@ -24,6 +24,7 @@ def test_the_rig_learns_a_deck_in_a_listed_order_and_the_deck_then_reads_its_car
     order = list(np.random.default_rng(5).permutation(LABELS))
     (tmp_path / "order.txt").write_text(" ".join(order))
     data = tmp_path / "data"
+    DeckRefs(np.eye(2, 8, dtype=np.float32), np.array([0, 1]), "an-older-model").save(data, "bridge-red")
     with VirtualRig(seed=5, speed=SPEED, design=DESIGN, jokers=True) as vr:
         vr.load(order)  # the first listed card leaves first
         proc = subprocess.run(HONGSI + ["deck", "learn", "--serial", vr.ends["serial"], "--camera", vr.ends["camera"],
@@ -32,6 +33,7 @@ def test_the_rig_learns_a_deck_in_a_listed_order_and_the_deck_then_reads_its_car
                               capture_output=True, text=True, env=env(HONGSI_DATA_DIR=str(data)), cwd=ROOT,
                               timeout=300)
         assert proc.returncode == 0, proc.stderr
+        assert "its 2 references made with another model were replaced by the rig's frames'" in proc.stderr
         pile = vr.truth()["hands"][0]  # every card went to the one pile
         assert vr.hopper == [] and sorted(pile) == sorted(str(parse_card(c)) for c in order)
     assert json.loads(proc.stdout)["cards"] == len(LABELS)

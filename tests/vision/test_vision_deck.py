@@ -316,6 +316,22 @@ def test_enrolling_the_same_photos_again_adds_no_reference(tmp_path):
     assert json.loads(proc.stdout)["references"] == 2 * first
 
 
+def test_references_another_model_made_are_replaced_and_said(tmp_path):
+    """After the models change, a deck's old references cannot be compared with new ones: enrolling drops
+    them, and says how many (the operator enrols the deck's other photos again)."""
+    from vision.enroll import DeckRefs
+
+    DeckRefs(np.eye(3, 8, dtype=np.float32), np.array([0, 1, 2]), "an-older-model").save(tmp_path / "data", "d")
+    csv_path = _write_deck_photos(tmp_path / "p", "bridge", seed=5, labels=["H4", "S9"])
+    proc = hongsi(tmp_path, "vision", "enroll", "--deck", "d", "--labels", str(csv_path), "--kind", "window")
+    assert proc.returncode == 0, proc.stderr
+    assert "its 3 references made with another model were replaced" in proc.stderr
+    refs = DeckRefs.load(tmp_path / "data", "d")
+    assert refs.model != "an-older-model" and sorted({LABELS[int(i)] for i in refs.labels}) == ["H4", "S9"]
+    again = hongsi(tmp_path, "vision", "enroll", "--deck", "d", "--labels", str(csv_path), "--kind", "window")
+    assert again.returncode == 0 and "another model" not in again.stderr
+
+
 def test_in_grey_a_deck_does_not_tell_the_jokers_apart_by_shade(tmp_path):
     """A greyscale photo shows a joker, not its colour (lighting fakes shade): read with a deck's corner
     references enrolled in colour, it is declined, as the models alone decline it; a coloured one is still
