@@ -342,9 +342,15 @@ def deck_learn(
     except Exception as exc:  # noqa: BLE001 - any failure to reach the rig is one clear line
         cam.close()
         raise fail(f"cannot reach the rig on {serial}: {exc}") from None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     try:
-        refs, dropped = learn_deck(rig, cam, cards, deck, data_dir, MODEL_PATH, frames,
-                          progress=lambda i, n, label: err.print(f"{i}/{n} {label}", highlight=False))
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=err) as bar:
+            task = bar.add_task("learning 学牌", total=len(cards))
+            refs, dropped = learn_deck(rig, cam, cards, deck, data_dir, MODEL_PATH, frames,
+                                       progress=lambda i, n, label: bar.update(task, completed=i,
+                                                                               description=f"learning 学牌 {label}"))
     except EnrolError as exc:
         raise fail(str(exc)) from None
     except Exception as exc:  # noqa: BLE001 - a rig or camera fault: one line, nothing saved
