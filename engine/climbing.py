@@ -463,9 +463,11 @@ class TrickPlay:
             self.turn = self._after[seat]
         return True
 
-    def fast_move(self, seat: int, action: Action, may: Any = None) -> Action | None:
+    def fast_move(self, seat: int, action: Action, may: Any = None, own: bool = False) -> Action | None:
         """Apply a plainly legal play (that ``may(cards)`` allows too, if given) or pass by ``seat``, the
         seat to act, and return the event to log; ``None``: not plainly legal, nothing changed.
+        ``own``: the caller gives ``action`` and its cards up (a bot's event, never changed after): it is the
+        event, kept as it is; else a copy (the caller's dict and list stay its own).
         (:meth:`fast_play`, :meth:`play`, :meth:`pass_` and ``Hand.remove`` inlined.)"""
         kind = action.get("action")
         if kind != "play":
@@ -479,7 +481,7 @@ class TrickPlay:
                 self.beat, self.beat_seat, self.beat_cards, self.passes = None, None, [], 0
             else:
                 self.turn = self._after[seat]
-            return dict(action)
+            return action if own else dict(action)
         texts = action.get("cards")
         if texts.__class__ is not list or not texts:
             return None
@@ -512,7 +514,7 @@ class TrickPlay:
             return None
         if may is not None and not may(texts):
             return None
-        cards = list(texts)
+        cards = texts if own else list(texts)
         if one_rank and hand.counts[combo[2]] <= 4:  # Hand.remove of cards of one rank
             r = combo[2]
             counts, levels, keep = hand.counts, hand.levels, ~(1 << r)
@@ -539,6 +541,8 @@ class TrickPlay:
         if held == mask:  # no card left
             self._gone_out(seat)
         self.turn = self._after[seat]
+        if own:
+            return action
         return {**action, "cards": cards}  # (the engine never changes a list it keeps: one copy serves both)
 
     def check_play(self, seat: int, cards: list[str]) -> tuple[Combo | None, list[Violation]]:
@@ -619,106 +623,118 @@ def choose(
 
 
 def random_play(state: Any, rng: random.Random, events: list[Action], escape_at: int = -1) -> None:
-    """The random bot's plays until ``state.over``, each judged by ``state.judge`` and kept in ``events``:
+    """The random bot's plays until ``state.over``, each judged by ``state.judge`` (given up to it: ``own``, so
+    the state logs the event itself, not a copy) and kept in ``events``:
     what a loop of ``choose(rules, trick.options(seat), trick.beat, rng, "random")`` and a
     :class:`BotTable` makes, the same draws and the same events (``rng`` an exact ``random.Random``:
-    ``randrange(n)``'s ``_randbelow_with_getrandbits`` inlined), in fewer calls. A follow of a set is
-    counted, not listed: only the pick is made. ``escape_at``: the number of events at which the seat to
+    ``randrange(n)``'s ``_randbelow_with_getrandbits`` inlined), in fewer calls. Leads and follows of a set
+    are counted, not listed: only the pick is made. ``escape_at``: the number of events at which the seat to
     act escapes instead (挖坑)."""
     trick = state.trick
     rules, hands, judge, bits = trick.rules, trick.hands, state.judge, rng.getrandbits
-    sets, options = rules._sets, rules.options
-    last, jokers_pair, bombs_on = rules._n - 1, rules.joker_pair, rules.bombs
-    runs, below = rules._runs, (1 << rules.run_top) - 1
+    sets, last, jokers_pair, bombs_on = rules._sets, rules._n - 1, rules.joker_pair, rules.bombs
+    above, bit_length = _ABOVE, _BIT_LENGTH
     escaping = escape_at >= 0
     while not state.over:
         seat = trick.turn
         if escaping and len(events) == escape_at:
             event: Action = {"seat": seat, "action": "escape"}
-            if judge(event):
+            if judge(event, True):
                 raise RuntimeError(f"a bot broke a rule: {event}")
             events.append(event)
             return
         hand = hands[seat]
         beat = trick.beat
-        if beat is None:  # a lead, counted (options' order: each rank's sets, the joker pair, the runs by width)
-            counts, levels = hand.counts, hand.levels
-            l0, l1, l2 = levels[0], levels[1], levels[2]
-            n = l0.bit_count() + l1.bit_count() + l2.bit_count() + levels[3].bit_count()  # sets: up to 4 a rank
-            jokers = 1 if jokers_pair and counts[last - 1] and counts[last] else 0
-            runs1 = runs[0][l0 & below] if runs[0] else ()
-            runs2 = runs[1][l1 & below] if runs[1] else ()
-            runs3 = runs[2][l2 & below] if runs[2] else ()
-            total = n + jokers + len(runs1) + len(runs2) + len(runs3)
-            k = total.bit_length()
-            i = bits(k)
-            while i >= total:
-                i = bits(k)
-            if i < n:  # the rank's set of i + 1 cards, counting up the ranks
-                r = 0
-                while i >= (c := counts[r] if counts[r] < 4 else 4):
-                    i -= c
-                    r += 1
-                combo = sets[r][i]
-            else:
-                i -= n
-                if jokers and not i:
-                    combo = sets[last][1]
-                else:
-                    i -= jokers
-                    for listed in (runs1, runs2, runs3):
-                        if i < len(listed):
-                            combo = listed[i]
-                            break
-                        i -= len(listed)
-        elif beat[0] > 10:  # a run to follow: listed
-            listed = options(hand.counts, beat, hand.levels)
-            n = len(listed)
-            total = n + (beat is not None)
-            k = total.bit_length()
-            i = bits(k)
-            while i >= total:
-                i = bits(k)
-            combo = listed[i] if i < n else None
-        else:  # a set to follow: the sets above it, the joker pair, the bombs (options' order), counted
-            kind, _, top = beat
-            levels = hand.levels
+        if beat is not None and beat[0] < 10:  # (most actions) a set to follow: the sets above it, the joker
+            kind, _, top = beat  # pair, the bombs, the pass (options' order), counted
             w = kind - 1
-            m = levels[w] >> (top + 1) << (top + 1)  # the ranks above ``top`` held more than w times
+            m = hand.levels[w] & above[top]  # the ranks above ``top`` held more than w times
             n = m.bit_count()
-            jokers = 1 if kind == PAIR and jokers_pair and top < last and hand.counts[last - 1] and hand.counts[last] else 0
-            bombs = levels[3] if bombs_on and kind != FOUR else 0
-            total = n + jokers + bombs.bit_count() + 1 if bombs else n + jokers + 1
-            k = total.bit_length()
+            total = n + 1
+            jokers = bombs = 0
+            if kind == PAIR and jokers_pair and top < last and hand.counts[last - 1] and hand.counts[last]:
+                jokers = 1
+                total += 1
+            if bombs_on and kind != FOUR and (bombs := hand.levels[3]):
+                total += bombs.bit_count()
+            k = bit_length[total]
             i = bits(k)
             while i >= total:
                 i = bits(k)
             if i < n:
                 for _ in range(i):
                     m &= m - 1
-                combo = sets[(m & -m).bit_length() - 1][w]
+                r = (m & -m).bit_length() - 1
+                cards = hand.by_rank[r][:kind] if r != last else hand.pick(sets[r][w])  # (Hand.pick of a set)
+            elif i == total - 1:
+                cards = None
+            elif jokers and i == n:
+                cards = hand.pick(sets[last][1])
             else:
-                i -= n
-                if jokers and not i:
-                    combo = sets[last][1]
-                else:
-                    i -= jokers
-                    if bombs and i < bombs.bit_count():
-                        for _ in range(i):
-                            bombs &= bombs - 1
-                        combo = sets[(bombs & -bombs).bit_length() - 1][3]
-                    else:
-                        combo = None
-        if combo is None:
-            event = {"seat": seat, "action": "pass"}
-        elif combo[1] == 1 and (combo[0] != PAIR or combo[2] != last or not jokers_pair):  # Hand.pick of a set
-            event = {"seat": seat, "action": "play", "cards": hand.by_rank[combo[2]][: combo[0]]}
+                for _ in range(i - n - jokers):
+                    bombs &= bombs - 1
+                cards = hand.pick(sets[(bombs & -bombs).bit_length() - 1][3])
         else:
-            event = {"seat": seat, "action": "play", "cards": hand.pick(combo)}
-        violations = judge(event)
+            cards = _random_lead(hand, bits) if beat is None else _random_run(hand, beat, bits)
+        if cards is None:
+            event = {"seat": seat, "action": "pass"}
+        else:
+            event = {"seat": seat, "action": "play", "cards": cards}
+        violations = judge(event, True)
         if violations:
             raise RuntimeError(f"a bot broke a rule: {event} → {violations}")
         events.append(event)
+
+
+# the ranks above ``top`` (of fewer than 30), as a mask of one digit: ``&`` of a negative int copies both sides
+_ABOVE = tuple((1 << 30) - (1 << (top + 1)) for top in range(30))
+_BIT_LENGTH = tuple(n.bit_length() for n in range(256))  # a follow's draw of ``randrange(total)``: its bits
+
+
+def _draw(bits: Any, total: int) -> int:
+    """``randrange(total)`` as ``Random._randbelow_with_getrandbits`` draws it (``bits``: ``getrandbits``)."""
+    k = total.bit_length()
+    i = bits(k)
+    while i >= total:
+        i = bits(k)
+    return i
+
+
+def _random_lead(hand: Hand, bits: Any) -> list[str]:
+    """The random bot's lead, uniform over ``options(hand.counts, None)`` by one draw, counted, not listed
+    (options' order: each rank's sets, the joker pair, the runs by width); the cards :meth:`Hand.pick` gives."""
+    rules, counts, levels = hand.rules, hand.counts, hand.levels
+    sets, last = rules._sets, rules._n - 1  # type: ignore[attr-defined]
+    n = levels[0].bit_count() + levels[1].bit_count() + levels[2].bit_count() + levels[3].bit_count()  # sets
+    jokers = 1 if rules.joker_pair and counts[last - 1] and counts[last] else 0
+    total, found, below = n + jokers, [], (1 << rules.run_top) - 1
+    for w, table in enumerate(rules._runs):  # type: ignore[attr-defined]
+        if table:
+            found.append(table[levels[w] & below])
+            total += len(found[-1])
+    i = _draw(bits, total)
+    if i < n:  # the rank's set of i + 1 cards, counting up the ranks (a rank held c times has min(c, 4) sets)
+        r = 0
+        while i >= (c := counts[r] if counts[r] < 4 else 4):
+            i -= c
+            r += 1
+        return hand.by_rank[r][: i + 1] if r != last or i != 1 else hand.pick(sets[r][i])
+    i -= n
+    if jokers and not i:
+        return hand.pick(sets[last][1])
+    i -= jokers
+    for listed in found:
+        if i < len(listed):
+            return hand.pick(listed[i])
+        i -= len(listed)
+    raise AssertionError("a draw beyond the options")  # (total counts every option)
+
+
+def _random_run(hand: Hand, beat: Combo, bits: Any) -> list[str] | None:
+    """The random bot's follow of a run: uniform over the listed options and the pass (None)."""
+    listed = hand.rules.options(hand.counts, beat, hand.levels)
+    i = _draw(bits, len(listed) + 1)
+    return hand.pick(listed[i]) if i < len(listed) else None
 
 
 class BotTable:

@@ -173,18 +173,19 @@ class WakengState(State):
         return [{"seat": seat, "action": "bid", "value": v} for v in values]
 
     # ------------------------------------------------------------------ the referee
-    def judge(self, action: Action) -> list[Violation]:
+    def judge(self, action: Action, own: bool = False) -> list[Violation]:
         """Referee one action: a plainly legal play or pass by the seat to act here, anything else by
-        :meth:`_judge` (the same verdicts and state, tested)."""
+        :meth:`_judge` (the same verdicts and state, tested). ``own``: the caller gives the action up (the
+        random bot's events): a plain play or pass is logged as it is, not copied."""
         seat = action.get("seat")
         trick = self.trick
         if self.phase == "play" and seat.__class__ is int and seat == trick.turn:  # type: ignore[union-attr]
             # the common cases first: a plainly legal play or pass (else the general way says why)
             assert trick is not None
             if action.get("action") == "pass" and trick.fast_pass(seat):
-                self.history.append({**action})
+                self.history.append(action if own else {**action})
                 return []
-            event = trick.fast_move(seat, action)
+            event = trick.fast_move(seat, action, None, own)
             if event is not None:
                 if trick.out:  # a seat went out: the hand is over
                     self._end()

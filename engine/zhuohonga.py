@@ -111,6 +111,12 @@ class ZhuohongaState(State):
                 self.tian = True
                 self.xuan_by = early[0]
                 self.xuan = "du_xuan" if len(self.red) == 1 else "xuan"
+        self._settle()
+
+    def _settle(self) -> None:
+        """Keep ``quick`` (judge's quick path may apply: the hand not over, no 宣红A awaiting its answer) with
+        ``over`` and ``xuan``: one flag to test for every action, not two."""
+        self.quick = not self.over and self.xuan != "pending"
 
     # ------------------------------------------------------------------ sides and declarations
     @property
@@ -162,22 +168,24 @@ class ZhuohongaState(State):
         return not self.started and self.s.first_lead_h4 and H4 in self.hands[self.trick.turn]
 
     # ------------------------------------------------------------------ the referee
-    def judge(self, action: Action) -> list[Violation]:
+    def judge(self, action: Action, own: bool = False) -> list[Violation]:
         """Referee one action: a plainly legal play or pass by the seat to act here, anything else by
-        :meth:`_judge` (the same verdicts and state, tested)."""
+        :meth:`_judge` (the same verdicts and state, tested). ``own``: the caller gives the action up (the
+        random bot's events): a plain play or pass is logged as it is, not copied."""
         seat = action.get("seat")
         trick = self.trick
-        if not self.over and self.xuan != "pending" and seat.__class__ is int and seat == trick.turn:
+        if self.quick and seat.__class__ is int and seat == trick.turn:
             # the common cases first: a plainly legal play or pass (else the general way says why)
             if action.get("action") == "pass" and trick.fast_pass(seat):
-                self.history.append({**action})
+                self.history.append(action if own else {**action})
                 return []
-            event = trick.fast_move(seat, action, None if self.started else self._shows_h4)
+            event = trick.fast_move(seat, action, None if self.started else self._shows_h4, own)
             if event is not None:  # a play (passes are done above)
                 self.started = True
                 out = trick.out
                 if out and out[-1] == seat:
                     self.over = self._decided()
+                    self._settle()
                 self.history.append(event)
                 return []
         return self._judge(action)
@@ -231,6 +239,7 @@ class ZhuohongaState(State):
             self.xuan = "xuan"
         else:
             self.xuan = "pending"
+        self._settle()
         return self._log(action)
 
     def _answer(self, seat: int, action: Action) -> list[Violation]:
@@ -248,6 +257,7 @@ class ZhuohongaState(State):
                 )
             ]
         self.xuan = "xuan" if action["action"] == "xuan_consent" else "refused"
+        self._settle()
         return self._log(action)
 
     def _fan_xuan(self, seat: int, action: Action) -> list[Violation]:
@@ -303,6 +313,7 @@ class ZhuohongaState(State):
         self.trick.play(seat, cards, combo)  # type: ignore[arg-type]
         self.started = True
         self.over = bool(self.trick.out) and self.trick.out[-1] == seat and self._decided()
+        self._settle()
         self.history.append({**action, "cards": cards})  # a new dict already: no second copy
         return []
 

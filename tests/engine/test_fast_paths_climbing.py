@@ -276,3 +276,24 @@ def test_zhuohonga_first_play_showing_h4_lists_only_legal_plays(seed):
     for action in plays:
         assert copy.deepcopy(state).judge(action) == []
     assert game.bot_hand(random.Random(seed), bot="random", settings=s)["verdict"]["finished"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(seeds, st.sampled_from(["wakeng", "zhuohonga"]))
+def test_climbing_judge_keeps_a_copy_unless_given_the_action(seed, name):
+    """``judge(action)`` logs a copy (the caller may change its dict and list after); ``judge(action, True)``,
+    the random bot's way, logs a play or pass itself: the same verdicts and the same state either way."""
+    game = get_game(name)
+    record = game.bot_hand(random.Random(seed), bot="random")
+    copied, owned = _pre_play(game, record)[0], _pre_play(game, record)[0]
+    n = len(copied.history)
+    for event in record["events"][n:]:
+        mine, given = copy.deepcopy(event), copy.deepcopy(event)
+        assert copied.judge(mine) == owned.judge(given, True) == []
+        assert copied.history[-1] == mine and copied.history[-1] is not mine
+        assert owned.history[-1] is given or event["action"] not in ("play", "pass")
+        mine["seat"] = -1
+        if "cards" in mine:
+            mine["cards"].append("XX")
+        assert _climbing_snapshot(copied) == _climbing_snapshot(owned)
+    assert copied.is_terminal() and owned.is_terminal()
