@@ -136,8 +136,10 @@ class ClimbingRules:
                 chosen = [b for i, b in enumerate(bits) if pick >> i & 1]
                 if len(chosen) <= 4:
                     one_rank[sum(chosen)] = sets[r][len(chosen) - 1]
+        # card name -> (its bit in a hand's mask, its rank, the mask clearing the rank's bit, its single)
+        single = {name: (1 << CODE[name], r, ~(1 << r), sets[r][0]) for name, r in names.items()}
         for name, value in (("rank_of", names), ("_sets", sets), ("_runs", runs), ("_classified", {}),
-                            ("_n", n), ("_one_rank", one_rank)):
+                            ("_n", n), ("_one_rank", one_rank), ("_single", single)):
             object.__setattr__(self, name, value)
 
     def _runs_in(self, mask: int, width: int) -> tuple[Combo, ...]:
@@ -468,36 +470,60 @@ class TrickPlay:
         seat to act, and return the event to log; ``None``: not plainly legal, nothing changed.
         ``own``: the caller gives ``action`` and its cards up (a bot's event, never changed after): it is the
         event, kept as it is; else a copy (the caller's dict and list stay its own).
-        (:meth:`fast_play`, :meth:`play`, :meth:`pass_` and ``Hand.remove`` inlined.)"""
+        (:meth:`fast_play`, :meth:`play` and ``Hand.remove`` inlined; a single, most plays, by its card's entry.)"""
         kind = action.get("action")
         if kind != "play":
-            if kind != "pass" or self.beat is None:
+            if kind != "pass" or not self.fast_pass(seat):
                 return None
-            beat_seat = self.beat_seat
-            self.passes = passes = self.passes + 1
-            out = self.out
-            if passes >= self.n - len(out) - (0 if beat_seat in out else 1):
-                self.turn = beat_seat if beat_seat not in out else self._next_in(beat_seat)
-                self.beat, self.beat_seat, self.beat_cards, self.passes = None, None, [], 0
-            else:
-                self.turn = self._after[seat]
             return action if own else dict(action)
         texts = action.get("cards")
         if texts.__class__ is not list or not texts:
             return None
-        hand = self.hands[seat]
+        hand, beat = self.hands[seat], self.beat
+        held = hand.mask
+        if len(texts) == 1:
+            try:
+                bit, r, keep, combo = self.rules._single[texts[0]]  # type: ignore[attr-defined]
+            except (KeyError, TypeError):
+                return None
+            # held, and beating the standing play (a single beats only a lower single)
+            if not held & bit or beat is not None and (beat[0] != SINGLE or r <= beat[2]):
+                return None
+            if may is not None and not may(texts):
+                return None
+            counts = hand.counts
+            counts[r] = left = counts[r] - 1
+            if left < 4:  # (one deck: always)
+                hand.levels[left] &= keep
+            hand.by_rank[r].remove(texts[0])
+            hand.mask = held ^ bit
+            cards = texts if own else list(texts)
+        else:
+            played = self._fast_many(hand, texts, may, own)
+            if played is None:
+                return None
+            combo, cards, bit = played
+        self.beat = combo
+        self.beat_seat = seat
+        self.beat_cards = cards
+        self.passes = 0
+        if held == bit:  # no card left
+            self._gone_out(seat)
+        self.turn = self._after[seat]
+        if own:
+            return action
+        return {**action, "cards": cards}  # (the engine never changes a list it keeps: one copy serves both)
+
+    def _fast_many(self, hand: Hand, texts: list, may: Any, own: bool) -> tuple[Combo, list[str], int] | None:
+        """:meth:`fast_move` of a play of two cards or more: (its combination, its cards, their mask) once taken
+        from ``hand``; None (nothing changed) unless plainly legal."""
         held, mask = hand.mask, 0
         try:
-            if len(texts) == 1:  # (the most common play)
-                mask = 1 << CODE[texts[0]]
-                if not held & mask:
+            for name in texts:
+                bit = 1 << CODE[name]
+                if mask & bit or not held & bit:
                     return None
-            else:
-                for name in texts:
-                    bit = 1 << CODE[name]
-                    if mask & bit or not held & bit:
-                        return None
-                    mask |= bit
+                mask |= bit
         except (KeyError, TypeError):
             return None
         rules = self.rules
@@ -515,35 +541,22 @@ class TrickPlay:
         if may is not None and not may(texts):
             return None
         cards = texts if own else list(texts)
-        if one_rank and hand.counts[combo[2]] <= 4:  # Hand.remove of cards of one rank
-            r = combo[2]
+        r = combo[2]
+        if one_rank and hand.counts[r] <= 4:  # Hand.remove of cards of one rank
             counts, levels, keep = hand.counts, hand.levels, ~(1 << r)
             n = counts[r]
             counts[r] = left = n - len(cards)
+            for i in range(left, n):
+                levels[i] &= keep
             held_r = hand.by_rank[r]
-            if left == n - 1:  # a single
-                levels[left] &= keep
-                held_r.remove(cards[0])
-            else:
-                for i in range(left, n):
-                    levels[i] &= keep
-                for c in cards:
-                    held_r.remove(c)
+            for c in cards:
+                held_r.remove(c)
             hand.mask = held ^ mask  # (mask is within held)
         else:
             hand.remove(cards)
         if combo[0] == FOUR and rules.bombs:
             self.bombs += 1
-        self.beat = combo
-        self.beat_seat = seat
-        self.beat_cards = cards
-        self.passes = 0
-        if held == mask:  # no card left
-            self._gone_out(seat)
-        self.turn = self._after[seat]
-        if own:
-            return action
-        return {**action, "cards": cards}  # (the engine never changes a list it keeps: one copy serves both)
+        return combo, cards, mask
 
     def check_play(self, seat: int, cards: list[str]) -> tuple[Combo | None, list[Violation]]:
         """The combination of a play by the seat to act, or the violation (not_in_hand, combo, follow)."""
@@ -624,7 +637,8 @@ def choose(
 
 def random_play(state: Any, rng: random.Random, events: list[Action], escape_at: int = -1) -> None:
     """The random bot's plays until ``state.over``, each judged by ``state.judge`` (given up to it: ``own``, so
-    the state logs the event itself, not a copy) and kept in ``events``:
+    the state logs the event itself, not a copy) and kept in ``events`` (at the end, from the state's log:
+    one list grows a hand, not two):
     what a loop of ``choose(rules, trick.options(seat), trick.beat, rng, "random")`` and a
     :class:`BotTable` makes, the same draws and the same events (``rng`` an exact ``random.Random``:
     ``randrange(n)``'s ``_randbelow_with_getrandbits`` inlined), in fewer calls. Leads and follows of a set
@@ -634,15 +648,16 @@ def random_play(state: Any, rng: random.Random, events: list[Action], escape_at:
     rules, hands, judge, bits = trick.rules, trick.hands, state.judge, rng.getrandbits
     sets, last, jokers_pair, bombs_on = rules._sets, rules._n - 1, rules.joker_pair, rules.bombs
     above, bit_length = _ABOVE, _BIT_LENGTH
-    escaping = escape_at >= 0
+    history = state.history  # (one entry an action judged)
+    start = len(history)
+    escaping, escape_at = escape_at >= 0, escape_at - len(events) + start  # (then the log's length)
     while not state.over:
         seat = trick.turn
-        if escaping and len(events) == escape_at:
+        if escaping and len(history) == escape_at:
             event: Action = {"seat": seat, "action": "escape"}
             if judge(event, True):
                 raise RuntimeError(f"a bot broke a rule: {event}")
-            events.append(event)
-            return
+            break
         hand = hands[seat]
         beat = trick.beat
         if beat is not None and beat[0] < 10:  # (most actions) a set to follow: the sets above it, the joker
@@ -683,7 +698,7 @@ def random_play(state: Any, rng: random.Random, events: list[Action], escape_at:
         violations = judge(event, True)
         if violations:
             raise RuntimeError(f"a bot broke a rule: {event} → {violations}")
-        events.append(event)
+    events += history[start:]
 
 
 # the ranks above ``top`` (of fewer than 30), as a mask of one digit: ``&`` of a negative int copies both sides
