@@ -412,6 +412,8 @@ class TrickPlay:
         self.out: list[int] = []  # seats gone out, in order
         self.bombs = 0
         self._after = [(s + 1) % self.n for s in range(self.n)]  # _next_in of each seat, while nobody is out
+        self._in = self.n  # seats still in
+        self._ends = 0  # the passes that end the standing play (set with it: fast_pass counts to it)
 
     def in_play(self, seat: int) -> bool:
         return seat not in self.out
@@ -425,6 +427,7 @@ class TrickPlay:
 
     def _gone_out(self, seat: int) -> None:
         self.out.append(seat)
+        self._in -= 1
         self._after = [self._next_in(s) for s in range(self.n)]
 
     def options(self, seat: int) -> list[Combo]:
@@ -456,10 +459,10 @@ class TrickPlay:
         (nothing done) when no play stands."""
         if self.beat is None:
             return False
-        beat_seat, out = self.beat_seat, self.out
         self.passes = passes = self.passes + 1
-        if passes >= self.n - len(out) - (beat_seat not in out):
-            self.turn = beat_seat if beat_seat not in out else self._next_in(beat_seat)  # type: ignore[arg-type]
+        if passes >= self._ends:
+            beat_seat = self.beat_seat
+            self.turn = beat_seat if beat_seat not in self.out else self._next_in(beat_seat)  # type: ignore[arg-type]
             self.beat, self.beat_seat, self.beat_cards, self.passes = None, None, [], 0
         else:
             self.turn = self._after[seat]
@@ -507,6 +510,7 @@ class TrickPlay:
         self.beat_seat = seat
         self.beat_cards = cards
         self.passes = 0
+        self._ends = self._in - 1  # every other seat still in (this one too if it goes out now: one fewer in)
         if held == bit:  # no card left
             self._gone_out(seat)
         self.turn = self._after[seat]
@@ -587,6 +591,7 @@ class TrickPlay:
         if self.rules.is_bomb(combo):
             self.bombs += 1
         self.beat, self.beat_seat, self.beat_cards, self.passes = combo, seat, list(cards), 0
+        self._ends = self._in - 1  # (as in fast_move)
         if not self.hands[seat].mask:  # (no card left: the mask has a bit per card held)
             self._gone_out(seat)
         self.turn = self._after[seat]

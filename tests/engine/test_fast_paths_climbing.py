@@ -297,3 +297,18 @@ def test_climbing_judge_keeps_a_copy_unless_given_the_action(seed, name):
             mine["cards"].append("XX")
         assert _climbing_snapshot(copied) == _climbing_snapshot(owned)
     assert copied.is_terminal() and owned.is_terminal()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seeds, st.sampled_from(["wakeng", "zhuohonga"]), st.booleans())
+def test_passes_that_end_a_play_are_kept_with_it(seed, name, fast):
+    """``TrickPlay._ends``, set with each play, is the count ``pass_`` works out: every seat still in but the
+    player (a player who went out with it is no longer in), by the fast path and the general one."""
+    game = get_game(name)
+    record = game.bot_hand(random.Random(seed), bot="random")
+    state, n = _pre_play(game, record)
+    for event in record["events"][n:]:
+        assert (state.judge(event) if fast else state._judge(event)) == []
+        t = state.trick
+        if t.beat is not None:
+            assert t._ends == t.n - len(t.out) - (t.beat_seat not in t.out)
