@@ -165,6 +165,7 @@ class EventHub:
             while True:
                 if backlog:
                     batch = backlog if left is None else backlog[:left]
+                    backlog = []  # sent: a keep-alive that follows must not send it again
                     yield "".join(batch)
                     if left is not None:
                         left -= len(batch)

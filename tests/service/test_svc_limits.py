@@ -124,6 +124,24 @@ def test_a_client_gone_longer_than_the_history_is_told_to_resync():
     asyncio.run(scenario())
 
 
+def test_events_are_sent_once_with_keep_alives_between():
+    """A quiet table sends keep-alives; the events before them are not sent again after each (a page
+    re-fetched everything, and a display counting deal events counted cards that were never dealt)."""
+    async def scenario():
+        hub = EventHub()
+        stream = hub.stream(last_id=0, heartbeat=0.05)
+        hub.publish({"type": "deal", "round": 1, "seat": 2, "dealt": 1, "total": 52})
+        assert await stream.__anext__() == "retry: 2000\n\n"
+        chunks = [await stream.__anext__() for _ in range(4)]
+        hub.publish({"type": "action", "round": 1, "seat": 0, "action": "pass"})
+        chunks += [await stream.__anext__() for _ in range(3)]
+        await stream.aclose()
+        sent = [e["id"] for c in chunks for e in _ids(c)]
+        assert sent == [1, 2] and ": keep-alive\n\n" in chunks
+
+    asyncio.run(scenario())
+
+
 def test_receipts_are_public_events_and_in_the_api(service):
     with TestClient(create_app(service)) as client:
         rnd = service.start_round(game="hongsi", bots="all")
