@@ -554,9 +554,9 @@ def serve(
                                           "pays) | bold (declares on hopes) | greedy (quick)")] = "careful",
     bot_ms: Annotated[float, typer.Option(help="the search bots' time per move, ms (a Pi 4: about 1000)")] = 200.0,
     club: Annotated[str | None, typer.Option(help="join a card room: mqtts://<table>:<password>@host:port/"
-                                                  "<room>/<table>?ca=<ca file> (else [club] broker)")] = None,
+                                                  "<room>/<table>?ca=<ca file> (else \\[club] broker)")] = None,
     table_camera: Annotated[bool, typer.Option("--table-camera", help="referee the plays from the table camera "
-                                               "([table_camera] in the config; with --sim the virtual table)")
+                                               "(\\[table_camera] in the config; with --sim the virtual table)")
                             ] = False,
 ) -> None:
     """The table service: web display, API, voice."""

@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 
@@ -16,6 +17,25 @@ def test_help_lists_every_command_of_the_interfaces_spec():
     for name in SPEC_COMMANDS:
         assert name in out
     assert "classify" in runner.invoke(app, ["vision", "--help"]).output
+
+
+def test_every_bracket_in_the_help_is_printed():
+    """Typer's help is rich markup: an unescaped ``[club]`` vanished from ``serve --help``."""
+    from typer.main import get_command
+
+    def texts(cmd, path):
+        yield path, cmd.help or ""
+        for p in getattr(cmd, "params", []):
+            yield path, getattr(p, "help", None) or ""
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from texts(sub, path + [name])
+
+    bracketed = [(path, word) for path, text in texts(get_command(app), [])
+                 for word in re.findall(r"\\?\[(\w+)\]", text)]
+    assert bracketed, "the help has no [section] to check"
+    for path, word in bracketed:
+        out = " ".join(runner.invoke(app, [*path, "--help"], terminal_width=200).output.split())
+        assert f"[{word}]" in out, (path, word)
 
 
 def test_console_script_runs():
