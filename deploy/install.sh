@@ -13,8 +13,9 @@ run() { if [ $DRY = 1 ]; then printf '+ %s\n' "$*"; else "$@"; fi; }
 if [ $DRY = 0 ] && [ "$(id -u)" != 0 ]; then echo "run as root (sudo), or with --dry-run" >&2; exit 1; fi
 
 # Debian / Raspberry Pi OS packages. python3-lgpio: gpiozero's pin factory on a Pi 5 (lgpio);
-# espeak-ng: the voice; python3-picamera2: only where a Pi camera is used.
-PKGS=(python3 python3-venv python3-lgpio espeak-ng sox)
+# espeak-ng: the voice; fonts-wqy-microhei: Chinese on a display or in a dispute report the Pi draws (with
+# no CJK font every Chinese word is a box); python3-picamera2: only where a Pi camera is used.
+PKGS=(python3 python3-venv python3-lgpio espeak-ng sox fonts-wqy-microhei)
 [ -e /proc/device-tree/model ] && grep -qi "raspberry" /proc/device-tree/model 2>/dev/null && PKGS+=(python3-picamera2)
 run apt-get update
 run apt-get install -y --no-install-recommends "${PKGS[@]}"

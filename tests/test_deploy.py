@@ -57,7 +57,7 @@ def test_installer_dry_run_prints_every_step_and_changes_nothing():
     proc = subprocess.run(["bash", str(DEPLOY / "install.sh"), "--dry-run"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
-    for step in ["apt-get install", "python3-lgpio", "espeak-ng", "useradd", "usermod -aG gpio",
+    for step in ["apt-get install", "python3-lgpio", "espeak-ng", "fonts-wqy-microhei", "useradd", "usermod -aG gpio",
                  "usermod -aG dialout", "usermod -aG video", "/etc/hongsi/config.toml",
                  "/etc/udev/rules.d/99-hongsi.rules", "systemctl enable --now hongsi.service"]:
         assert step in out, step
