@@ -337,7 +337,8 @@ GAME_TERMS: dict[str, list[tuple[str, str, str]]] = {
         ("爆闷", "红桃四在叫牌前宣布一打三，必须第一个出完，分最高", "the ♥4 holder, before the call, plays alone "
          "and must go out first; the highest stake"),
         ("趴", "请队友趴下：队友不出牌，由你为两人打", "ask your partner to lie down: they sit out and you play for both"),
-        ("报牌", "剩下一两张牌时要报出张数", "say how many cards you have left when down to one or two"),
+        ("报牌", "剩下三张或更少时要报出张数（本桌自动报）", "say how many cards you have left at three or "
+         "fewer (the table says it for you)"),
     ],
     "wakeng": [
         ("挖坑", "叫分最高者挖坑：拿底牌，一人对两家", "the highest bidder digs: takes the bottom and plays alone "

@@ -77,3 +77,14 @@ def test_the_voice_says_the_first_players_name(service):
     first = next(e for e in service.voice.said if "先出" in e["text_zh"])
     name = ["小李", "老王", "Anna", "阿强"][rnd.first_player]
     assert first["text_zh"].startswith(f"{name}，") and name in first["text"]
+
+
+def test_the_count_announcement_term_says_when_the_referee_wants_it():
+    """The rules panel told players to announce at one or two cards; rule 8 (and the table) does at three."""
+    from controller.text import GAME_TERMS
+    from engine.hongsi.settings import HongsiSettings
+
+    at = HongsiSettings().count_announce_at
+    _, zh, en = next(t for t in GAME_TERMS["hongsi"] if t[0] == "报牌")
+    assert "一二三四五"[at - 1] in zh and ["one", "two", "three", "four", "five"][at - 1] in en
+    assert "一两张" not in zh and "one or two" not in en
