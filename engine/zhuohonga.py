@@ -172,11 +172,14 @@ class ZhuohongaState(State):
         """Referee one action: a plainly legal play or pass by the seat to act here, anything else by
         :meth:`_judge` (the same verdicts and state, tested). ``own``: the caller gives the action up (the
         random bot's events): a plain play or pass is logged as it is, not copied."""
-        seat = action.get("seat")
         trick = self.trick
+        try:  # (subscripts: cheaper than two get() calls; an event without them goes the general way)
+            seat, kind = action["seat"], action["action"]
+        except (KeyError, TypeError):
+            return self._judge(action)
         if self.quick and seat.__class__ is int and seat == trick.turn:
             # the common cases first: a plainly legal play or pass (else the general way says why)
-            if action.get("action") == "pass" and trick.fast_pass(seat):
+            if kind == "pass" and trick.fast_pass(seat):
                 self.history.append(action if own else {**action})
                 return []
             event = trick.fast_move(seat, action, None if self.started else self._shows_h4, own)
@@ -498,7 +501,9 @@ _LAST_TWO_PLAN = DealPlan(seats=4, cards_per_seat=(13, 13, 14, 14), bottom=0, de
 
 class ZhuohongaGame(Game):
     name = "zhuohonga"
-    info = GameInfo("捉红A", "Catch the red aces", declares_before_play=True, passes=True)
+    info = GameInfo("捉红A", "Catch the red aces", declares_before_play=True, passes=True,
+                    actions=(("xuan", ()), ("xuan_consent", ()), ("xuan_refuse", ()), ("fan_xuan", ()),
+                             ("play", ("cards",)), ("pass", ())))
     settings_type = ZhuohongaSettings
     presets = PRESETS
     default_preset = "hebei"

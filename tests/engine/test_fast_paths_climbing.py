@@ -238,7 +238,7 @@ def _climbing_snapshot(state) -> tuple:
 @given(seeds, st.sampled_from(["wakeng", "zhuohonga"]))
 def test_climbing_judge_near_misses_match_the_general_path(seed, name):
     """Near misses of the one-rank look-up: every set of one rank held (and part of it), the joker pair,
-    two cards of two ranks, a card twice, a card not held; every pass."""
+    two cards of two ranks, a card twice, a card not held; every pass; an event without its seat or action."""
     rng = random.Random(seed)
     game = get_game(name)
     record = game.bot_hand(rng, bot="random")
@@ -254,7 +254,7 @@ def test_climbing_judge_near_misses_match_the_general_path(seed, name):
                       {"seat": seat, "action": "play", "cards": held[:1] + held[-1:]},
                       {"seat": seat, "action": "play", "cards": held[:1] * 2},
                       {"seat": seat, "action": "play", "cards": [next(c for c in CODE if c not in hand)]},
-                      {"seat": seat, "action": "pass"}]
+                      {"seat": seat, "action": "pass"}, {"action": "pass"}, {"seat": seat}]
             for action in [*tries, event]:
                 fast, slow = copy.deepcopy(state), copy.deepcopy(state)
                 assert fast.judge(action) == slow._judge(action)
