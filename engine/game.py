@@ -47,9 +47,22 @@ class GameInfo:
     call_tracker: bool = False  # a card is called, and the display keeps a 记牌器
     lead_moves: bool = False  # declarations may move the first lead from the first player (对挑, 趴)
     talk: tuple[str, ...] = ()  # declarations a seat page shows (dimmed until due) before the first play
+    # every action of the game and the fields it cannot do without (a play its ``cards``); anything else
+    # is no action of the game: the service refuses it as bad input instead of putting it in the record
+    actions: tuple[tuple[str, tuple[str, ...]], ...] = (("play", ("cards",)),)
 
     def to_json(self) -> dict[str, Any]:
-        return {**dataclasses.asdict(self), "talk": list(self.talk)}
+        return {**dataclasses.asdict(self), "talk": list(self.talk),
+                "actions": {name: list(fields) for name, fields in self.actions}}
+
+    def malformed(self, action: Action) -> str | None:
+        """Why ``action`` is no action of this game (an unknown name, a field it needs missing), or None."""
+        name = action.get("action")
+        needs = dict(self.actions).get(name)  # type: ignore[arg-type]
+        if needs is None:
+            return f"{name!r} is not an action of {self.name_zh} ({', '.join(n for n, _ in self.actions)})"
+        missing = [f for f in needs if action.get(f) in (None, [])]  # (a play of no cards names none)
+        return f"{name} needs {' and '.join(missing)}" if missing else None
 
 
 @dataclass(frozen=True)

@@ -1131,7 +1131,8 @@ class GongzhuGame(Game):
     The setting ``decks = 2`` (any preset but ``zhuyang``) plays 拱双猪: see :class:`ShuangzhuState`."""
 
     name = "gongzhu"
-    info = GameInfo("拱猪", "Gong zhu", trick_taking=True, declares_before_play=True, zero_sum=False)
+    info = GameInfo("拱猪", "Gong zhu", trick_taking=True, declares_before_play=True, zero_sum=False,
+                    actions=(("expose", ("cards",)), ("play", ("cards",))))
     settings_type = GongzhuSettings
     presets = PRESETS
     default_preset = "gonglue"

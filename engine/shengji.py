@@ -1211,7 +1211,8 @@ class ShengjiGame(Game):
     """升级. Preset ``sijen`` (the text: 四人升级)."""
 
     name = "shengji"
-    info = GameInfo("升级", "Tractor", trick_taking=True, declares_before_play=True, zero_sum=False)
+    info = GameInfo("升级", "Tractor", trick_taking=True, declares_before_play=True, zero_sum=False,
+                    actions=(("declare", ("cards",)), ("take_bottom", ()), ("bury", ("cards",)), ("play", ("cards",))))
     settings_type = ShengjiSettings
     presets = PRESETS
     default_preset = "sijen"

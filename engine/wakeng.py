@@ -462,7 +462,9 @@ _PLANS: dict[int, DealPlan] = {}  # players -> the deal (frozen: made once, not 
 
 class WakengGame(Game):
     name = "wakeng"
-    info = GameInfo("挖坑", "Wakeng", passes=True, bottom_public=True)
+    info = GameInfo("挖坑", "Wakeng", passes=True, bottom_public=True,
+                    actions=(("black_dig", ()), ("bid", ("value",)), ("take_bottom", ()), ("play", ("cards",)),
+                             ("pass", ()), ("escape", ())))
     settings_type = WakengSettings
     presets = PRESETS
     default_preset = "xian"

@@ -352,6 +352,8 @@ class TableService:
             raise ServiceError(409, "the round is paused (emergency stop)", "本局暂停（急停）")
         if not isinstance(seat, int) or not 0 <= seat < rnd.plan.seats:
             raise ServiceError(422, f"seat {seat!r}: not a seat 0..{rnd.plan.seats - 1}", "座位有误")
+        if (why := rnd.game.info.malformed(action)) is not None:  # no action at all: not put in the record
+            raise ServiceError(422, why, f"{rnd.game.info.name_zh}没有这样的动作，或缺少必需的内容")
         if rnd.asked_already(action):  # a refused ask would otherwise let a seat try every seat in turn
             raise ServiceError(409, "this seat has already asked for a 趴 this hand", "本局已经喊过趴")
 

@@ -30,7 +30,9 @@ PLAIN_PLAY = frozenset({"play", "pass", "announce"})  # actions that make no new
 class HongsiGame(Game):
     name = "hongsi"
     info = GameInfo("红桃四", "Hongsi", declares_before_play=True, passes=True, count_announce_events=True,
-                    call_tracker=True, lead_moves=True, talk=("tiao", "baomen", "pa"))
+                    call_tracker=True, lead_moves=True, talk=("tiao", "baomen", "pa"),
+                    actions=(("tiao", ()), ("baomen", ()), ("call", ("card",)), ("pa", ("target",)), ("pa_accept", ()),
+                             ("pa_refuse", ()), ("play", ("cards",)), ("pass", ()), ("announce", ("count",))))
     settings_type = HongsiSettings
     presets = PRESETS
     default_preset = DEFAULT_PRESET

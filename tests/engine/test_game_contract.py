@@ -154,6 +154,15 @@ def check_refusals(t: Table, rng: random.Random) -> None:
         assert json.dumps(state.public_view(None), sort_keys=True) == before, f"{bad} changed the hand"
 
 
+def check_vocabulary(t: Table) -> None:
+    """Every action the engine offers is one the game lists, with the fields it lists as needed: what the
+    service refuses as bad input (``GameInfo.malformed``) is never a move the engine could make."""
+    for seat in range(t.seats):
+        for action in t.state.legal_actions(seat) + t.state.offered_actions(seat):
+            assert t.game.info.malformed(action) is None, action
+            assert t.game.info.malformed({k: v for k, v in action.items() if k != "action"}) is not None
+
+
 def choose(t: Table, rng: random.Random) -> dict[str, Any]:
     state = t.state
     mover = state.current_player()
@@ -175,6 +184,7 @@ def playout(name: str, preset: str, overrides: dict[str, Any], seed: int) -> Tab
         if step == 0 or rng.random() < 0.35:  # a sample of the positions keeps the suite quick
             check_views(t)
             check_conserved(t)
+            check_vocabulary(t)
         if rng.random() < 0.2:
             check_refusals(t, rng)
         t.apply(choose(t, rng))

@@ -39,6 +39,13 @@ BAD_EVENTS = [
     ({"seat": 0, "action": "call", "card": "Z9"}, "not a card"),
     ({"seat": 0, "action": "pa", "target": -1}, "target"),
     ({"seat": 0, "action": "DROP TABLE"}, "action"),
+    # no action of the game (an outside audit: these were refereed, recorded and spoilt the verdict)
+    ({"seat": 0, "action": "dance"}, "not an action of 红桃四"),
+    ({"seat": 0, "action": "bid", "value": 3}, "not an action of 红桃四"),
+    ({"seat": 0, "action": "play"}, "play needs cards"),
+    ({"seat": 0, "action": "play", "cards": []}, "play needs cards"),
+    ({"seat": 0, "action": "pa"}, "pa needs target"),
+    ({"seat": 0, "action": "call"}, "call needs card"),
     ([1, 2, 3], "body"),
 ]
 
