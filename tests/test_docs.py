@@ -41,3 +41,18 @@ def test_every_game_has_a_rules_digest():
 
     for name in game_names():
         assert (ROOT / "docs" / "rules" / f"{name}.md").exists(), name
+
+
+def test_the_readmes_configuration_shows_the_defaults():
+    """The README's configuration block said 7 shuffler passes while the default was 1."""
+    import tomllib
+
+    from controller.config import RigConfig
+
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"## Configuration.*?```toml\n(.*?)```", text, re.S)
+    assert block, "no configuration block in the README"
+    shown = tomllib.loads(block.group(1))
+    defaults = RigConfig().model_dump()
+    assert shown and all(defaults[key] == value for key, value in shown.items()), \
+        {k: (v, defaults.get(k)) for k, v in shown.items() if defaults.get(k) != v}
