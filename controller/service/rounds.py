@@ -307,8 +307,15 @@ class Round:
         # the display's game panel, from the view's fields (``controller.text``): the page names no game
         out["panel"] = panel_rows(view, out["result"]) if "table" in out else []
         # who plays first, in words (红桃四: "♥4 is at Seat N"), once the deal is done
-        out["first_words"] = list(self.first_text) if self.first_text and self.phase in ("playing", "finished") else None
+        out["first_words"] = self._first_words(view) if self.phase in ("playing", "finished") else None
         return out
+
+    def _first_words(self, view: dict[str, Any]) -> list[str] | None:
+        """The first player's words, or the seat a declaration moved the first lead to (对挑, 趴)."""
+        leader = view.get("first_leader") if self.game.info.lead_moves else None
+        if isinstance(leader, int) and leader != self.first_player:
+            return list(first_player_words(None, leader))
+        return list(self.first_text) if self.first_text else None
 
     def result(self) -> dict[str, Any] | None:
         """The settled verdict (public once the hand is over)."""

@@ -96,6 +96,8 @@ def test_the_table_hears_who_leads_when_a_pa_moves_the_lead(tmp_path):
         assert zh == f"{'一二三四'[h4]}号位趴下，{'一二三四'[partner]}号位先出", zh
         assert en == f"Seat {h4 + 1} lies down; Seat {partner + 1} leads.", en
         assert rnd.public()["table"]["first_leader"] == partner
+        # and so do the seat pages' words (they kept "Seat N holds ♥4 and plays first")
+        assert rnd.public()["first_words"] == [f"{'一二三四'[partner]}号先出", f"Seat {partner + 1} plays first."]
     finally:
         svc.close()
 
