@@ -138,8 +138,10 @@ class ClimbingRules:
                     one_rank[sum(chosen)] = sets[r][len(chosen) - 1]
         # card name -> (its bit in a hand's mask, its rank, the mask clearing the rank's bit, its single)
         single = {name: (1 << CODE[name], r, ~(1 << r), sets[r][0]) for name, r in names.items()}
+        # the run tables the game has, each with its width's level and the ranks a run may hold
+        run_tables = tuple((w, table, (1 << self.run_top) - 1) for w, table in enumerate(runs) if table)
         for name, value in (("rank_of", names), ("_sets", sets), ("_runs", runs), ("_classified", {}),
-                            ("_n", n), ("_one_rank", one_rank), ("_single", single)):
+                            ("_n", n), ("_one_rank", one_rank), ("_single", single), ("_run_tables", run_tables)):
             object.__setattr__(self, name, value)
 
     def _runs_in(self, mask: int, width: int) -> tuple[Combo, ...]:
@@ -727,17 +729,21 @@ def _random_lead(hand: Hand, bits: Any) -> list[str]:
     sets, last = rules._sets, rules._n - 1  # type: ignore[attr-defined]
     n = levels[0].bit_count() + levels[1].bit_count() + levels[2].bit_count() + levels[3].bit_count()  # sets
     jokers = 1 if rules.joker_pair and counts[last - 1] and counts[last] else 0
-    total, found, below = n + jokers, [], (1 << rules.run_top) - 1
-    for w, table in enumerate(rules._runs):  # type: ignore[attr-defined]
-        if table:
-            found.append(table[levels[w] & below])
-            total += len(found[-1])
+    total, found = n + jokers, []
+    for w, table, below in rules._run_tables:  # type: ignore[attr-defined]
+        found.append(table[levels[w] & below])
+        total += len(found[-1])
     i = _draw(bits, total)
     if i < n:  # the rank's set of i + 1 cards, counting up the ranks (a rank held c times has min(c, 4) sets)
         r = 0
-        while i >= (c := counts[r] if counts[r] < 4 else 4):
-            i -= c
-            r += 1
+        if sum(counts) == n:  # (no rank held more than 4 times, as in one deck: a set a card)
+            while i >= counts[r]:
+                i -= counts[r]
+                r += 1
+        else:
+            while i >= (c := counts[r] if counts[r] < 4 else 4):
+                i -= c
+                r += 1
         return hand.by_rank[r][: i + 1] if r != last or i != 1 else hand.pick(sets[r][i])
     i -= n
     if jokers and not i:
