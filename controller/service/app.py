@@ -207,8 +207,13 @@ def _identity(svc: TableService, creds: HTTPAuthorizationCredentials | None) -> 
 
 
 def _unauthorized(what: str) -> HTTPException:
-    return HTTPException(401, detail=f"{what}: send 'Authorization: Bearer <token>'",
+    return HTTPException(401, detail=f"{what} (send 'Authorization: Bearer <token>')",
                          headers={"WWW-Authenticate": "Bearer"})
+
+
+# what the pages show beside an HTTP error's English (the service's own refusals carry their own words)
+HTTP_ZH = {401: "需要令牌（Authorization: Bearer <令牌>）", 403: "这个令牌无权这样做", 404: "没有找到",
+           405: "不支持这种请求"}
 
 
 def _check(svc: TableService, creds: HTTPAuthorizationCredentials | None, *, seat: int | None = None,
@@ -216,7 +221,7 @@ def _check(svc: TableService, creds: HTTPAuthorizationCredentials | None, *, sea
     """Operator always; a seat token only for ``seat``. 401 without a token, 403 with the wrong one."""
     if creds is None or not creds.credentials:
         who = "the operator token" + (" or that seat's token" if seat is not None else "")
-        raise _unauthorized(f"{what} needs {who}")
+        raise _unauthorized(f"to {what}, send {who}")
     ident = svc.tokens.identify(creds.credentials)
     if ident is not None and (ident.is_operator or (seat is not None and ident.seat == seat)):
         return ident
@@ -280,9 +285,11 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
             creds = await bearer(req)
             if creds is None or not creds.credentials:
                 exc401 = _unauthorized("this needs a token")
-                return JSONResponse(status_code=401, headers=exc401.headers, content={"detail": exc401.detail})
+                return JSONResponse(status_code=401, headers=exc401.headers,
+                                    content={"detail": exc401.detail, "detail_zh": HTTP_ZH[401]})
             if svc.tokens.identify(creds.credentials) is None:
-                return JSONResponse(status_code=403, content={"detail": "this token may not do that"})
+                return JSONResponse(status_code=403, content={"detail": "this token may not do that",
+                                                              "detail_zh": HTTP_ZH[403]})
         return JSONResponse(status_code=422, content={"detail": describe_errors(exc.errors()),
                                                       "detail_zh": "请求有误：" + describe_errors(exc.errors()),
                                                       "errors": _jsonable_errors(exc.errors())})
@@ -296,8 +303,10 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
         if exc.status_code == 400:  # a body that cannot even be parsed is bad input like any other
             return JSONResponse(status_code=422, content={"detail": f"body: {exc.detail} (send UTF-8 JSON)",
                                                           "detail_zh": "请求体不是有效的 UTF-8 JSON"})
-        return JSONResponse(status_code=exc.status_code, content={"detail": exc.detail},
-                            headers=getattr(exc, "headers", None))
+        content = {"detail": exc.detail}
+        if exc.status_code in HTTP_ZH:
+            content["detail_zh"] = HTTP_ZH[exc.status_code]
+        return JSONResponse(status_code=exc.status_code, content=content, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(Exception)
     async def _crash(_req: Request, exc: Exception) -> JSONResponse:

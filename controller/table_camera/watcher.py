@@ -102,9 +102,12 @@ class TableWatcher:
     def status(self) -> dict[str, Any]:
         with self.lock:
             ask = self.ask
+            words = table_camera_words(self.problem, None) if self.problem else None
             return {
                 "state": "problem" if self.problem else "ok",
                 "problem": self.problem,
+                # the operator page's words for it (the event that told of it may be long gone)
+                "message": words and words[1], "message_zh": words and words[0],
                 "ask": None if ask is None else {"round": ask.round, "seat": ask.seat, "code": ask.code},
             }
 

@@ -67,6 +67,8 @@ def test_auth_matrix_every_endpoint(service):
                 else:
                     assert resp.status_code == 403, (method, path, caller, resp.status_code)
                 assert "detail" in resp.json() if resp.status_code >= 400 else True
+                if resp.status_code in (401, 403):  # players see Chinese beside the English
+                    assert resp.json().get("detail_zh"), (method, path, caller, resp.text)
                 checked += 1
         assert checked == 5 * len(_endpoints(rnd.id))
 

@@ -123,6 +123,8 @@ def test_cards_from_no_hand_and_a_stopped_camera_are_said_and_nothing_is_applied
     wait_for(lambda: client.get("/api/health").json()["table_camera"]["problem"] == "stopped", 10, "the stop said")
     said = [e for e, _ in svc.hub._history if e.get("type") == "table_camera" and e.get("state") == "problem"]
     assert said and said[-1]["message"] and said[-1]["message_zh"]
+    health = client.get("/api/health").json()["table_camera"]  # the operator page's row says it in words too
+    assert (health["message"], health["message_zh"]) == (said[-1]["message"], said[-1]["message_zh"])
     vt.frozen = False
     wait_for(lambda: client.get("/api/health").json()["table_camera"]["problem"] is None, 10, "the camera back")
     assert len(rnd.events) == before

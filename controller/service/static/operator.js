@@ -34,6 +34,9 @@ const HEALTH_ROWS = [
   ["voice", "语音", "Voice", (v) => (v.device === "no output device" ? "⚠ 没有音频输出设备 no output device · 只在屏幕显示 shown on the display only"
     : `${v.speaks ? "播报 speaks" : "静音 silent"} · ${v.engine || ""}${v.device ? ` · ⚠ ${v.device}` : ""}`)],
   ["clients", "连接", "Clients", (v) => String(v)],
+  ["table_camera", "桌面相机", "Table camera", (v) => (v.state === "ok"
+    ? `✓ ok${v.ask ? ` · 等待${v.ask.seat + 1}号位确认 waiting for Seat ${v.ask.seat + 1} to confirm` : ""}`
+    : `⚠ ${v.message_zh || ""} ${v.message || v.problem || ""}`)],
 ];
 
 function healthTable(h) {
@@ -157,7 +160,7 @@ async function tokens() {
   const t = await call("/api/tokens");
   const seats = Object.entries(t.seats);
   $("token-list").innerHTML = seats.length
-    ? seats.map(([s, n]) => `<div>${seatName(Number(s))}: ${n} 个令牌 tokens <button data-revoke="${s}">撤销 Revoke</button></div>`).join("")
+    ? seats.map(([s, n]) => `<div>${seatName(Number(s))}: ${n} 个令牌 ${n === 1 ? "token" : "tokens"} <button data-revoke="${s}">撤销 Revoke</button></div>`).join("")
     : "没有座位令牌 · no seat tokens: bots take every seat";
   for (const b of document.querySelectorAll("#token-list button")) {
     b.onclick = async () => { await call(`/api/tokens/${b.dataset.revoke}`, { method: "DELETE" }); tokens(); };
