@@ -403,6 +403,7 @@ def calibrate_command(*, serial: str | None, camera: str | None, config: Path | 
         steps = list(STEPS)
         if cfg.table_camera.source:
             steps.insert(-1, PLAY_AREA_STEP.format(source=cfg.table_camera.source))
+            steps[-1] = steps[-1].replace(" to {path}", ", [table_camera] corners to {path}")
         for step in steps:
             console.print("+ " + step.format(serial=serial, angles=cfg.servo_angles, bottom=cfg.bottom_angle,
                                              camera=camera, path=path), markup=False, highlight=False)

@@ -210,6 +210,7 @@ def test_dry_run_lists_the_play_area_step_with_a_table_camera(tmp_path):
     lines = out.stdout.replace("\n", " ")
     assert "play area" in lines and "/dev/video2" in lines
     assert lines.index("play area") < lines.index("6. save")
+    assert "[table_camera] corners to" in " ".join(lines[lines.index("6. save"):].split())  # as a real run saves
     assert cfg_path.read_text() == before
 
 
