@@ -351,6 +351,11 @@ class Game(ABC):
         it). Default: ``None``, no known order (any card alike)."""
         return None
 
+    def dealt_bans(self, view: dict[str, Any], seat: int, dealt: Sequence[str]) -> dict[int, set[str]]:
+        """Cards other seats cannot have been dealt, by what ``seat`` sees (its ``view`` and ``dealt``
+        hand) of a rule that turned on a hidden card (the bots' samples keep to them). Default: none."""
+        return {}
+
     def announce_at(self, settings: Any) -> int:
         """A seat left with 1..this many cards is announced to the table (0: never). The climbing
         games by the table's courtesy at 3; never in a trick-taking game (hands shrink evenly)."""

@@ -118,6 +118,8 @@ def facts(game: Game, info: InfoSet) -> Facts:
         taker = None
     shown = follows(game, info, seats, suit, rank)
     banned = [{c for lim in lims if lim.pairs == 0 for c in lim.held} for lims in shown.limits]
+    for s, cards in game.dealt_bans(info.view, info.seat, info.dealt).items():
+        banned[s] |= cards - set(known[s])  # (a card known to be there was dealt there)
     return Facts(known, pool, shown, suit, rank, taker, buried, spent, banned)
 
 

@@ -67,6 +67,21 @@ class HongsiGame(Game):
     def announce_at(self, settings: Any) -> int:
         return int(settings.count_announce_at or 0)
 
+    def dealt_bans(self, view: dict[str, Any], seat: int, dealt: Sequence[str]) -> dict[int, set[str]]:
+        """对挑 is led by the duellist dealt the first heart in ♥4, ♥5 … ♥3 order: a duellist who leads it
+        knows the other was dealt no heart before its own first (with none at all, no heart)."""
+        duel = view.get("tiao") or []
+        leader = view.get("leader") if view.get("leader") is not None else view.get("first_leader")
+        if len(duel) != 2 or view.get("baomen") or leader != seat or seat not in duel:
+            return {}
+        mine = set(dealt)
+        before = []
+        for code in combos.HEART_ORDER:
+            if combos.CARD_NAMES[code] in mine:
+                break
+            before.append(combos.CARD_NAMES[code])
+        return {next(s for s in duel if s != seat): set(before)}
+
     def deal(self, rng: random.Random, first_seat: int = 0) -> list[list[str]]:
         """Shuffle and deal 13 cards each, one at a time, starting at ``first_seat``."""
         return self._deal(rng, first_seat)[0]

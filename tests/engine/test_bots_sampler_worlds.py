@@ -67,6 +67,8 @@ def _hongsi_duel(seed: int):
 
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 10**6))
+@example(seed=39349)  # the leader's only heart is ♥3, the last: the other duellist was dealt no heart at all,
+# which 200 plain draws never found (the sampler now bans what the duel's lead rules out: Game.dealt_bans)
 def test_a_sample_keeps_who_leads_a_duel_and_the_greedy_move_is_a_play(seed: int) -> None:
     """对挑 is led by the duellist holding the higher heart, a hidden fact the seat to lead knows only by
     being asked to. A sample where the other duellist led left the seat's greedy move no play: ``min() arg
@@ -104,3 +106,17 @@ def test_a_sample_where_the_greedy_move_was_refused_does_not_break_the_vote(rows
     assert best in (0, 1, 2) and value == value
     if best:
         assert all(r[best] == r[best] for r in rows if r[0] == r[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_what_a_duel_lead_rules_out_was_never_dealt(seed: int) -> None:
+    """``dealt_bans`` is sound: in a real deal no seat holds a card banned to it, whoever looks."""
+    game, state, _rng = _hongsi_duel(seed)
+    looked = 0
+    for seat in range(4):
+        info = info_set(game, state, seat)
+        for other, banned in game.dealt_bans(info.view, seat, info.dealt).items():
+            assert other != seat and not banned & set(state.seat_dealt(other)), (seat, other, banned)
+            looked += 1
+    assert looked == 1  # the duellist who leads rules something out (if only nothing); nobody else does
