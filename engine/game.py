@@ -356,6 +356,10 @@ class Game(ABC):
         hand) of a rule that turned on a hidden card (the bots' samples keep to them). Default: none."""
         return {}
 
+    def cards_dealt(self, settings: Any, view: dict[str, Any]) -> Sequence[int]:
+        """How many cards each seat was dealt, in ``view``. Default: the deal plan's, seat by seat."""
+        return self.deal_plan(settings).cards_per_seat
+
     def announce_at(self, settings: Any) -> int:
         """A seat left with 1..this many cards is announced to the table (0: never). The climbing
         games by the table's courtesy at 3; never in a trick-taking game (hands shrink evenly)."""

@@ -543,6 +543,18 @@ class ZhuohongaGame(Game):
             )
         return None
 
+    def cards_dealt(self, settings: ZhuohongaSettings, view: dict[str, Any]) -> Sequence[int]:
+        """Each seat's count and the cards it played: the seats dealt 14 are the deal order's first two, and
+        the first seat dealt (this hand's 末贡 before) is not seat 0 after the first hand."""
+        counts = view.get("counts")
+        if not isinstance(counts, list) or len(counts) != 4:
+            return self.deal_plan(settings).cards_per_seat
+        dealt = list(counts)
+        for ev in view.get("history") or ():
+            if ev.get("action") == "play":
+                dealt[ev["seat"]] += len(ev.get("cards") or ())
+        return dealt
+
     def deal(self, rng: random.Random, settings: ZhuohongaSettings, first_seat: int = 0) -> list[list[str]]:
         """Shuffle and deal one card at a time from ``first_seat`` on; hands (card names) in the order dealt."""
         deck = DECKS["zhuohonga"].names()

@@ -94,6 +94,7 @@ class Facts(NamedTuple):
     spent: Counter[str]  # the taker's cards played or shown openly (never buried face down)
     # per seat, cards it cannot have been dealt: their twin was held when it showed no pair of the suit
     banned: list[set[str]]
+    dealt: list[int]  # how many cards each seat was dealt
 
 
 def facts(game: Game, info: InfoSet) -> Facts:
@@ -120,7 +121,8 @@ def facts(game: Game, info: InfoSet) -> Facts:
     banned = [{c for lim in lims if lim.pairs == 0 for c in lim.held} for lims in shown.limits]
     for s, cards in game.dealt_bans(info.view, info.seat, info.dealt).items():
         banned[s] |= cards - set(known[s])  # (a card known to be there was dealt there)
-    return Facts(known, pool, shown, suit, rank, taker, buried, spent, banned)
+    dealt = list(game.cards_dealt(info.settings, info.view))
+    return Facts(known, pool, shown, suit, rank, taker, buried, spent, banned, dealt)
 
 
 def sample_deal(
@@ -132,7 +134,7 @@ def sample_deal(
     have held first, then as a dealer would): the sample's bury."""
     plan = game.deal_plan(info.settings)
     hands, need = [], []
-    for s, n in enumerate(plan.cards_per_seat):
+    for s, n in enumerate(f.dealt):
         mine = list(f.known[s].elements())  # known cards first: a declaration was made early in the deal
         rng.shuffle(mine)
         if n < len(mine):
