@@ -22,7 +22,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from engine.cards import Card, DeckSpec
 from engine.settings import check_settings
@@ -145,6 +145,14 @@ class DealPlan:
     def __post_init__(self) -> None:
         assert len(self.cards_per_seat) == self.seats
         assert sum(self.cards_per_seat) + self.bottom == self.deck.size, "a plan deals the whole deck"
+
+
+class DealtRule(NamedTuple):
+    """Where some cards may have been dealt: ``admits(where)``, ``where`` giving each of ``cards`` (one deck:
+    each name once) its seat (-1: a bottom), says whether the public record allows it."""
+
+    cards: frozenset[str]
+    admits: Callable[[dict[str, int]], bool]
 
 
 class State(ABC):
@@ -355,6 +363,12 @@ class Game(ABC):
         """Cards other seats cannot have been dealt, by what ``seat`` sees (its ``view`` and ``dealt``
         hand) of a rule that turned on a hidden card (the bots' samples keep to them). Default: none."""
         return {}
+
+    def dealt_rule(self, settings: Any, view: dict[str, Any], seat: int, dealt: Sequence[str]) -> DealtRule | None:
+        """What the public record says of where a few cards were dealt, by what ``seat`` sees, as a test of
+        their whereabouts (the bots deal those cards first, by the test: 捉红A's aces played face down, the
+        red aces' side). Default: none."""
+        return None
 
     def cards_dealt(self, settings: Any, view: dict[str, Any]) -> Sequence[int]:
         """How many cards each seat was dealt, in ``view``. Default: the deal plan's, seat by seat."""

@@ -36,6 +36,7 @@ from engine.game import (
     HIDDEN,
     Action,
     DealPlan,
+    DealtRule,
     FirstPlay,
     Game,
     GameInfo,
@@ -48,6 +49,7 @@ from engine.game import (
 
 H4 = "H4"
 RED_ACES = ("HA", "DA")
+ACES = ("SA", "HA", "CA", "DA")
 RULES = ClimbingRules(CLIMBING_JOKERS, run_top=0, min_runs=(0, 0, 0), bombs=False, joker_pair=True)
 TITLES = ("da_gong", "er_gong", "san_gong", "mo_gong")  # 大贡 二贡 三贡 末贡
 
@@ -554,6 +556,49 @@ class ZhuohongaGame(Game):
             if ev.get("action") == "play":
                 dealt[ev["seat"]] += len(ev.get("cards") or ())
         return dealt
+
+    def dealt_rule(
+        self, settings: ZhuohongaSettings, view: dict[str, Any], seat: int, dealt: Sequence[str]
+    ) -> DealtRule | None:
+        """Where ♥4 and the aces were dealt, as the table knows it: ♥4 with ``h4_holder``; the red aces with
+        the side the declarations showed (a 独宣: one seat; a 宣 asked or refused: the declarer and the seat
+        that answers); a seat that played k aces face down (``?A``) was dealt at least k; and while the hand
+        goes on, neither side is all out (in a 独宣, nobody)."""
+        history = view.get("history") or []
+        face_down: dict[int, int] = {}
+        for ev in history:
+            if ev.get("action") == "play" and ev.get("seat") != seat:
+                k = sum(c == "?A" for c in ev.get("cards") or ())
+                if k:
+                    face_down[ev["seat"]] = face_down.get(ev["seat"], 0) + k
+        xuan, by, side = view.get("xuan"), view.get("xuan_by"), view.get("red_side")
+        red: set[int] | None = None
+        if side is not None:
+            red = set(side)
+        elif xuan == "du_xuan":
+            red = {by}
+        elif xuan == "pending":
+            red = {by, view.get("to_act")}
+        elif xuan == "refused":
+            red = {by, next((ev.get("seat") for ev in history if ev.get("action") == "xuan_refuse"), None)}
+        trick = view.get("trick")
+        out = set(trick.get("out") or ()) if isinstance(trick, dict) and "verdict" not in view else set()
+        h4, alone = view.get("h4_holder"), xuan == "du_xuan"
+
+        def admits(where: dict[str, int]) -> bool:
+            if where[H4] != h4:
+                return False
+            holders = {where["HA"], where["DA"]}
+            if red is not None and holders != red:
+                return False
+            if out and (alone or holders <= out or out.issuperset(s for s in range(4) if s not in holders)):
+                return False  # the hand would be over
+            for s, k in face_down.items():
+                if (where["SA"] == s) + (where["HA"] == s) + (where["CA"] == s) + (where["DA"] == s) < k:
+                    return False
+            return True
+
+        return DealtRule(frozenset((H4, *ACES)), admits)
 
     def deal(self, rng: random.Random, settings: ZhuohongaSettings, first_seat: int = 0) -> list[list[str]]:
         """Shuffle and deal one card at a time from ``first_seat`` on; hands (card names) in the order dealt."""

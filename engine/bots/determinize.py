@@ -16,12 +16,14 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
+from itertools import product
+from math import perm, prod
 from typing import Any, NamedTuple
 
 from engine.bots.follows import Follows, Rank, Suit, faults, follows, rank_fn, suit_fn
 from engine.bots.infoset import FROM_HAND, SHOWN, InfoSet
 from engine.cards import parse_cards
-from engine.game import HIDDEN, Action, Game, State
+from engine.game import HIDDEN, Action, DealtRule, Game, State
 
 TAKES = frozenset({"take_bottom", "bury"})  # the first of these shows who took the bottom
 
@@ -95,6 +97,9 @@ class Facts(NamedTuple):
     # per seat, cards it cannot have been dealt: their twin was held when it showed no pair of the suit
     banned: list[set[str]]
     dealt: list[int]  # how many cards each seat was dealt
+    keys: tuple[str, ...] = ()  # the unknown cards of the game's dealt rule, placed first
+    placements: tuple[tuple[int, ...], ...] = ()  # where the rule admits them (a place each)
+    weights: tuple[int, ...] = ()  # how many deals of the other unknown cards each placement leaves
 
 
 def facts(game: Game, info: InfoSet) -> Facts:
@@ -122,7 +127,37 @@ def facts(game: Game, info: InfoSet) -> Facts:
     for s, cards in game.dealt_bans(info.view, info.seat, info.dealt).items():
         banned[s] |= cards - set(known[s])  # (a card known to be there was dealt there)
     dealt = list(game.cards_dealt(info.settings, info.view))
-    return Facts(known, pool, shown, suit, rank, taker, buried, spent, banned, dealt)
+    f = Facts(known, pool, shown, suit, rank, taker, buried, spent, banned, dealt)
+    rule = game.dealt_rule(info.settings, info.view, info.seat, info.dealt)
+    if rule is None:
+        return f
+    return f._replace(**_placements(rule, info, f))
+
+
+def _placements(rule: DealtRule, info: InfoSet, f: Facts) -> dict[str, Any]:
+    """The game's dealt rule as :class:`Facts` fields: every placement of its unknown cards in the seats
+    (and an unseen bottom) that the rule admits and the seats' bans and voids allow, weighted by the deals
+    of the other unknown cards it leaves (the product of ``cap!/(cap - n)!`` over the places: so drawing
+    a placement by weight, then the rest at random, draws uniformly from the deals that fit)."""
+    where = {c: s for s, cards in enumerate(f.known) for c in cards if c in rule.cards}
+    where.update({c: BOTTOM for c in known_bottom(info) if c in rule.cards})
+    keys = tuple(sorted(c for c in rule.cards if f.pool[c]))
+    if any(f.pool[c] > 1 for c in keys) or (keys and f.taker is not None):
+        raise Unsampleable("a dealt rule's cards are one of each, and none is buried unseen")
+    cap = {s: n - len(list(f.known[s].elements())) for s, n in enumerate(f.dealt) if s != info.seat}
+    cap[BOTTOM] = sum(f.pool.values()) - sum(cap.values())
+    ok = [
+        [p for p in cap if cap[p] and (p < 0 or (f.suit(c) not in f.follows.void[p] and c not in f.banned[p]))]
+        for c in keys
+    ]
+    placements, weights = [], []
+    for pick in product(*ok):
+        n = Counter(pick)
+        if any(n[p] > cap[p] for p in n) or not rule.admits({**where, **dict(zip(keys, pick, strict=True))}):
+            continue
+        placements.append(pick)
+        weights.append(prod(perm(cap[p], k) for p, k in n.items()))
+    return {"keys": keys, "placements": tuple(placements), "weights": tuple(weights)}
 
 
 def sample_deal(
@@ -134,6 +169,8 @@ def sample_deal(
     have held first, then as a dealer would): the sample's bury."""
     plan = game.deal_plan(info.settings)
     hands, need = [], []
+    if f.keys and not f.placements:
+        raise Unsampleable("the public record admits no deal of the game's dealt rule")
     for s, n in enumerate(f.dealt):
         mine = list(f.known[s].elements())  # known cards first: a declaration was made early in the deal
         rng.shuffle(mine)
@@ -156,7 +193,18 @@ def sample_deal(
             raise Unsampleable("the taker must have buried more than it did")
     elif room:
         cap[BOTTOM] = room
-    placed = _place(rest, cap, f, rng)
+    if f.keys:  # the rule's cards first, where it admits them; the rest around them
+        pick = rng.choices(f.placements, f.weights)[0]
+        keys = set(f.keys)
+        rest = [c for c in rest if c not in keys]
+        for p in pick:
+            cap[p] -= 1
+        placed = _place(rest, cap, f, rng)
+        for c, p in zip(f.keys, pick, strict=True):
+            placed[p].append(c)
+            cap[p] += 1
+    else:
+        placed = _place(rest, cap, f, rng)
     hidden = {s: Counter(placed[s]) for s in cap if s >= 0}
     if f.taker is not None:
         hidden[f.taker] += Counter(placed[BURIED])
