@@ -149,10 +149,13 @@ class DealPlan:
 
 class DealtRule(NamedTuple):
     """Where some cards may have been dealt: ``admits(where)``, ``where`` giving each of ``cards`` (one deck:
-    each name once) its seat (-1: a bottom), says whether the public record allows it."""
+    each name once) its seat (-1: a bottom), says whether the public record allows it. ``order(seat, cards)``,
+    if the order a seat was dealt its cards in shows (天宣 reads the first three): another seat's sampled
+    cards in an order the record allows."""
 
     cards: frozenset[str]
     admits: Callable[[dict[str, int]], bool]
+    order: Callable[[int, list[str]], list[str]] | None = None
 
 
 class State(ABC):

@@ -563,7 +563,9 @@ class ZhuohongaGame(Game):
         """Where ♥4 and the aces were dealt, as the table knows it: ♥4 with ``h4_holder``; the red aces with
         the side the declarations showed (a 独宣: one seat; a 宣 asked or refused: the declarer and the seat
         that answers); a seat that played k aces face down (``?A``) was dealt at least k; and while the hand
-        goes on, neither side is all out (in a 独宣, nobody)."""
+        goes on, neither side is all out (in a 独宣, nobody). In a 天宣 room, the order: a red ace among the
+        first three cards of the seat that declared so, none among those of the seats before it (of every
+        seat, if nobody did)."""
         history = view.get("history") or []
         face_down: dict[int, int] = {}
         for ev in history:
@@ -598,7 +600,19 @@ class ZhuohongaGame(Game):
                     return False
             return True
 
-        return DealtRule(frozenset((H4, *ACES)), admits)
+        if not settings.tian_xuan:
+            return DealtRule(frozenset((H4, *ACES)), admits)
+        declared = any(ev.get("action") == "xuan" for ev in history)
+        tian = by if xuan in ("xuan", "du_xuan") and not declared else None
+
+        def order(s: int, cards: list[str]) -> list[str]:
+            reds = [c for c in cards if c in RED_ACES]
+            if not reds or (tian is not None and s > tian):
+                return cards
+            rest = [c for c in cards if c not in RED_ACES]
+            return [reds[0], *rest, *reds[1:]] if s == tian else rest + reds
+
+        return DealtRule(frozenset((H4, *ACES)), admits, order)
 
     def deal(self, rng: random.Random, settings: ZhuohongaSettings, first_seat: int = 0) -> list[list[str]]:
         """Shuffle and deal one card at a time from ``first_seat`` on; hands (card names) in the order dealt."""

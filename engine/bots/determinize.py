@@ -100,6 +100,7 @@ class Facts(NamedTuple):
     keys: tuple[str, ...] = ()  # the unknown cards of the game's dealt rule, placed first
     placements: tuple[tuple[int, ...], ...] = ()  # where the rule admits them (a place each)
     weights: tuple[int, ...] = ()  # how many deals of the other unknown cards each placement leaves
+    order: Callable[[int, list[str]], list[str]] | None = None  # the rule's order of a seat's sampled cards
 
 
 def facts(game: Game, info: InfoSet) -> Facts:
@@ -157,7 +158,7 @@ def _placements(rule: DealtRule, info: InfoSet, f: Facts) -> dict[str, Any]:
             continue
         placements.append(pick)
         weights.append(prod(perm(cap[p], k) for p, k in n.items()))
-    return {"keys": keys, "placements": tuple(placements), "weights": tuple(weights)}
+    return {"keys": keys, "placements": tuple(placements), "weights": tuple(weights), "order": rule.order}
 
 
 def sample_deal(
@@ -217,6 +218,8 @@ def sample_deal(
         hands[s] += got[:n]
         if s == f.taker:
             spare = Counter(got[n:])
+    if f.order is not None:  # the order each seat was dealt its cards in is public in part (天宣)
+        hands = [list(info.dealt) if s == info.seat else f.order(s, h) for s, h in enumerate(hands)]
     return hands, bottom + list(spare.elements()), bury
 
 

@@ -1,7 +1,8 @@
 """捉红A's sampler deals worlds that fit the public record (issue 34): aces are played face down (``?A``), so a
 seat that played k of them was dealt at least k; the red aces lie with the side the declarations showed; while
 the hand goes on neither side is all out; ♥4 lies with ``h4_holder``; the seats dealt 14 cards are the deal
-order's first two, whoever was dealt first. The replay refused a third of the worlds drawn before (a ``?A``
+order's first two, whoever was dealt first; and in a 天宣 room a red ace is among the first three cards dealt only
+where the table saw it declare itself. The replay refused a third of the worlds drawn before (a ``?A``
 filled with a card that did not beat, or showed as itself), and every world of a hand not dealt from seat 0."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from engine.bots import determinize as D
 from engine.bots.infoset import info_set
 from engine.registry import get_game
 
-PRESETS = ("hebei", "hebei-youxuanbigen")
+PRESETS = ("hebei", "hebei-youxuanbigen", "hebei-tianxuan")
 
 
 def _position(seed: int, preset: str, first_seat: int, actions: int):
@@ -63,6 +64,8 @@ def _face_down(info) -> Counter:
     seat=st.integers(0, 3),
 )
 @example(seed=3, preset="hebei", first_seat=2, actions=9, seat=1)  # dealt from seat 2: no world at all before
+@example(seed=5, preset="hebei-tianxuan", first_seat=1, actions=10, seat=2)  # 天宣 by seat 0: no world before
+@example(seed=7, preset="hebei-tianxuan", first_seat=3, actions=10, seat=0)  # no 天宣: 7 of 20 refused before
 def test_nearly_every_world_drawn_for_a_zhuohonga_seat_replays_and_shows_it_its_view(
     seed: int, preset: str, first_seat: int, actions: int, seat: int
 ) -> None:
