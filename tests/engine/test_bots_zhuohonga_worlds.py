@@ -18,6 +18,7 @@ from engine.bots.infoset import info_set
 from engine.registry import get_game
 
 PRESETS = ("hebei", "hebei-youxuanbigen", "hebei-tianxuan")
+DEALS = {"seed": st.integers(0, 10**6), "preset": st.sampled_from(PRESETS), "first_seat": st.integers(0, 3)}
 
 
 def _position(seed: int, preset: str, first_seat: int, actions: int):
@@ -56,13 +57,7 @@ def _face_down(info) -> Counter:
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    seed=st.integers(0, 10**6),
-    preset=st.sampled_from(PRESETS),
-    first_seat=st.integers(0, 3),
-    actions=st.integers(0, 60),
-    seat=st.integers(0, 3),
-)
+@given(**DEALS, actions=st.integers(0, 60), seat=st.integers(0, 3))
 @example(seed=3, preset="hebei", first_seat=2, actions=9, seat=1)  # dealt from seat 2: no world at all before
 @example(seed=5, preset="hebei-tianxuan", first_seat=1, actions=10, seat=2)  # 天宣 by seat 0: no world before
 @example(seed=7, preset="hebei-tianxuan", first_seat=3, actions=10, seat=0)  # no 天宣: 7 of 20 refused before
@@ -90,12 +85,7 @@ def test_nearly_every_world_drawn_for_a_zhuohonga_seat_replays_and_shows_it_its_
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    seed=st.integers(0, 10**6),
-    preset=st.sampled_from(PRESETS),
-    first_seat=st.integers(0, 3),
-    actions=st.integers(0, 80),
-)
+@given(**DEALS, actions=st.integers(0, 80))
 def test_the_real_deal_fits_what_every_seat_knows_of_it(seed: int, preset: str, first_seat: int, actions: int):
     """``dealt_rule`` and ``cards_dealt`` are sound: the real deal is one they admit, whoever looks."""
     game, state = _position(seed, preset, first_seat, actions)
