@@ -2,6 +2,7 @@
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/sampler.py --game shengji --deals 8 --samples 10
     PYTHONPATH=$PWD .venv/bin/python benchmarks/sampler.py --game shengji --deals 4 --bot-ms 200
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/sampler.py --game zhuohonga --preset hebei-tianxuan
 
 With ``--samples``: greedy bots play each deal, and at every move of one seat (rotated deal by deal) the
 sampler draws that many worlds for it, one try each (the same positions and draws on any machine). With
@@ -54,9 +55,10 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=10, help="worlds drawn at each of the seat's moves")
     ap.add_argument("--bot-ms", type=float, help="the search bot in the seat instead, this long a move")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--preset", help="the game's preset (default: its default preset)")
     args = ap.parse_args()
     game = get_game(args.game)
-    settings = game.settings()
+    settings = game.settings(args.preset)
     seats = game.deal_plan(settings).seats
     rng = random.Random(args.seed)
     watched = search_policy("careful", args.bot_ms) if args.bot_ms else sampling(args.samples)
