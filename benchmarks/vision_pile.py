@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/vision_pile.py [--piles 40] [--design paris --design anglo ...] [--two-decks 0.3]
     .venv/bin/python benchmarks/vision_pile.py --training-designs   # what the decision rule was chosen on
+    .venv/bin/python benchmarks/vision_pile.py --member none        # the committee without its own member (stop 51)
 
 Per design: piles whose multiset is read exactly right, declined (``labels`` null), wrong; piles with a
 card named that is not there; and the time to read one picture (single-threaded, CPU time). A pile
@@ -16,17 +17,23 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
+from vision import pile_corners
 from vision.card_art import HELD_OUT, TRAIN_DESIGNS, cached_designs
 from vision.labels import LABELS
-from vision.pile import PileReader
+from vision.pile import MEMBER_MODEL, PileReader
 from vision.pile_render import render_pile
 from vision.render import face_for
+
+# Stop 52's committees: (the member joins as a sixth, else stands in for e; the members that may dissent)
+COMMITTEES = {"stand-in": (False, ("member",)), "stand-in-firm": (False, ()),
+              "sixth": (True, ("e",)), "sixth-lax": (True, ("e", "member"))}
 
 
 def pile_labels(rng: np.random.Generator, two_decks: float) -> list[str]:
@@ -71,12 +78,20 @@ def main() -> None:
                     help="find the indices as ink blobs (the reader before the corner detector) to compare")
     ap.add_argument("--training-designs", action="store_true",
                     help="judge the designs the index model trained on (where its decision rule is chosen)")
+    ap.add_argument("--member", default=str(MEMBER_MODEL),
+                    help="the pile committee's own member (vision.pile_member_train), or 'none'")
+    ap.add_argument("--committee", choices=sorted(COMMITTEES), default=None,
+                    help="how the member joins the committee (default: as vision.pile_corners says)")
     args = ap.parse_args()
+    if args.committee is not None:
+        pile_corners.SIXTH, lax = COMMITTEES[args.committee]
+        pile_corners.LAX_MEMBERS = tuple(pile_corners.LAX if m == "e" else Path(args.member).name for m in lax)
+    member = None if args.member == "none" else args.member
     pool = TRAIN_DESIGNS if args.training_designs else HELD_OUT
     designs = args.design or [d for d in pool if d in cached_designs()]
     if not designs:
         raise SystemExit("no held-out design is rasterised: run python -m vision.card_art")
-    reader = PileReader(threads=1, detector=None) if args.blobs else PileReader(threads=1)
+    reader = PileReader(threads=1, detector=None) if args.blobs else PileReader(threads=1, member=member)
     kind = "training" if args.training_designs else "held-out"
     how = "ink blobs" if args.blobs else "corner detector"
     table = Table(title=f"pile reader ({how}), {kind} designs (rendered piles of 1-12 cards)")

@@ -47,6 +47,7 @@ import numpy as np
 
 from vision.corner_data import NONE_CLASS
 from vision.labels import LABELS
+from vision.pile_corners import MEMBER as PILE_MEMBER
 from vision.pile_corners import read_corners, verdict
 from vision.pile_detect import MODEL as DETECTOR
 from vision.pile_detect import CornerDetector
@@ -75,6 +76,7 @@ SAME_SHAPE = 0.6  # Hu-moment distance below which two blobs are one shape (cv2.
 EDGE_LENGTH, EDGE_VOTES = 40, 40  # a straight stroke this long (working pixels) is a card's edge
 DISSENT = 1  # committee members that may pick another card (of five)
 INDEX_MODEL = MODEL_DIR / "pile_index.onnx"  # vision.pile_train's model of pile candidates
+MEMBER_MODEL = MODEL_DIR / PILE_MEMBER  # vision.pile_member_train's: the pile committee's own member
 # The index model reads a candidate this sure of its card (and MARGIN ahead); one it does not read is a
 # doubt when it or the first corner model thinks it this likely to be some card. Chosen on piles of the
 # training designs (benchmarks/vision_pile.py --training-designs), wrong piles kept few.
@@ -388,8 +390,13 @@ class PileReader:
     """Reads piles with the corner models of :class:`vision.reader.CardReader` (or ``reader``)."""
 
     def __init__(self, reader: CardReader | None = None, threads: int = 1, card_long: float = CARD_LONG,
-                 index_model: str | Path | None = INDEX_MODEL, detector: str | Path | None = DETECTOR) -> None:
+                 index_model: str | Path | None = INDEX_MODEL, detector: str | Path | None = DETECTOR,
+                 member: str | Path | None = MEMBER_MODEL) -> None:
         self.reader = reader or CardReader(threads=threads)
+        # the pile committee's own member (vision.pile_corners.committee) reads the detector's cuts; None
+        # (or no such model): the reader's committee as it is
+        self.member = (CardReader(model_path=member, threads=threads)
+                       if member is not None and Path(member).exists() else None)
         self.card_long = card_long
         # the pile index model (vision.pile_train) reads the candidates; None: the corner models do
         self.index = CardReader(model_path=index_model, threads=threads) if index_model is not None else None
@@ -454,7 +461,7 @@ class PileReader:
     def _read_detected(self, original, image, scale, grey) -> PileReading:
         """The pile from the corner detector's indices (:mod:`vision.pile_corners`), declined as the
         blob reading is when something on the table is left unexplained."""
-        reading = read_corners(original, self.detector, self.reader, grey)
+        reading = read_corners(original, self.detector, self.reader, grey, self.member)
         if reading.labels is None:
             return reading
         centres = [_centre(f) * scale for f in reading.found]

@@ -60,18 +60,26 @@ FARTHEST = 110.0
 # (docs/vision-decisions.md, stop 51).
 LAX = "card_corner_e.onnx"
 LAX_CUTS = 2
+# The pile committee's own member (vision.pile_member_train: the corner models' network trained on these
+# very cuts of rendered piles of the training designs), when its model is there: it stands in for LAX
+# (``SIXTH``: it joins the five instead). Members named in ``LAX_MEMBERS`` may dissent as LAX may, one at
+# a cut (docs/vision-decisions.md, stop 52).
+MEMBER = "pile_member.onnx"
+SIXTH = True
+LAX_MEMBERS = (LAX,)
 
 
-def read_corners(image: np.ndarray, detector: CornerDetector, reader, colourless: bool = False):
+def read_corners(image: np.ndarray, detector: CornerDetector, reader, colourless: bool = False, member=None):
     """The pile's :class:`vision.pile.PileReading` from its detected corners (``reader``: a
-    :class:`vision.reader.CardReader`)."""
+    :class:`vision.reader.CardReader`; ``member``: one reading the pile committee's own model, or None)."""
     from vision.pile import Found, PileReading
 
     corners = _distinct(detector.detect(image))
     if not corners:
         return PileReading([], 1.0)
-    lps = [reader.committee_log_probs([upright(image, c, pad) for c in corners], colourless) for pad in PADS]
-    lax = tuple(k for k, p in enumerate(getattr(reader, "paths", ())) if Path(p).name == LAX)
+    said = [committee(reader, member, [upright(image, c, pad) for c in corners], colourless) for pad in PADS]
+    lps = [lp for lp, _ in said]
+    lax = tuple(k for k, name in enumerate(said[0][1]) if name in LAX_MEMBERS)
     reads, doubts = decide(corners, lps, lax)
     found = [Found(LABELS[lab], conf, _box(c), np.array(c.up)) for c, lab, conf in reads]
     cards = _one_per_card(reads)
@@ -80,6 +88,18 @@ def read_corners(image: np.ndarray, detector: CornerDetector, reader, colourless
     if doubts:
         return PileReading(None, confidence if reads else 0.0, found, doubts)
     return PileReading(sorted(LABELS[lab] for _, lab, _ in cards), confidence, found)
+
+
+def committee(reader, member, crops: list[np.ndarray], colourless: bool = False) -> tuple[np.ndarray, list[str]]:
+    """(members, n, 55) log-probabilities of the pile committee and its members' names: the reader's
+    committee, with ``member``'s model standing in for :data:`LAX` (or joining it, :data:`SIXTH`)."""
+    names = [Path(p).name for p in getattr(reader, "paths", ())]
+    lp = reader.committee_log_probs(crops, colourless)
+    if member is None:
+        return lp, names
+    keep = [k for k, name in enumerate(names) if SIXTH or name != LAX]
+    own = member.log_probs(crops, colourless)[None]
+    return np.concatenate([lp[keep], own]), [names[k] for k in keep] + [Path(member.paths[0]).name]
 
 
 def decide(corners: list[Corner], lps: list[np.ndarray],
@@ -133,8 +153,8 @@ def verdict(lp: np.ndarray, accept: float = ACCEPT, margin: float = MARGIN,
 def read_cuts(cuts: list[np.ndarray], lax: tuple[int, ...] = ()) -> tuple[int, float] | None:
     """(label, confidence) of one index from the committee's (members, 55) log-probabilities at each
     cut, or None. Never when the cuts' pooled first choices differ (a cut that leans to another card);
-    else a cut's unanimous :func:`verdict`, or, at :data:`LAX_CUTS` cuts at least, a verdict where only
-    the ``lax`` members pick another card (its confidence the least of theirs)."""
+    else a cut's unanimous :func:`verdict`, or, at :data:`LAX_CUTS` cuts at least, a verdict where one
+    of the ``lax`` members alone picks another card (its confidence the least of theirs)."""
     firsts = {int(np.argmax(lp[:, :NONE_CLASS].mean(axis=0))) for lp in cuts}
     if len(firsts) > 1:
         return None
@@ -142,7 +162,7 @@ def read_cuts(cuts: list[np.ndarray], lax: tuple[int, ...] = ()) -> tuple[int, f
     if said is not None or not lax:
         return said
     firm = [k for k in range(cuts[0].shape[0]) if k not in lax]
-    lenient = [v for lp in cuts if (v := verdict(lp, dissent=len(lax))) is not None
+    lenient = [v for lp in cuts if (v := verdict(lp, dissent=1)) is not None
                and (lp[firm, :NONE_CLASS].argmax(axis=1) == v[0]).all()]
     if len(lenient) < LAX_CUTS:
         return None
