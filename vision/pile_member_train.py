@@ -1,7 +1,7 @@
 """Trains the pile committee's stand-in member (vision/models/pile_member.onnx) on the corner detector's
 own cuts of rendered piles.
 
-    PYTHONPATH=. nice -n 10 python -m vision.pile_member_train [--piles 1500] [--minutes 25] [--cache PATH]
+    PYTHONPATH=. nice -n 10 python -m vision.pile_member_train [--piles 3000] [--minutes 25] [--cache PATH]
 
 The pile reader reads each index the detector (:mod:`vision.pile_detect`) finds, cut upright at the three
 cuts :data:`vision.pile_corners.PADS`, with the corner models' committee. Those models learnt corner crops
@@ -25,7 +25,6 @@ Torch is needed here only; the reader runs the exported ONNX under onnxruntime.
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
@@ -37,7 +36,6 @@ from vision.labels import LABELS
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "vision" / "models" / "pile_member.onnx"
-INIT = REPO / "vision" / "models" / "card_corner.onnx"
 JOKERS = 0.15  # share of piles with a joker or two thrown in
 ON_INDEX = 0.5  # a detection this many index heights from an index's centre is that index ...
 OFF_INDEX = 1.0  # ... and one farther than this from every index is none
@@ -131,81 +129,41 @@ def _augment(xb: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--piles", type=int, default=1500, help="training piles rendered")
-    ap.add_argument("--val-piles", type=int, default=150, help="validation piles (the same designs, another seed)")
-    ap.add_argument("--minutes", type=float, default=25.0, help="training time (after rendering)")
-    ap.add_argument("--seed", type=int, default=5252)
-    ap.add_argument("--out", type=Path, default=OUT)
-    ap.add_argument("--init-onnx", type=Path, default=INIT, help="start from this exported corner model")
-    ap.add_argument("--storage", default="int8", help="how the exported weights are stored (vision.model_store)")
-    ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered crops here (.npz)")
-    args = ap.parse_args(argv)
+# the command line's defaults (vision.pile_train.arguments)
+DEFAULTS = dict(piles=3000, val_piles=200, minutes=25.0, seed=5252,
+                val_help="validation piles (the same designs, another seed)",
+                minutes_help="training time (after rendering)")
 
-    import torch
 
-    from vision.card_art import HELD_OUT, TRAIN_DESIGNS, cached_designs
-    from vision.pile_train import _first_width
-    from vision.reader import COMMITTEE_PATHS
-    from vision.train import _aux_targets, export, freeze_norms, load_onnx_weights, make_model
-
-    start = time.time()
-    torch.set_num_threads(1)
-    torch.manual_seed(args.seed)
-    art = [d for d in cached_designs() if d in TRAIN_DESIGNS]
-    if not art:
-        raise SystemExit("card art is not rasterised: run python -m vision.card_art")
-    assert not set(art) & set(HELD_OUT)
-    say = lambda *a: print(f"[{(time.time() - start) / 60:5.1f} min]", *a, flush=True)  # noqa: E731
+def crops(args, art: list[str], say) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Training and validation cuts (and labels): from ``--cache`` when it is there, else rendered (and kept there)."""
     if args.cache is not None and args.cache.exists():
         data = np.load(args.cache)
-        x, y, vx, vy = data["x"], data["y"], data["vx"], data["vy"]
-    else:
-        designs = art + [None] * max(1, len(art) // 3)
-        x, y = make_data(args.piles, args.seed, designs, progress=lambda k, n: say(f"training piles {k}: {n} crops"))
-        vx, vy = make_data(args.val_piles, args.seed + 1, art)
-        if args.cache is not None:
-            args.cache.parent.mkdir(parents=True, exist_ok=True)
-            np.savez_compressed(args.cache, x=x, y=y, vx=vx, vy=vy)
+        return data["x"], data["y"], data["vx"], data["vy"]
+    designs = art + [None] * max(1, len(art) // 3)
+    x, y = make_data(args.piles, args.seed, designs, progress=lambda k, n: say(f"training piles {k}: {n} crops"))
+    vx, vy = make_data(args.val_piles, args.seed + 1, art)
+    if args.cache is not None:
+        args.cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(args.cache, x=x, y=y, vx=vx, vy=vy)
+    return x, y, vx, vy
+
+
+def main(argv: list[str] | None = None) -> None:
+    from vision.pile_train import arguments, fine_tune, setup
+    from vision.reader import COMMITTEE_PATHS
+    from vision.train import export
+
+    args = arguments(__doc__, OUT, **DEFAULTS).parse_args(argv)
+    start = time.time()
+    say, art = setup(args.seed, start)
+    x, y, vx, vy = crops(args, art, say)
     say(f"{len(x)} training crops ({(y != NONE_CLASS).mean():.0%} on an index), {len(vx)} validation crops")
     for name, r in member_accuracy(list(COMMITTEE_PATHS), vx, vy).items():
         say(f"{name:>14}:", _rates(r))
 
-    net, exported = make_model(width=_first_width(args.init_onnx))
-    load_onnx_weights(net, args.init_onnx)
-    net.train()
-    freeze_norms(net)
-    opt = torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=1e-4)
-    ce = torch.nn.CrossEntropyLoss(ignore_index=-100, label_smoothing=0.05)
-    budget = args.minutes * 60
-    rng = np.random.default_rng(args.seed)
-    batch, step, epoch = 128, 0, 0
     t0 = time.time()
-    done = False
-    while not done:
-        order = rng.permutation(len(x))
-        for s in range(len(x) // batch):
-            elapsed = time.time() - t0
-            if elapsed > budget:
-                done = True
-                break
-            for g in opt.param_groups:  # cosine over the time budget
-                g["lr"] = 1e-3 * 0.5 * (1 + np.cos(np.pi * min(1.0, elapsed / budget)))
-            idx = order[s * batch:(s + 1) * batch]
-            xb = torch.from_numpy(_augment(x[idx], rng)).permute(0, 3, 1, 2).float()
-            yb = torch.from_numpy(y[idx])
-            rank, suit = _aux_targets(yb)
-            c, r, su = net(xb)
-            loss = ce(c, yb) + 0.5 * (ce(r, rank) + ce(su, suit))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            freeze_norms(net)
-            step += 1
-            if step % 500 == 0:
-                say(f"epoch {epoch} step {step} loss {loss.item():.3f}")
-        epoch += 1
+    net, exported, step, epoch = fine_tune(x, y, args.init_onnx, args.minutes * 60, args.seed, _augment, say)
     size = export(net, exported, args.out, storage=args.storage)
     say(f"{step} steps ({epoch} epochs, {(time.time() - t0) / 60:.1f} min of training); {args.out} {size / 1024:.0f} KiB")
     say(f"{args.out.stem:>14}:", _rates(member_accuracy([args.out], vx, vy)[args.out.stem]))

@@ -220,31 +220,18 @@ def onnx_accuracy(path: Path, x: np.ndarray, y: np.ndarray) -> tuple[float, floa
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--piles", type=int, default=4000, help="training piles rendered")
-    ap.add_argument("--val-piles", type=int, default=300, help="held-out design piles to validate on")
-    ap.add_argument("--minutes", type=float, default=30.0, help="the whole run's budget (rendering and training)")
-    ap.add_argument("--seed", type=int, default=2929)
-    ap.add_argument("--out", type=Path, default=OUT)
-    ap.add_argument("--init-onnx", type=Path, default=INIT, help="start from this exported corner model")
-    ap.add_argument("--storage", default="int8", help="how the exported weights are stored (vision.model_store)")
-    ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered crops here (.npz)")
-    args = ap.parse_args(argv)
+    args = arguments(__doc__, OUT, piles=4000, val_piles=300, minutes=30.0, seed=2929,
+                     val_help="held-out design piles to validate on",
+                     minutes_help="the whole run's budget (rendering and training)").parse_args(argv)
 
-    import torch
-
-    from vision.card_art import HELD_OUT, TRAIN_DESIGNS, cached_designs
-    from vision.train import _aux_targets, export, freeze_norms, load_onnx_weights, make_model
+    from vision.card_art import HELD_OUT, cached_designs
+    from vision.train import export
 
     start = time.time()
-    torch.set_num_threads(1)
-    torch.manual_seed(args.seed)
-    art = [d for d in cached_designs() if d in TRAIN_DESIGNS]
+    say, art = setup(args.seed, start)
     held = [d for d in cached_designs() if d in HELD_OUT]
-    if not art or not held:
+    if not held:
         raise SystemExit("card art is not rasterised: run python -m vision.card_art")
-    assert not set(art) & set(HELD_OUT)
-    say = lambda *a: print(f"[{(time.time() - start) / 60:5.1f} min]", *a, flush=True)  # noqa: E731
     if args.cache is not None and args.cache.exists():
         data = np.load(args.cache)
         x, y, vx, vy = data["x"], data["y"], data["vx"], data["vy"]
@@ -258,30 +245,75 @@ def main(argv: list[str] | None = None) -> None:
     base = onnx_accuracy(args.init_onnx, vx, vy)
     say("first corner model on held-out pile crops:", _rates(base))
 
-    net, exported = make_model(width=_first_width(args.init_onnx))
-    load_onnx_weights(net, args.init_onnx)
+    budget = args.minutes * 60 - (time.time() - start) - 90  # room to export and validate
+    net, exported, step, epoch = fine_tune(x, y, args.init_onnx, budget, args.seed, _augment, say)
+    size = export(net, exported, args.out, storage=args.storage)
+    got = onnx_accuracy(args.out, vx, vy)
+    say(f"{step} steps ({epoch} epochs); {args.out} {size / 1024:.0f} KiB")
+    say("pile index model on held-out pile crops:", _rates(got))
+    print(f"training took {(time.time() - start) / 60:.1f} min")
+
+
+def arguments(doc: str, out: Path, *, piles: int, val_piles: int, minutes: float, seed: int, val_help: str,
+              minutes_help: str) -> argparse.ArgumentParser:
+    """The command line of a trainer that fine-tunes a corner model on crops of rendered piles."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--piles", type=int, default=piles, help="training piles rendered")
+    ap.add_argument("--val-piles", type=int, default=val_piles, help=val_help)
+    ap.add_argument("--minutes", type=float, default=minutes, help=minutes_help)
+    ap.add_argument("--seed", type=int, default=seed)
+    ap.add_argument("--out", type=Path, default=out)
+    ap.add_argument("--init-onnx", type=Path, default=INIT, help="start from this exported corner model")
+    ap.add_argument("--storage", default="int8", help="how the exported weights are stored (vision.model_store)")
+    ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered crops here (.npz)")
+    return ap
+
+
+def setup(seed: int, start: float):
+    """One torch thread, seeded; a printer of the minutes since ``start``; the TRAINING designs cached."""
+    import torch
+
+    from vision.card_art import HELD_OUT, TRAIN_DESIGNS, cached_designs
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    art = [d for d in cached_designs() if d in TRAIN_DESIGNS]
+    if not art:
+        raise SystemExit("card art is not rasterised: run python -m vision.card_art")
+    assert not set(art) & set(HELD_OUT)
+    return (lambda *a: print(f"[{(time.time() - start) / 60:5.1f} min]", *a, flush=True)), art
+
+
+def fine_tune(x: np.ndarray, y: np.ndarray, init_onnx: Path, seconds: float, seed: int, augment, say):
+    """The corner models' network started from an exported one (``init_onnx``, its batch norms kept frozen)
+    and trained on the crops ``x`` (BGR uint8, N x H x W x 3) and labels ``y`` for ``seconds``, the learning
+    rate on a cosine over the time, with the rank and suit heads at half weight; ``augment(xb, rng)`` varies
+    each batch. Returns (net, its export wrapper, steps, epochs). Torch is needed here only."""
+    import torch
+
+    from vision.train import _aux_targets, freeze_norms, load_onnx_weights, make_model
+
+    net, exported = make_model(width=_first_width(init_onnx))
+    load_onnx_weights(net, init_onnx)
     net.train()
     freeze_norms(net)
     opt = torch.optim.AdamW(net.parameters(), lr=1e-3, weight_decay=1e-4)
     ce = torch.nn.CrossEntropyLoss(ignore_index=-100, label_smoothing=0.05)
-    budget = args.minutes * 60 - (time.time() - start) - 90  # room to export and validate
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(seed)
     batch, step, epoch = 128, 0, 0
-    steps_per_epoch = len(x) // batch
     t0 = time.time()
     done = False
     while not done:
         order = rng.permutation(len(x))
-        for s in range(steps_per_epoch):
+        for s in range(len(x) // batch):
             elapsed = time.time() - t0
-            if elapsed > budget:
+            if elapsed > seconds:
                 done = True
                 break
             for g in opt.param_groups:  # cosine over the time budget
-                g["lr"] = 1e-3 * 0.5 * (1 + np.cos(np.pi * min(1.0, elapsed / budget)))
+                g["lr"] = 1e-3 * 0.5 * (1 + np.cos(np.pi * min(1.0, elapsed / seconds)))
             idx = order[s * batch:(s + 1) * batch]
-            xb = _augment(x[idx], rng)
-            xb = torch.from_numpy(xb).permute(0, 3, 1, 2).float()
+            xb = torch.from_numpy(augment(x[idx], rng)).permute(0, 3, 1, 2).float()
             yb = torch.from_numpy(y[idx])
             rank, suit = _aux_targets(yb)
             c, r, su = net(xb)
@@ -294,11 +326,7 @@ def main(argv: list[str] | None = None) -> None:
             if step % 500 == 0:
                 say(f"epoch {epoch} step {step} loss {loss.item():.3f}")
         epoch += 1
-    size = export(net, exported, args.out, storage=args.storage)
-    got = onnx_accuracy(args.out, vx, vy)
-    say(f"{step} steps ({epoch} epochs); {args.out} {size / 1024:.0f} KiB")
-    say("pile index model on held-out pile crops:", _rates(got))
-    print(f"training took {(time.time() - start) / 60:.1f} min")
+    return net, exported, step, epoch
 
 
 def _rates(r: tuple[float, float, float]) -> str:
