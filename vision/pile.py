@@ -87,6 +87,7 @@ INDEX_DOUBT = 0.5
 # blur, noise and JPEG; strength 0.3..1) and 600 real camera crops (cards-real-dev):
 DARK = 20.0  # the brightest 0.5 % of the picture darker than this: unlit (a third of renders' >= 58, real >= 61)
 NOISY = 15.0  # noise (grey levels, Immerkaer's estimate) above this: renders <= 6.3, real crops <= 9.2
+BLOWN = 0.9  # this share of the picture white in every channel (>= 250): overexposed (piles' renders <= 0.19)
 BLUNT = 0.12  # edges blunter than this (:func:`sharpness`): half the bluntest of the renders of piles (0.245)
 EDGE_STEP = 24.0  # grey levels within 15 px that make an edge
 
@@ -191,8 +192,9 @@ def unseeable(image: np.ndarray) -> bool:
     """Whether the picture (at :data:`WORK_SIDE`) could not have shown an index, so that finding none says
     nothing: too dark (:data:`DARK`: a black frame), too noisy (:data:`NOISY`: a dead sensor's static), or
     something not the table is there as big as a part of a card but every edge is blurred past what a
-    camera gives (:data:`BLUNT`: a pile out of focus). An empty table photographed clearly is none of these."""
-    if float(np.percentile(image.max(axis=2), 99.5)) < DARK:
+    camera gives (:data:`BLUNT`: a pile out of focus), or too bright (:data:`BLOWN`: a white frame, a lamp in
+    the lens). An empty table photographed clearly is none of these."""
+    if float(np.percentile(image.max(axis=2), 99.5)) < DARK or float((image.min(axis=2) >= 250).mean()) > BLOWN:
         return True
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     lap = cv2.filter2D(grey, -1, np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]], np.float32))[1:-1, 1:-1]

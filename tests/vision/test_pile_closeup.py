@@ -73,10 +73,12 @@ def test_a_blurred_pile_is_never_an_empty_table(piles, seed, kernel):
 
 
 def test_a_black_frame_and_static_are_no_empty_table(piles):
-    """(before: both read [] with confidence 1.0): nothing could have shown there; declined, confidence 0."""
+    """(before: all read [] with confidence 1.0): nothing could have shown there; declined, confidence 0."""
     black = np.zeros((480, 640, 3), np.uint8)
     static = np.random.default_rng(0).integers(0, 256, (480, 640, 3), dtype=np.uint8)
-    for img in (black, static):
+    white = np.full((480, 640, 3), 255, np.uint8)  # overexposed (before: [] with confidence 1.0 too)
+    glare = np.clip(255 + np.random.default_rng(1).normal(0, 3, (480, 640, 1)), 0, 255).astype(np.uint8).repeat(3, 2)
+    for img in (black, static, white, glare):
         reading = piles.read(img)
         assert reading.labels is None and reading.confidence == 0.0
 
