@@ -403,7 +403,7 @@ def create_app(service: TableService | None = None, *, data_dir: Path | None = N
     @app.post("/api/rounds/{rid}/events", summary="one action, refereed at once (that seat or the operator)")
     def post_event(rid: RoundId, event: Event, creds: Creds) -> dict[str, Any]:
         ident = _check(svc, creds, seat=event.seat, what=f"act for seat {event.seat}")
-        return _as_heard(svc, ident, rid, svc.act(rid, event.to_action(), tapped=True))
+        return _as_heard(svc, ident, rid, svc.act(rid, event.to_action()))
 
     @app.get("/api/bots", summary="the empty seats' bot style and time per move, with each style's description")
     def get_bots() -> dict[str, Any]:

@@ -313,12 +313,10 @@ class TableService:
         self.voice.say(message_zh, message)
 
     # ------------------------------------------------------------------ actions
-    def act(self, rid: int, action: dict[str, Any], *, by_bot: bool = False, expect: int | None = None,
-            tapped: bool = False) -> dict[str, Any]:
+    def act(self, rid: int, action: dict[str, Any], *, by_bot: bool = False, expect: int | None = None) -> dict[str, Any]:
         """Referee one action now; apply it if legal. Return ``{"index", "applied", "violations"}``.
         ``expect``: the number of events the actor saw (a bot's plan); another count is refused (409) before the
         referee sees it, checked under the same lock as the judging (a person's action may land in between).
-        ``tapped``: a person's tap (a card thrown on the table is down already, and a bot waits by itself).
 
         After a play that leaves a seat with few cards, the table is told the count; where the rules
         make the announcement a record event (红桃四's rule 8), the service makes it for the player."""
@@ -327,8 +325,6 @@ class TableService:
             if expect is not None and len(rnd.events) != expect:
                 raise ServiceError(409, "the table moved on since this move was planned", "牌局已变化")
             self._check_may_act(rnd, action)
-            if tapped:
-                self._check_others_spoke(rnd, action)
             turn = rnd.turn()  # whose turn it was, for the refusal's words
             before = rnd.counts() or []
             index, violations, news = self._referee(rnd, action, by_bot)
@@ -360,18 +356,6 @@ class TableService:
             raise ServiceError(422, why, f"{rnd.game.info.name_zh}没有这样的动作，或缺少必需的内容")
         if rnd.asked_already(action):  # a refused ask would otherwise let a seat try every seat in turn
             raise ServiceError(409, "this seat has already asked for a 趴 this hand", "本局已经喊过趴")
-
-    def _check_others_spoke(self, rnd: Round, action: dict[str, Any]) -> None:
-        """The first play waits until nobody else may still declare (红桃四: "叫完牌问有没有人说话？确定没人
-        喊趴再开始出牌"): people who have not said they are ready, within the declaring window."""
-        if action.get("action") != "play":
-            return
-        others = [s for s in rnd.undecided() if s != action.get("seat")]
-        left = rnd.declare_left(self.declare_window, undecided=others) if others else None
-        if left:
-            seats = " ".join(str(s + 1) for s in others)
-            raise ServiceError(409, f"others may still declare (seat {seats}): play in {left:.0f} s, or once "
-                               "they say they are ready", f"还有人可以说话（{seats}号位）：请等{left:.0f}秒，或等他们准备好")
 
     def _referee(self, rnd: Round, action: dict[str, Any], by_bot: bool) -> tuple[int, list[Violation], Any]:
         """Judge ``action`` and journal it; return its index, its violations and the news it made."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import httpx
@@ -211,6 +212,46 @@ def test_seat_page_plays_a_card_and_an_illegal_play_is_refused(browser, paced):
     assert len(page.query_selector_all("#hand .card")) == 13 - len(ev["cards"])
     assert not errors, errors
     page.close()
+
+
+def test_the_seat_page_holds_a_first_play_while_others_may_still_speak(browser, tmp_path):
+    """The rules' order (叫完牌问有没有人说话？确定没人喊趴再开始出牌): an outside audit's ♥4 holders called and led
+    within 1-2 s, so nobody could 趴. The seat page holds the first play while another person may still
+    declare, says whom it waits for, and plays once they are ready; the API itself still referees at once."""
+    svc = TableService(tmp_path / "data", SoftwareDealSource(card_delay=0.0, seed=4), bot_delay=0.05, seed=2,
+                       declare_window=60.0)
+    srv = LiveServer(create_app(svc), svc).start()
+    try:
+        rnd = svc.start_round(game="hongsi", first_seat=0, bots=[])
+        wait_for(lambda: rnd.phase == "playing")
+        h4 = rnd.turn()
+        other = (h4 + 1) % 4
+        with rnd.lock:
+            rnd.bots = {0, 1, 2, 3} - {h4, other}  # two people: the ♥4 holder and one more
+            call = next(a for a in rnd.state.legal_actions(h4) if a["action"] == "call")
+        assert svc.act(rnd.id, call)["applied"]
+        with rnd.lock:
+            lead = next(a for a in rnd.state.legal_actions(h4) if a["action"] == "play")
+        page = browser.new_page(viewport={"width": 420, "height": 860})
+        page.goto(srv.url + f"/seat#t={svc.tokens.new_seat_token(h4)}")
+        page.wait_for_function("document.querySelectorAll('#hand .card').length === 13", timeout=10000)
+        for c in lead["cards"]:
+            page.click(f'#hand .card[data-card="{c}"]')
+        page.click("#btn-play")
+        page.wait_for_selector("#msg.refused", timeout=5000)
+        msg = page.inner_text("#msg")
+        assert f"Seat {other + 1} may still declare" in msg and "还有人可以说话" in msg, msg
+        assert len(rnd.events) == 1  # nothing sent
+        svc.ready(rnd.id, other)
+        page.wait_for_function("document.getElementById('btn-play') !== null", timeout=5000)
+        time.sleep(0.5)  # the page hears the ready (its next refresh)
+        page.click("#btn-play")
+        page.wait_for_selector("#msg.ok", timeout=5000)
+        assert rnd.applied[-1] and rnd.events[-1]["action"] == "play" and rnd.events[-1]["seat"] == h4
+        page.close()
+    finally:
+        srv.stop()
+        svc.close()
 
 
 def _play_a_card(page, rnd) -> bool:

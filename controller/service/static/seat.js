@@ -34,7 +34,12 @@ function renderHelp(help) {
     help.terms.map((t) => `<div><b>${esc(t.term)}</b> ${esc(t.zh)}<br><span class="en">${esc(t.en)}</span></div>`).join("");
 }
 
+let lastPub = null, speakUntil = 0;  // the table's public state as last drawn; when its declaring window ends
 function render(pub) {
+  if (pub) {
+    lastPub = pub;
+    speakUntil = typeof pub.declare_left === "number" ? Date.now() + 1000 * pub.declare_left : 0;
+  }
   $("who").innerHTML = `${seatName(seat)}`;
   if (!view) return;
   renderHelp(view.help);
@@ -248,8 +253,24 @@ async function showHint() {
 function soon() { if (!timer) timer = setTimeout(refresh, 80); }
 
 let acting = false;  // one action at a time: a double tap's copy would be refereed after it, a refusal the table hears
+// The rules' order: 叫完牌问有没有人说话？确定没人喊趴再开始出牌. The first play waits while other people may still
+// declare (the table's window, until they say Ready); the API itself referees at once.
+function othersMaySpeak(action) {
+  if (action.action !== "play" || !lastPub || Date.now() >= speakUntil) return null;
+  const others = (lastPub.undecided || []).filter((s) => s !== seat);
+  return others.length ? others : null;
+}
+
 async function act(action) {
   if (roundId === null || acting) return;
+  const others = othersMaySpeak(action);
+  if (others) {
+    const zh = others.map((s) => `${ZH_NUM[s] || s + 1}号位`).join("、"), en = others.map((s) => `Seat ${s + 1}`).join(", ");
+    const left = Math.ceil((speakUntil - Date.now()) / 1000);
+    showMsg(`还有人可以说话（${esc(zh)}）：请等${left}秒，或等他们准备好` +
+      `<br><span class="en">${esc(en)} may still declare: play in ${left} s, or once they are ready</span>`, "refused");
+    return;
+  }
   acting = true;
   try {
     const res = await api(`/api/rounds/${roundId}/events`, { method: "POST", token, body: { seat, ...action } });
