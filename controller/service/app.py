@@ -207,7 +207,7 @@ def _identity(svc: TableService, creds: HTTPAuthorizationCredentials | None) -> 
 
 
 def _unauthorized(what: str) -> HTTPException:
-    return HTTPException(401, detail=f"{what} (send 'Authorization: Bearer <token>')",
+    return HTTPException(401, detail=f"{what} (header 'Authorization: Bearer <token>')",
                          headers={"WWW-Authenticate": "Bearer"})
 
 
