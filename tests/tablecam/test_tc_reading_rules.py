@@ -307,3 +307,56 @@ def test_a_card_of_another_seat_cannot_pass_for_its_look_alike_in_the_hand(card_
         for options in ([[c] for c in hand], [[c] for c in hand] + [[card]]):
             got = read_play(before, after, options, reader=reader, refs=seat)
             assert got.labels in (None, (card,)), (card, options[-1], got)
+
+
+def _tight_pair(design: str, seed: int, lower: str, upper: str, offset: float, turn: float):
+    """(cloth, one card alone, cloth, ``upper`` thrown over ``lower`` shifted ``offset`` × its short side
+    along it and turned ``turn``°): a pair fanned tight, the lower index all but hidden."""
+    from vision.pile_render import place
+    from vision.render import face_for
+
+    vt = VirtualTable(seed=seed, design=design, hand_rate=0.0)
+    try:
+        vt.noise = np.random.default_rng(seed)
+        cloth = vt.picture()
+        W, H = vt.size
+        long = vt.long_side
+        faces = [face_for(c, vt.rng, design) for c in (lower, upper)]
+        short = long * faces[0].bgr.shape[1] / faces[0].bgr.shape[0]
+        angle = float(vt.rng.uniform(0, 360))
+        t = np.deg2rad(angle)
+        centre = np.array([W / 2, H / 2])
+        vt.lying = [[(faces[0], place(faces[0], centre, long, angle), 0.15)]]
+        vt.base = vt._draw(vt.lying)
+        single = vt.picture()
+        shift = centre + offset * short * np.array([np.cos(t), np.sin(t)])
+        vt.lying[0].append((faces[1], place(faces[1], shift, long, angle + turn), 0.15))
+        vt.base = vt._draw(vt.lying)
+        return cloth, single, vt.picture()
+    finally:
+        vt.stop()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_pair_fanned_tight_is_never_applied_as_its_top_card(card_art, reader, seed):
+    """Two cards fanned tight or squared up, the lower one's index hidden, look like their top card alone
+    (a sliver of edge more, or nothing): while the pair is legal, the top card alone is never answered. A CI
+    run under load applied ♠4 of a ♦4 ♠4 thrown this way (its change 1.09 times a card wide; one card of the
+    table's size, to 1.1, was answered then)."""
+    from vision.play_read import change_shape
+
+    card_art("kde-standard")
+    hand = ["D4", "S4", "C9", "HQ"]
+    options = [[c] for c in hand] + [["D4", "S4"]]
+    answered = 0
+    for offset, turn in ((0.0, 0.0), (0.03, 1.0), (0.07, 0.0), (0.09, 1.5), (0.06, -2.0)):
+        cloth, single, after = _tight_pair("kde-standard", seed, "D4", "S4", offset, turn)
+        one = change_shape(cloth, single)
+        card = (one.long, one.short)  # the table's card size, as learnt from a single
+        got = read_play(cloth, after, options, reader=reader, card=card)
+        assert got.labels in (None, ("D4", "S4")), (offset, turn, got)
+        # the same top card alone, when no bigger play holds it, is still answered
+        alone = read_play(cloth, single, [["D4"], ["C9"], ["HQ"]], reader=reader, card=card)
+        assert alone.labels in (None, ("D4",)), alone
+        answered += alone.labels == ("D4",)
+    assert answered >= 3
