@@ -14,11 +14,29 @@ SMALL = (160, 120)  # pictures are compared at this size: sensor noise averages 
 STILL = 2.5  # mean grey levels two frames may differ by and still be the same picture
 MOVED = 10.0  # ... a pixel changing by more than this counts as motion
 MOVED_SHARE = 0.002  # ... and a picture with this share of moved pixels is not still
+# A settled picture that changed along the play area's edge has an arm reaching in: a hand resting on the
+# cards just thrown hides some of them. Cards lie inside the area; on the virtual table an arm changed
+# 5-40 edge pixels (of 560, small), the cards alone at most 1.
+EDGE_BAND = 2  # small pixels in from the edge
+EDGE_PX = 4  # changed edge pixels (colour, more than MOVED) that make an arm
 
 
 def small(image: np.ndarray) -> np.ndarray:
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     return cv2.GaussianBlur(cv2.resize(grey, SMALL, interpolation=cv2.INTER_AREA), (3, 3), 0).astype(np.float32)
+
+
+def reaches_in(before: np.ndarray, after: np.ndarray) -> bool:
+    """Whether ``after`` differs from ``before`` along the picture's edge (in colour: a hand on a cloth of
+    its own grey is still another colour): something reaches into the play area from outside."""
+    def colour(img: np.ndarray) -> np.ndarray:
+        return cv2.GaussianBlur(cv2.resize(img, SMALL, interpolation=cv2.INTER_AREA), (3, 3), 0).astype(np.float32)
+
+    d = np.abs(colour(before) - colour(after))
+    d = (d.max(axis=2) if d.ndim == 3 else d) > MOVED
+    B = EDGE_BAND
+    edge = d[:B].any(0).sum() + d[-B:].any(0).sum() + d[:, :B].any(1).sum() + d[:, -B:].any(1).sum()
+    return int(edge) >= EDGE_PX
 
 
 def moved(a: np.ndarray, b: np.ndarray) -> bool:
@@ -41,6 +59,11 @@ class Settler:
         self._last = s
         self._run = self._run + 1 if still else 1
         return self._run == self.frames
+
+    @property
+    def still(self) -> bool:
+        """Whether the picture has not moved since the last settled one."""
+        return self._run >= self.frames
 
     def reset(self) -> None:
         self._last, self._run = None, 0

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from controller.camera import CameraError
-from controller.table_camera.settle import Settler
+from controller.table_camera.settle import Settler, reaches_in
 from controller.table_camera.tracker import Change, PlayTracker
 from controller.text import table_camera_words
 
@@ -32,6 +32,9 @@ KIND = "table_play"  # the journal row of a play seen by the table camera
 AREA = (640, 480)  # the play area is warped to this size when its corners are known
 STALL = 3.0  # seconds without a frame: the camera has stopped
 CROP = 1.25  # an index's crop, around its box
+# A settled picture with an arm reaching in is read only once it has stayed so this long (a hand resting on
+# the cards it threw hides some; a card left lying across the area's edge must still be read, or asked)
+HOLD = 2.5
 
 
 @dataclass
@@ -77,10 +80,11 @@ class TableWatcher:
         self.problem: str | None = None  # a message code the table is told (camera stopped, ...)
         self.round_id: int | None = None
         self.need_empty = True  # the next settled picture is the empty play area of a new hand
+        self.held: tuple[np.ndarray, float] | None = None  # a settled picture with an arm in it, since when
         self.thrown: dict[
             int, dict[str, Any]
         ] = {}  # seat -> the play a virtual player threw, not yet applied
-        self.stats = {"read": 0, "asked": 0, "verdict_ms": []}
+        self.stats = {"read": 0, "asked": 0, "held": 0, "verdict_ms": []}
         from vision.play_read import CardSize
 
         self.card_size = CardSize()  # a card's size on this table, learnt from plays that were one card
@@ -152,6 +156,11 @@ class TableWatcher:
                 self._new_hand()
                 if self.settler.feed(picture):
                     self._settled(picture, frames[0].t)
+                elif not self.settler.still:
+                    self.held = None  # it moved: the next settled picture is the one to read
+                elif self.held is not None and time.monotonic() - self.held[1] > HOLD:
+                    held, self.held = self.held[0], None
+                    self._settled(held, frames[0].t, patient=True)
                 self._timeout_pass()
             except Exception:
                 log.exception("table camera: a picture could not be handled")
@@ -163,13 +172,15 @@ class TableWatcher:
             return
         with self.lock:
             self.round_id, self.need_empty, self.ask, self.thrown = cur.id, True, None, {}
+            self.held = None
             self.hands = {}
         if self.virtual is not None:
             self.virtual.clear()
             self.virtual.idle()
         self.settler.reset()
 
-    def _settled(self, picture: np.ndarray, t: float) -> None:
+    def _settled(self, picture: np.ndarray, t: float, patient: bool = False) -> None:
+        """A settled picture (``patient``: one with an arm in it, still after :data:`HOLD` seconds)."""
         rnd = self.svc.current
         if rnd is None or rnd.id != self.round_id or rnd.phase != "playing":
             return
@@ -178,6 +189,11 @@ class TableWatcher:
             with self.lock:
                 self.need_empty = False
             self.svc._kick()
+            return
+        before = self.tracker.before
+        if not patient and before is not None and reaches_in(before, picture):
+            self.held = (picture, time.monotonic())  # wait for the hand to go, or for HOLD
+            self.stats["held"] += 1
             return
         change = self.tracker.settled(picture)
         if change is None or change.kind != "play":
@@ -426,7 +442,8 @@ class TableWatcher:
         if key != self.turn_since[0]:
             self.turn_since = (key, time.monotonic())
             return
-        if may and self.tracker.pending is None and time.monotonic() - self.turn_since[1] > self.pass_after:
+        quiet = self.tracker.pending is None and self.held is None and self.settler.still  # no throw under way
+        if may and quiet and time.monotonic() - self.turn_since[1] > self.pass_after:
             self.svc.act(rnd.id, {"seat": seat, "action": "pass"})
 
 

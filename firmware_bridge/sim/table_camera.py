@@ -2,8 +2,9 @@
 
 Virtual players throw their cards into the play area (:meth:`VirtualTable.throw`): a hand comes in over
 the area for a few frames, the cards land (a fan or a heap, turned anyhow, over what lies there), and
-the hand withdraws; sometimes it lingers a moment first. :meth:`VirtualTable.clear` gathers a finished
-trick (the trick-taking games). Cards are drawn with ``vision.pile_render`` in the deal's design.
+the hand withdraws; sometimes it lingers a moment first, moving, or rests still on the cards
+(:data:`RESTING`). :meth:`VirtualTable.clear` gathers a finished trick (the trick-taking games). Cards
+are drawn with ``vision.pile_render`` in the deal's design.
 
 ``GET /SECRET/stream.mjpg`` and ``GET /SECRET/snapshot.jpg`` serve the frames, each with
 ``X-Frame-Seq`` and ``X-Frame-Time`` (seconds since the epoch when it was drawn). For a virtual rig
@@ -41,6 +42,11 @@ LINGER = 0.3  # how often the hand stays a moment after the cards landed
 # degree or two), as a real hand does: a reader of the settled pictures sees an old card move too.
 NUDGE = 0.15
 NUDGE_PX, NUDGE_DEG = (2.0, 7.0), 2.5
+# How often the hand rests still over the cards just thrown, for REST_S seconds, before it withdraws (a
+# player's hand laid on the table; also what a starved worker thread looks like to the camera): a settled
+# picture with a hand in it.
+RESTING = 0.1
+REST_S = (0.3, 1.2)
 
 
 class VirtualTable:
@@ -49,12 +55,14 @@ class VirtualTable:
 
     def __init__(self, *, seed: int | None = None, design: str | None = None, fps: float = 12.0,
                  truth_path: str | Path | None = None, size: tuple[int, int] = SIZE, hand_rate: float = LINGER,
-                 nudge: float = NUDGE):
+                 nudge: float = NUDGE, resting: float = RESTING):
         from vision.pile_render import _texture
 
         self.rng = np.random.default_rng(seed)  # the layout: the worker's alone, so a seed repeats a table
         self.noise = np.random.default_rng()  # the sensor's noise, drawn by whichever thread serves a frame
         self.design, self.fps, self.size, self.hand_rate, self.nudge = design, fps, size, hand_rate, nudge
+        self.resting = resting
+        self.rested = 0  # throws after which the hand rested still over the cards
         self.truth_path = Path(truth_path) if truth_path else None
         W, H = size
         self.cloth = _texture(self.rng, W, H, blobs=0).astype(np.float32)  # the table, as the camera sees it
@@ -138,6 +146,9 @@ class VirtualTable:
             for _ in range(int(self.rng.integers(2, 5))):
                 self._show_hand()
                 time.sleep(tick)
+        if kind == "throw" and self.rng.random() < self.resting:  # ... or rests there, still
+            self.rested += 1
+            time.sleep(float(self.rng.uniform(*REST_S)))
         with self.lock:
             self.hand = None
             self._changed()

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.table_camera.settle import Settler
+from controller.table_camera.settle import Settler, reaches_in
 from controller.table_camera.tracker import PlayTracker
 from firmware_bridge.sim.table_camera import VirtualTable
 from vision.labels import LABELS
@@ -48,6 +48,27 @@ def table():
     vt.rest = 0.0
     yield vt
     vt.stop()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_an_arm_reaching_in_is_seen_at_the_edge_and_cards_alone_are_not(seed):
+    """A hand resting on the cards it threw reaches in from the area's edge, on a cloth of any colour (some
+    are skin's own grey); cards thrown lie inside it. On these tables the hand differed from a pink cloth by
+    12 grey levels, under the pile reader's change threshold: only the colour at the edge tells it."""
+    vt = VirtualTable(seed=seed, design="poker", hand_rate=0.0)
+    try:
+        before = vt.picture()
+        for cards in (["S3"], ["D5", "C5"], ["H9", "H10", "HJ"]):
+            vt.land(cards)
+            vt._show_hand()
+            with_hand = vt.picture()
+            vt.hand = None
+            after = vt.picture()
+            assert reaches_in(before, with_hand)
+            assert not reaches_in(before, after)
+            before = after
+    finally:
+        vt.stop()
 
 
 def test_the_tracker_sees_a_play_then_nothing_then_a_cleared_trick(table):
