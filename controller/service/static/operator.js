@@ -225,9 +225,17 @@ $("btn-replay").onclick = async () => {
   $("crops").innerHTML = crops.join("") || '<span class="en">no camera reads for this round (software deal)</span>';
 };
 // the dispute report of a finished hand: one page to print or keep (fetched with the operator's token)
+// The window opens at the click: a browser lets a page open one only within seconds of a click, and on a
+// busy Pi the report may take longer than that to come (the popup was blocked, and nothing opened)
 $("btn-report").onclick = async () => {
+  const win = window.open("", "_blank");
   const res = await fetch(`/api/rounds/${Number($("replay-round").value)}/report`, { headers: { Authorization: "Bearer " + token } });
-  if (res.ok) window.open(URL.createObjectURL(await res.blob()), "_blank"); else $("replay").textContent = (await res.json()).detail;
+  if (res.ok && win) win.location.href = URL.createObjectURL(await res.blob());
+  else if (res.ok) $("replay").innerHTML = `<a href="${URL.createObjectURL(await res.blob())}" target="_blank">报告 report</a>`;
+  else {
+    if (win) win.close();
+    $("replay").textContent = (await res.json()).detail;
+  }
 };
 
 // A paused deal: the table hears only that the operator must act; what to do (which cards, which seats)
