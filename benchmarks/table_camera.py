@@ -18,6 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
@@ -66,7 +67,7 @@ def one_hand(game: str, design: str, seed: int, timeout: float) -> dict:
     return {"finished": finished, "true": finished and plays == landed, "wrong": wrong,
             "first_wrong": None if first is None else {"at": first, "applied": plays[first], "landed": landed[first]},
             "asked": watcher.stats["asked"], "read": watcher.stats["read"], "plays": len(plays),
-            "ms": list(watcher.stats["verdict_ms"])}
+            "held": watcher.stats["held"], "why": dict(watcher.stats["why"]), "ms": list(watcher.stats["verdict_ms"])}
 
 
 def main() -> None:
@@ -84,6 +85,7 @@ def main() -> None:
     for col in ("design", "game", "hands", "record = truth, nobody asked", "a seat asked", "wrong play applied",
                 "plays read", "settle → verdict ms (median / p95 / max)"):
         out.add_column(col)
+    why: Counter = Counter()  # why the reader asked, over every hand
     with Progress() as bar:
         task = bar.add_task("hands", total=len(games) * len(designs) * args.hands)
         for design in designs:
@@ -91,6 +93,7 @@ def main() -> None:
                 got = []
                 for i in range(args.hands):
                     got.append(one_hand(game, design, args.seed + i, args.timeout))
+                    why.update(got[-1]["why"])
                     if args.log:
                         with open(args.log, "a") as f:
                             f.write(json.dumps({"design": design, "game": game, "seed": args.seed + i, **got[-1]}) + "\n")
@@ -104,7 +107,14 @@ def main() -> None:
                 p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))] if ms else 0
                 out.add_row(design, game, str(n), f"{alone}/{n} ({100 * alone / n:.0f} %)", str(asked), str(wrong),
                             f"{read}/{plays}", f"{statistics.median(ms) if ms else 0:.0f} / {p95} / {max(ms, default=0)}")
-    Console(width=170).print(out)
+    console = Console(width=170)
+    console.print(out)
+    reasons = Table(title="why the reader asked (plays read as None; a refused reading is asked too)")
+    reasons.add_column("plays", justify="right")
+    reasons.add_column("why")
+    for text, n in why.most_common():
+        reasons.add_row(str(n), text)
+    console.print(reasons)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,7 +85,7 @@ class TableWatcher:
         self.thrown: dict[
             int, dict[str, Any]
         ] = {}  # seat -> the play a virtual player threw, not yet applied
-        self.stats = {"read": 0, "asked": 0, "held": 0, "verdict_ms": []}
+        self.stats: dict[str, Any] = {"read": 0, "asked": 0, "held": 0, "verdict_ms": [], "why": Counter()}
         from vision.play_read import CardSize
 
         self.card_size = CardSize()  # a card's size on this table, learnt from plays that were one card
@@ -239,6 +240,7 @@ class TableWatcher:
         frame = _jpeg(change.after)
         crops = [self.svc.journal.store_image(_jpeg(_crop(change.after, b["box"]))) for b in read.boxes]
         if read.labels is None:
+            self.stats["why"][read.why] += 1  # for the benchmarks: what the reader could not answer
             self._ask(rnd, seat, _why(read, own, played), change, None, frame, crops, read.boxes)
             return
         action = {"seat": seat, "action": "play", "cards": list(read.labels)}
