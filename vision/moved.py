@@ -8,6 +8,13 @@ thrown plus a pushed one looks like two cards. The pushed card moved rigidly: it
 picture before and after agree on one small rotation and shift (RANSAC), and the picture before, moved
 so, matches the picture after wherever that card lies. A new card's keypoints have no partner before,
 and static ink does not move, so neither drags the motion. Up to :data:`PUSHES` cards are taken out.
+
+A pushed card that lies mostly under the new card shows too few keypoints for its motion. What stays of
+it in the change is a thin wedge along its edge, between its dark outline where it lay and where it lies
+now: :func:`without_moved_edges` takes out such a wedge when a straight outline of the picture before
+vanished in it, a nearly parallel one of the picture after appeared a few pixels away, and nothing else
+in it changed (a sliver of a second new card shows its face and new outline, and no old outline gone).
+It also takes out the specks a pushed card taken out by its motion leaves far from the new card.
 """
 
 from __future__ import annotations
@@ -30,6 +37,21 @@ BORDER = 32  # px: ORB's patch (31 px) and one: ORB finds no keypoint nearer a p
 # new card's ink matched at 0.79 at most, a pushed card's at 0.86-0.99 (a few below, partly covered); in
 # colour a new card's changed patches at 0.73 at most, a pushed card's thin edges from 0.73.
 MOVED_NCC, MOVED_PX = 0.9, 12
+
+# A moved edge (:func:`without_moved_edges`), px at a 640 px picture. Chosen on the training designs'
+# singles asked as "more changed than one card" (docs/vision-decisions.md, stop 53).
+BODY = 15  # an opening this wide keeps the new card's body; thinner pieces outside its hull are candidates
+WEDGE = 12  # a candidate is at most this thick ...
+WEDGE_LONG = 20  # ... and at least this long
+DARK = 100  # an outline's pixels: every channel below this
+OUTLINE_PX, STRAIGHT = 1.5, 0.9  # this share of an outline's pixels lies this near the line fitted to them
+PARALLEL = 3.0  # degrees between the outline before and after, at most (the rig's nudges turn 2.5)
+EDGE_STEP = 10  # px between them (at the wedge's middle), at most
+ON_LINE, ON_LINE_SHARE = 3.0, 0.95  # px: (this share of) the wedge's changed pixels lie this near an outline
+# What the pushed card's motion left of it (specks where the picture moved matched a little less well): a
+# piece this small (px), this far (px) from the hull of the change's bigger pieces, wholly where that card
+# was taken out.
+RESIDUE, RESIDUE_GAP = 150, 100
 
 _orb = cv2.ORB_create(nfeatures=800, fastThreshold=10)
 
@@ -98,4 +120,115 @@ def shifted_from(before: np.ndarray, after: np.ndarray, box, pad: int = 3) -> bo
     return float(cv2.matchTemplate(area, patch, cv2.TM_CCOEFF_NORMED).max()) >= MOVED_NCC
 
 
-__all__ = ["without_pushed", "push_motion", "shifted_from"]
+def without_moved_edges(before: np.ndarray, after: np.ndarray, mask: np.ndarray, taken=None) -> np.ndarray:
+    """``mask`` (bool) without the thin wedges that an older card's outline moved by a push leaves along
+    its edge (:func:`moved_outline`), beside the new card's body. ``taken``: where :func:`without_pushed`
+    took a pushed card out of the change; small pieces (:data:`RESIDUE`) wholly there and at least
+    :data:`RESIDUE_GAP` from the hull of the change's bigger pieces are what its motion left, and go too."""
+    scale = max(after.shape[:2]) / 640
+    m = mask.astype(np.uint8)
+    k = max(3, int(round(BODY * scale)) | 1)
+    core = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    contours = [c for c in cv2.findContours(core, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+                if cv2.contourArea(c) > 30]
+    if not contours:
+        return mask
+    body = np.zeros_like(m)
+    cv2.fillConvexPoly(body, cv2.convexHull(np.concatenate(contours)), 1)
+    body = cv2.dilate(body, np.ones((5, 5), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(((m > 0) & (body == 0)).astype(np.uint8))
+    out = mask.astype(bool).copy()
+    blurred: list = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if area <= 15:
+            continue
+        piece = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
+        if 2 * float(cv2.distanceTransform(np.pad(piece, 1), cv2.DIST_L2, 3).max()) > WEDGE * scale:
+            continue
+        ys, xs = np.nonzero(piece)
+        blurred = blurred or [cv2.GaussianBlur(before, (5, 5), 0), cv2.GaussianBlur(after, (5, 5), 0)]
+        lines = moved_outline(before, after, ys + y, xs + x, body, scale, blurred)
+        if lines is None:
+            continue
+        out[ys + y, xs + x] = False
+        # the wedge's thick end, where it meets the new card, stays in the opening: the change along the
+        # two outlines, a little beyond the wedge, goes with it
+        (cg, ng), (cc, nc), (c, u, a0, a1) = lines
+        yy, xx = np.nonzero(out)
+        pts = np.c_[xx, yy].astype(np.float32)
+        along = (pts - c) @ u
+        off = np.minimum(np.abs((pts - cg) @ ng), np.abs((pts - cc) @ nc))
+        near = (along >= a0 - k - 5) & (along <= a1 + k + 5) & (off <= ON_LINE)
+        out[yy[near], xx[near]] = False
+    if taken is not None and taken.any():
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(out.astype(np.uint8))
+        small = stats[:, 4] <= RESIDUE * scale * scale
+        small[0] = False
+        if not small.any() or small[1:].all():
+            return out
+        # the change's substantial pieces (a card on white cards changes in pieces: its ink, its edges)
+        hull = cv2.convexHull(cv2.findNonZero(((labels > 0) & ~small[labels]).astype(np.uint8)))
+        whole = np.zeros_like(m)
+        cv2.fillConvexPoly(whole, hull, 1)
+        gap = cv2.distanceTransform((whole == 0).astype(np.uint8), cv2.DIST_L2, 3)
+        there = cv2.dilate(taken.astype(np.uint8), np.ones((15, 15), np.uint8)) > 0
+        for i in np.flatnonzero(small):
+            piece = labels == i
+            if gap[piece].min() >= RESIDUE_GAP * scale and there[piece].all():
+                out[piece] = False
+    return out
+
+
+def _line(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """The straight line ``pts`` (N x 2) follow: a point on it, its normal, and the share of ``pts`` within
+    :data:`OUTLINE_PX` of it."""
+    vx, vy, x0, y0 = cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    c, normal = np.array([x0, y0], np.float32), np.array([-vy, vx], np.float32)
+    return c, normal, float((np.abs((pts - c) @ normal) <= OUTLINE_PX).mean())
+
+
+def moved_outline(before, after, ys, xs, body=None, scale: float = 1.0, blurred=None):
+    """Whether the piece of the change at ``ys``, ``xs`` is an older card's outline moved a few px: a
+    straight dark line of ``before`` vanished in it, a nearly parallel one of ``after`` appeared, and
+    every pixel of it that changed lies on one of the two. Its outlines ((point, normal) before and
+    after) and its axis (centre, direction, extent along it), or None. ``body``: where the new card lies
+    (its outline is not the moved one); ``blurred``: ``before`` and ``after`` blurred (5 x 5), when at hand."""
+    H, W = after.shape[:2]
+    pts = np.c_[xs, ys].astype(np.float32)
+    c = pts.mean(axis=0)
+    u = np.linalg.svd(pts - c, full_matrices=False)[2][0].astype(np.float32)
+    along = (pts - c) @ u
+    if along.max() - along.min() < WEDGE_LONG * scale:
+        return None
+    x0, y0 = max(int(xs.min()) - 4, 0), max(int(ys.min()) - 4, 0)
+    x1, y1 = min(int(xs.max()) + 5, W), min(int(ys.max()) + 5, H)
+    zone = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    zone[ys - y0, xs - x0] = 1
+    zone = cv2.dilate(zone, np.ones((5, 5), np.uint8)) > 0
+    if body is not None:
+        zone &= body[y0:y1, x0:x1] == 0
+    dark_b = (before[y0:y1, x0:x1].max(axis=2) < DARK).astype(np.uint8)
+    dark_a = (after[y0:y1, x0:x1].max(axis=2) < DARK).astype(np.uint8)
+    k3 = np.ones((3, 3), np.uint8)
+    gone = (dark_b > 0) & (cv2.dilate(dark_a, k3) == 0) & zone
+    came = (dark_a > 0) & (cv2.dilate(dark_b, k3) == 0) & zone
+    if gone.sum() < 10 or came.sum() < 10:
+        return None
+    at = np.float32([x0, y0])
+    cg, ng, straight_g = _line(np.c_[np.nonzero(gone)[::-1]].astype(np.float32) + at)
+    cc, nc, straight_c = _line(np.c_[np.nonzero(came)[::-1]].astype(np.float32) + at)
+    turn = np.degrees(np.arccos(min(1.0, abs(float(ng @ nc)))))
+    step = abs(float((c - cg) @ ng) - float((c - cc) @ nc) * np.sign(float(ng @ nc)))
+    if min(straight_g, straight_c) < STRAIGHT or turn > PARALLEL or step > EDGE_STEP * scale:
+        return None
+    blur_b, blur_a = blurred or (cv2.GaussianBlur(before, (5, 5), 0), cv2.GaussianBlur(after, (5, 5), 0))
+    changed = np.abs(blur_a[ys, xs].astype(np.int16) - blur_b[ys, xs].astype(np.int16)).max(axis=1) > SAME
+    changed = pts[changed]
+    off = np.minimum(np.abs((changed - cg) @ ng), np.abs((changed - cc) @ nc))
+    if len(changed) and (off <= ON_LINE).mean() < ON_LINE_SHARE:
+        return None
+    return (cg, ng), (cc, nc), (c, u, float(along.min()), float(along.max()))
+
+
+__all__ = ["without_pushed", "push_motion", "shifted_from", "without_moved_edges", "moved_outline"]
