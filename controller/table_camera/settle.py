@@ -21,18 +21,16 @@ EDGE_BAND = 2  # small pixels in from the edge
 EDGE_PX = 4  # changed edge pixels (colour, more than MOVED) that make an arm
 
 
-def small(image: np.ndarray) -> np.ndarray:
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    return cv2.GaussianBlur(cv2.resize(grey, SMALL, interpolation=cv2.INTER_AREA), (3, 3), 0).astype(np.float32)
+def small(image: np.ndarray, grey: bool = True) -> np.ndarray:
+    if grey and image.ndim == 3:
+        image = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return cv2.GaussianBlur(cv2.resize(image, SMALL, interpolation=cv2.INTER_AREA), (3, 3), 0).astype(np.float32)
 
 
 def reaches_in(before: np.ndarray, after: np.ndarray) -> bool:
     """Whether ``after`` differs from ``before`` along the picture's edge (in colour: a hand on a cloth of
     its own grey is still another colour): something reaches into the play area from outside."""
-    def colour(img: np.ndarray) -> np.ndarray:
-        return cv2.GaussianBlur(cv2.resize(img, SMALL, interpolation=cv2.INTER_AREA), (3, 3), 0).astype(np.float32)
-
-    d = np.abs(colour(before) - colour(after))
+    d = np.abs(small(before, grey=False) - small(after, grey=False))
     d = (d.max(axis=2) if d.ndim == 3 else d) > MOVED
     B = EDGE_BAND
     edge = d[:B].any(0).sum() + d[-B:].any(0).sum() + d[:, :B].any(1).sum() + d[:, -B:].any(1).sum()
