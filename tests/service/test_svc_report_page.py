@@ -66,3 +66,25 @@ def test_a_slow_report_still_opens_its_window(blocking, live):
     report = popup.value
     report.wait_for_function("document.body && document.body.innerText.includes('dispute report')", timeout=20000)
     page.close()
+
+
+@pytest.mark.parametrize("failure", ["abort", "proxy"])
+def test_a_report_that_cannot_come_is_said_and_its_window_closed(blocking, live, failure):
+    """The network fails, or a proxy answers with its own page: the operator is told, and the window opened
+    at the click closes (an outside audit: an empty window stayed, and nothing was said)."""
+    svc = live.svc
+    rnd = svc.start_round(game="hongsi", bots="all")
+    wait_for(lambda: any(r.kind == "round_end" for r in svc.journal.rows(rnd.id)), timeout=30)
+    page = blocking.new_page()
+    page.goto(live.url + f"/operator#t={svc.tokens.operator_token()}")
+    if failure == "abort":
+        page.route("**/report", lambda route: route.abort())
+    else:
+        page.route("**/report", lambda route: route.fulfill(status=502, body="Bad Gateway", content_type="text/plain"))
+    page.fill("#replay-round", str(rnd.id))
+    with page.expect_popup(timeout=20000) as popup:
+        page.click("#btn-report")
+    said = "could not be fetched" if failure == "abort" else "502"
+    page.wait_for_function(f"document.getElementById('replay').textContent.includes('{said}')", timeout=10000)
+    wait_for(lambda: popup.value.is_closed(), timeout=10)
+    page.close()

@@ -229,13 +229,22 @@ $("btn-replay").onclick = async () => {
 // busy Pi the report may take longer than that to come (the popup was blocked, and nothing opened)
 $("btn-report").onclick = async () => {
   const win = window.open("", "_blank");
-  const res = await fetch(`/api/rounds/${Number($("replay-round").value)}/report`, { headers: { Authorization: "Bearer " + token } });
-  if (res.ok && win) win.location.href = URL.createObjectURL(await res.blob());
-  else if (res.ok) $("replay").innerHTML = `<a href="${URL.createObjectURL(await res.blob())}" target="_blank">报告 report</a>`;
-  else {
-    if (win) win.close();
-    $("replay").textContent = (await res.json()).detail;
+  if (win) win.opener = null;  // the report needs nothing of this page
+  try {
+    const res = await fetch(`/api/rounds/${Number($("replay-round").value)}/report`, { headers: { Authorization: "Bearer " + token } });
+    if (res.ok) {
+      const url = URL.createObjectURL(await res.blob());
+      if (win) win.location.href = url;
+      else $("replay").innerHTML = `<a href="${url}" target="_blank">报告 report</a>`;
+      return;
+    }
+    let detail = `${res.status} ${res.statusText}`;  // an answer not from the service (a proxy's page)
+    try { detail = (await res.json()).detail || detail; } catch (e) { /* keep the status */ }
+    $("replay").textContent = detail;
+  } catch (e) {
+    $("replay").textContent = `报告取不到 the report could not be fetched: ${e.message}`;
   }
+  if (win) win.close();
 };
 
 // A paused deal: the table hears only that the operator must act; what to do (which cards, which seats)
