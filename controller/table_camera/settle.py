@@ -16,9 +16,11 @@ MOVED = 10.0  # ... a pixel changing by more than this counts as motion
 MOVED_SHARE = 0.002  # ... and a picture with this share of moved pixels is not still
 # A settled picture that changed along the play area's edge has an arm reaching in: a hand resting on the
 # cards just thrown hides some of them. Cards lie inside the area; on the virtual table an arm changed
-# 5-40 edge pixels (of 560, small), the cards alone at most 1.
+# 5-40 edge pixels (of 560, small), the cards alone at most 1. A change along most of the edge is the
+# light (a lamp, the sun, the exposure), not an arm.
 EDGE_BAND = 2  # small pixels in from the edge
 EDGE_PX = 4  # changed edge pixels (colour, more than MOVED) that make an arm
+EDGE_MOST = 1 / 3  # ... up to this share of the edge's pixels
 
 
 def small(image: np.ndarray, grey: bool = True) -> np.ndarray:
@@ -28,13 +30,13 @@ def small(image: np.ndarray, grey: bool = True) -> np.ndarray:
 
 
 def reaches_in(before: np.ndarray, after: np.ndarray) -> bool:
-    """Whether ``after`` differs from ``before`` along the picture's edge (in colour: a hand on a cloth of
-    its own grey is still another colour): something reaches into the play area from outside."""
+    """Whether ``after`` differs from ``before`` along part of the picture's edge (in colour: a hand on a
+    cloth of its own grey is still another colour): something reaches into the play area from outside."""
     d = np.abs(small(before, grey=False) - small(after, grey=False))
     d = (d.max(axis=2) if d.ndim == 3 else d) > MOVED
-    B = EDGE_BAND
-    edge = d[:B].any(0).sum() + d[-B:].any(0).sum() + d[:, :B].any(1).sum() + d[:, -B:].any(1).sum()
-    return int(edge) >= EDGE_PX
+    B, (H, W) = EDGE_BAND, d.shape
+    edge = int(d[:B].any(0).sum() + d[-B:].any(0).sum() + d[:, :B].any(1).sum() + d[:, -B:].any(1).sum())
+    return EDGE_PX <= edge <= EDGE_MOST * 2 * (H + W)
 
 
 def moved(a: np.ndarray, b: np.ndarray) -> bool:

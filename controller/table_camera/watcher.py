@@ -33,8 +33,10 @@ KIND = "table_play"  # the journal row of a play seen by the table camera
 AREA = (640, 480)  # the play area is warped to this size when its corners are known
 STALL = 3.0  # seconds without a frame: the camera has stopped
 CROP = 1.25  # an index's crop, around its box
-# A settled picture with an arm reaching in is read only once it has stayed so this long (a hand resting on
-# the cards it threw hides some; a card left lying across the area's edge must still be read, or asked)
+# A settled picture with an arm reaching in is not read: a hand resting on the cards it threw hides some. It
+# waits for the picture to move; after this long the table is told why (a hand, or a card across the edge).
+# (Read after HOLD instead, the picture with the hand became the next play's "before": when the hand went,
+# the next seat was asked about a play it never made; an outside audit.)
 HOLD = 2.5
 
 
@@ -81,7 +83,7 @@ class TableWatcher:
         self.problem: str | None = None  # a message code the table is told (camera stopped, ...)
         self.round_id: int | None = None
         self.need_empty = True  # the next settled picture is the empty play area of a new hand
-        self.held: tuple[np.ndarray, float] | None = None  # a settled picture with an arm in it, since when
+        self.held: float | None = None  # since when the settled picture has had an arm reaching in
         self.thrown: dict[
             int, dict[str, Any]
         ] = {}  # seat -> the play a virtual player threw, not yet applied
@@ -159,9 +161,8 @@ class TableWatcher:
                     self._settled(picture, frames[0].t)
                 elif not self.settler.still:
                     self.held = None  # it moved: the next settled picture is the one to read
-                elif self.held is not None and time.monotonic() - self.held[1] > HOLD:
-                    held, self.held = self.held[0], None
-                    self._settled(held, frames[0].t, patient=True)
+                elif self.held is not None and time.monotonic() - self.held > HOLD:
+                    self._tell_problem("covered")
                 self._timeout_pass()
             except Exception:
                 log.exception("table camera: a picture could not be handled")
@@ -180,8 +181,7 @@ class TableWatcher:
             self.virtual.idle()
         self.settler.reset()
 
-    def _settled(self, picture: np.ndarray, t: float, patient: bool = False) -> None:
-        """A settled picture (``patient``: one with an arm in it, still after :data:`HOLD` seconds)."""
+    def _settled(self, picture: np.ndarray, t: float) -> None:
         rnd = self.svc.current
         if rnd is None or rnd.id != self.round_id or rnd.phase != "playing":
             return
@@ -192,10 +192,12 @@ class TableWatcher:
             self.svc._kick()
             return
         before = self.tracker.before
-        if not patient and before is not None and reaches_in(before, picture):
-            self.held = (picture, time.monotonic())  # wait for the hand to go, or for HOLD
+        if before is not None and reaches_in(before, picture):
+            self.held = time.monotonic()  # wait for the hand to go
             self.stats["held"] += 1
             return
+        if self.problem == "covered":
+            self._tell_problem(None)
         change = self.tracker.settled(picture)
         if change is None or change.kind != "play":
             return
@@ -342,7 +344,12 @@ class TableWatcher:
     def _heard(self, event: dict[str, Any]) -> None:
         """Every public event (in the publisher's thread, maybe under the round's lock): an applied play
         answers an ask, lands a virtual player's throw, and a finished trick is gathered."""
-        if event.get("type") != "action" or not event.get("applied") or event.get("action") != "play":
+        if event.get("type") != "action" or not event.get("applied"):
+            return
+        if event.get("action") == "pass":
+            self._passed(event.get("round"), event.get("seat"))
+            return
+        if event.get("action") != "play":
             return
         seat, rid = event.get("seat"), event.get("round")
         with self.lock:
@@ -379,6 +386,18 @@ class TableWatcher:
             plays = [e for e in (event.get("trick") or []) if e.get("action") == "play"]
             if len(plays) >= rnd.plan.seats:
                 self.virtual.clear()
+
+    def _passed(self, rid: Any, seat: Any) -> None:
+        """The seat asked about a play passed: what the camera saw was not its play (an audit: the ask
+        stayed, held off the timeout pass, and went into the journal beside the seat's next play). The
+        picture is taken as it is, so it is not asked about again."""
+        with self.lock:
+            ask = self.ask
+            if ask is None or ask.round != rid or ask.seat != seat:
+                return
+            self.ask = None
+        self.tracker.taken(ask.change)
+        self.svc.hub.publish({"type": "table_camera", "round": rid, "state": "answered", "seat": seat})
 
     def _journal(
         self,

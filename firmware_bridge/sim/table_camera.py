@@ -61,7 +61,7 @@ class VirtualTable:
         self.rng = np.random.default_rng(seed)  # the layout: the worker's alone, so a seed repeats a table
         self.noise = np.random.default_rng()  # the sensor's noise, drawn by whichever thread serves a frame
         self.design, self.fps, self.size, self.hand_rate, self.nudge = design, fps, size, hand_rate, nudge
-        self.resting = resting
+        self.resting, self.rest_s = resting, REST_S  # how often a hand rests still on its throw, how long (s)
         self.rested = 0  # throws after which the hand rested still over the cards
         self.truth_path = Path(truth_path) if truth_path else None
         W, H = size
@@ -148,7 +148,7 @@ class VirtualTable:
                 time.sleep(tick)
         if kind == "throw" and self.rng.random() < self.resting:  # ... or rests there, still
             self.rested += 1
-            time.sleep(float(self.rng.uniform(*REST_S)))
+            time.sleep(float(self.rng.uniform(*self.rest_s)))
         with self.lock:
             self.hand = None
             self._changed()

@@ -105,6 +105,32 @@ def test_a_hand_resting_on_the_cards_it_threw_is_waited_for_not_read(table):
     assert watcher.stats["asked"] < len(applied), watcher.stats  # before: 1.7-1.9 asks a play
 
 
+@pytest.mark.parametrize("table", [1.0], indirect=True)
+def test_a_hand_resting_longer_than_the_hold_is_waited_for_and_the_table_told(table):
+    """A hand rests 3.5 s on the cards it threw, longer than the watcher's HOLD: the table is told a hand
+    lies across the play area's edge, and the play is read once the hand goes. Before (read after HOLD,
+    hand and all), that picture became the next play's "before", and when the hand went the next seat
+    was asked about a play it never made (an outside audit); the seats after it then pass on time."""
+    svc, vt, watcher, client, _ = table
+    vt.rest_s = (3.5, 3.5)
+    rid = _start(client, "zhuohonga", [])  # people at every seat: nobody acts but the camera and the clock
+    rnd = svc.get_round(rid)
+    wait_for(lambda: rnd.phase == "playing" and not watcher.need_empty, 60, "the empty table")
+    with rnd.lock:
+        seat = rnd.state.current_player()
+        play = max((a for a in rnd.state.legal_actions(seat) if a.get("action") == "play"), key=lambda a: len(a["cards"]))
+    watcher.pass_after = 1.0
+    vt.throw(seat, play["cards"])
+    wait_for(lambda: watcher.status()["problem"] == "covered", 10, "the table told of the hand")
+    assert watcher.status()["message"] and watcher.status()["message_zh"]
+    assert [e for e in rnd.events if e.get("action") == "play"] == []  # nothing read while the hand lies there
+    wait_for(lambda: any(e.get("action") == "play" for e in rnd.events), 15, "the play read once the hand went")
+    wait_for(lambda: sum(e.get("action") == "pass" for e in rnd.events) >= 2, 15, "the next seats passing on time")
+    plays = [(e["seat"], sorted(e["cards"])) for e in rnd.events if e.get("action") == "play"]
+    assert plays == [(seat, sorted(play["cards"]))]
+    assert watcher.stats["asked"] == 0 and watcher.status()["problem"] is None
+
+
 def test_two_plays_at_once_are_not_applied_and_the_seat_is_asked(table):
     svc, vt, watcher, client, _ = table
     rid = _start(client, "zhuohonga", [])  # people at every seat: nobody acts but the camera
@@ -147,6 +173,29 @@ def test_cards_from_no_hand_and_a_stopped_camera_are_said_and_nothing_is_applied
     vt.frozen = False
     wait_for(lambda: client.get("/api/health").json()["table_camera"]["problem"] is None, 10, "the camera back")
     assert len(rnd.events) == before
+
+
+def test_a_seat_asked_about_cards_that_then_passes_is_asked_no_more(table):
+    """A seat asked about cards on the table that passes: the ask ends there, and those cards are not asked
+    about again (an outside audit: the ask stayed, held off the timeout pass, and went into the journal
+    beside the seat's next play)."""
+    svc, vt, watcher, client, _ = table
+    rid = _start(client, "zhuohonga", [])
+    rnd = svc.get_round(rid)
+    wait_for(lambda: rnd.phase == "playing" and not watcher.need_empty, 60, "the empty table")
+    with rnd.lock:
+        leader = rnd.state.current_player()
+        lead = next(a for a in rnd.state.legal_actions(leader) if a.get("action") == "play")
+    assert svc.act(rid, lead)["applied"]  # tapped, not thrown
+    with rnd.lock:
+        seat = rnd.state.current_player()
+        assert {"seat": seat, "action": "pass"} in rnd.state.legal_actions(seat)
+    vt.throw(seat, lead["cards"])  # cards already played: in no seat's hand
+    wait_for(lambda: watcher.pending(rid, seat), 30, "the seat to be asked")
+    assert svc.act(rid, {"seat": seat, "action": "pass"})["applied"]
+    wait_for(lambda: watcher.ask is None, 5, "the ask to end")
+    time.sleep(2.0)  # the next seat's turn: the same cards are not asked about again
+    assert watcher.ask is None and watcher.stats["asked"] == 1
 
 
 def test_a_seat_that_plays_nothing_for_pass_after_seconds_passes(table):

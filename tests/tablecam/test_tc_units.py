@@ -66,6 +66,7 @@ def test_an_arm_reaching_in_is_seen_at_the_edge_and_cards_alone_are_not(seed):
             after = vt.picture()
             assert reaches_in(before, with_hand)
             assert not reaches_in(before, after)
+            assert not reaches_in(after, (after * 0.8).astype(np.uint8))  # the light dims: no arm
             before = after
     finally:
         vt.stop()
