@@ -230,8 +230,9 @@ TABLE_CAMERA_TEXT = {
                 "The table camera shows nothing: check it; meanwhile tap plays on the phones."),
     "no_turn": ("桌上有新牌，但现在没有人该出牌：未记录。",
                 "New cards on the table, but it is no seat's turn: nothing applied."),
-    "covered": ("出牌区边上有手或牌：请把手移开，牌放进出牌区。",
-                "A hand or a card lies across the play area's edge: take the hand away, put the card inside."),
+    "covered": ("出牌区边上有手或牌：请把手移开、牌放进出牌区，或由{zh}点选所出的牌。",
+                "A hand or a card lies across the play area's edge: take the hand away and put the card inside, "
+                "or {en}, tap the cards you played."),
 }
 
 

@@ -34,9 +34,10 @@ AREA = (640, 480)  # the play area is warped to this size when its corners are k
 STALL = 3.0  # seconds without a frame: the camera has stopped
 CROP = 1.25  # an index's crop, around its box
 # A settled picture with an arm reaching in is not read: a hand resting on the cards it threw hides some. It
-# waits for the picture to move; after this long the table is told why (a hand, or a card across the edge).
-# (Read after HOLD instead, the picture with the hand became the next play's "before": when the hand went,
-# the next seat was asked about a play it never made; an outside audit.)
+# waits for the picture to move; after this long the seat to play is asked (a hand, or a card across the
+# edge, that stays), and the camera still reads the play once the hand goes. (Read after HOLD instead, the
+# picture with the hand became the next play's "before": when the hand went, the next seat was asked about
+# a play it never made; an outside audit. Only told, a card left across the edge stalled the hand.)
 HOLD = 2.5
 
 
@@ -161,8 +162,8 @@ class TableWatcher:
                     self._settled(picture, frames[0].t)
                 elif not self.settler.still:
                     self.held = None  # it moved: the next settled picture is the one to read
-                elif self.held is not None and time.monotonic() - self.held > HOLD:
-                    self._tell_problem("covered")
+                elif self.held is not None and time.monotonic() - self.held > HOLD and self.ask is None:
+                    self._covered(picture)
                 self._timeout_pass()
             except Exception:
                 log.exception("table camera: a picture could not be handled")
@@ -196,12 +197,24 @@ class TableWatcher:
             self.held = time.monotonic()  # wait for the hand to go
             self.stats["held"] += 1
             return
-        if self.problem == "covered":
-            self._tell_problem(None)
         change = self.tracker.settled(picture)
         if change is None or change.kind != "play":
             return
         self._read(rnd, change, t)
+
+    def _covered(self, picture: np.ndarray) -> None:
+        """An arm (or a card) across the play area's edge stayed :data:`HOLD` seconds: the seat to play is
+        asked, with the picture. Nothing is read from it."""
+        rnd = self.svc.current
+        if rnd is None or rnd.id != self.round_id or rnd.phase != "playing":
+            return
+        with rnd.lock:
+            state = rnd.state
+            seat = state.current_player() if state is not None and not state.is_terminal() else None
+        change = self.tracker.settled(picture)
+        if seat is None or change is None or change.kind != "play":
+            return
+        self._ask(rnd, seat, "covered", change, None, _jpeg(picture), [], [])
 
     def _read(self, rnd: Any, change: Change, t: float) -> None:
         from vision.play_read import read_play
@@ -246,6 +259,12 @@ class TableWatcher:
             self._ask(rnd, seat, _why(read, own, played), change, None, frame, crops, read.boxes)
             return
         action = {"seat": seat, "action": "play", "cards": list(read.labels)}
+        with self.lock:  # read now (the hand went): an ask about the covered picture is withdrawn
+            withdrawn = self.ask is not None and self.ask.seat == seat and self.ask.code == "covered"
+            if withdrawn:
+                self.ask = None
+        if withdrawn:
+            self.svc.hub.publish({"type": "table_camera", "round": rnd.id, "state": "answered", "seat": seat})
         try:
             out = self.svc.act(rnd.id, action)
         except Exception as exc:  # the round paused or ended meanwhile: nothing applied, the seat asked
@@ -315,10 +334,18 @@ class TableWatcher:
         self.svc.voice.say(*words)
         thrown = self.thrown.get(seat)
         if thrown is not None and seat in rnd.bots:  # a virtual player taps the cards it threw
-            threading.Thread(target=self._tap, args=(rnd.id, thrown), daemon=True).start()
+            threading.Thread(target=self._tap, args=(rnd.id, thrown, code), daemon=True).start()
 
-    def _tap(self, rid: int, action: dict[str, Any]) -> None:
+    def _tap(self, rid: int, action: dict[str, Any], code: str) -> None:
         time.sleep(0.2)
+        if code == "covered" and self.virtual is not None:
+            # as a person would: take the hand away first, and tap only if the camera still cannot read it
+            self.virtual.idle(timeout=10.0)
+            time.sleep(1.5)
+            with self.lock:
+                ask = self.ask
+            if ask is None or ask.round != rid or ask.seat != action.get("seat"):
+                return
         try:
             self.svc.act(rid, action)
         except Exception as exc:

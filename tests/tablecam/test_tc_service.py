@@ -106,11 +106,12 @@ def test_a_hand_resting_on_the_cards_it_threw_is_waited_for_not_read(table):
 
 
 @pytest.mark.parametrize("table", [1.0], indirect=True)
-def test_a_hand_resting_longer_than_the_hold_is_waited_for_and_the_table_told(table):
-    """A hand rests 3.5 s on the cards it threw, longer than the watcher's HOLD: the table is told a hand
-    lies across the play area's edge, and the play is read once the hand goes. Before (read after HOLD,
-    hand and all), that picture became the next play's "before", and when the hand went the next seat
-    was asked about a play it never made (an outside audit); the seats after it then pass on time."""
+def test_a_hand_resting_longer_than_the_hold_is_asked_about_then_read_when_it_goes(table):
+    """A hand rests 3.5 s on the cards it threw, longer than the watcher's HOLD: nothing is read from that
+    picture; the seat is asked (a hand or a card across the edge), and when the hand goes the camera reads
+    the play and the ask is withdrawn. Before (read after HOLD, hand and all), that picture became the next
+    play's "before", and when the hand went the next seat was asked about a play it never made (an outside
+    audit); the seats after it now pass on time."""
     svc, vt, watcher, client, _ = table
     vt.rest_s = (3.5, 3.5)
     rid = _start(client, "zhuohonga", [])  # people at every seat: nobody acts but the camera and the clock
@@ -121,14 +122,15 @@ def test_a_hand_resting_longer_than_the_hold_is_waited_for_and_the_table_told(ta
         play = max((a for a in rnd.state.legal_actions(seat) if a.get("action") == "play"), key=lambda a: len(a["cards"]))
     watcher.pass_after = 1.0
     vt.throw(seat, play["cards"])
-    wait_for(lambda: watcher.status()["problem"] == "covered", 10, "the table told of the hand")
-    assert watcher.status()["message"] and watcher.status()["message_zh"]
+    ask = wait_for(lambda: watcher.pending(rid, seat), 10, "the seat asked while the hand lies there")
+    assert ask["code"] == "covered" and ask["message"] and ask["message_zh"] and ask["cards"] is None
     assert [e for e in rnd.events if e.get("action") == "play"] == []  # nothing read while the hand lies there
     wait_for(lambda: any(e.get("action") == "play" for e in rnd.events), 15, "the play read once the hand went")
+    assert watcher.pending(rid, seat) is None
     wait_for(lambda: sum(e.get("action") == "pass" for e in rnd.events) >= 2, 15, "the next seats passing on time")
     plays = [(e["seat"], sorted(e["cards"])) for e in rnd.events if e.get("action") == "play"]
     assert plays == [(seat, sorted(play["cards"]))]
-    assert watcher.stats["asked"] == 0 and watcher.status()["problem"] is None
+    assert watcher.stats["asked"] == 1 and watcher.ask is None
 
 
 def test_two_plays_at_once_are_not_applied_and_the_seat_is_asked(table):
