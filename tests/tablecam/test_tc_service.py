@@ -46,6 +46,17 @@ def table(tmp_path: Path, request):
     svc.close()
 
 
+def _first_play(table):
+    """A 捉红A hand with people at every seat, its empty table seen: (round id, round, a legal first play)."""
+    svc, _, watcher, client, _ = table
+    rid = _start(client, "zhuohonga", [])
+    rnd = svc.get_round(rid)
+    wait_for(lambda: rnd.phase == "playing" and not watcher.need_empty, 60, "the empty table")
+    with rnd.lock:
+        seat = rnd.state.current_player()
+        return rid, rnd, next(a for a in rnd.state.legal_actions(seat) if a.get("action") == "play")
+
+
 def _start(client, game: str, bots) -> int:
     r = client.post("/api/rounds", json={"game": game, "bots": bots, "fair_deal": False, "first_seat": 0})
     assert r.status_code == 200, r.text
@@ -182,12 +193,7 @@ def test_a_seat_asked_about_cards_that_then_passes_is_asked_no_more(table):
     about again (an outside audit: the ask stayed, held off the timeout pass, and went into the journal
     beside the seat's next play)."""
     svc, vt, watcher, client, _ = table
-    rid = _start(client, "zhuohonga", [])
-    rnd = svc.get_round(rid)
-    wait_for(lambda: rnd.phase == "playing" and not watcher.need_empty, 60, "the empty table")
-    with rnd.lock:
-        leader = rnd.state.current_player()
-        lead = next(a for a in rnd.state.legal_actions(leader) if a.get("action") == "play")
+    rid, rnd, lead = _first_play(table)
     assert svc.act(rid, lead)["applied"]  # tapped, not thrown
     with rnd.lock:
         seat = rnd.state.current_player()
@@ -202,12 +208,8 @@ def test_a_seat_asked_about_cards_that_then_passes_is_asked_no_more(table):
 
 def test_a_seat_that_plays_nothing_for_pass_after_seconds_passes(table):
     svc, vt, watcher, client, _ = table
-    rid = _start(client, "zhuohonga", [])
-    rnd = svc.get_round(rid)
-    wait_for(lambda: rnd.phase == "playing" and not watcher.need_empty, 60, "the empty table")
-    with rnd.lock:
-        seat = rnd.state.current_player()
-        play = next(a for a in rnd.state.legal_actions(seat) if a.get("action") == "play")
+    rid, rnd, play = _first_play(table)
+    seat = play["seat"]
     assert svc.act(rid, play)["applied"]  # tapped: the camera sees no new cards
     watcher.pass_after = 0.5
     nxt = wait_for(lambda: [e for e in rnd.events[1:] if e.get("action") == "pass"], 10, "the timed-out pass")
