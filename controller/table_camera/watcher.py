@@ -47,7 +47,7 @@ class Ask:
 
     round: int
     seat: int
-    code: str  # why: unread, illegal, no_hand, two_plays
+    code: str  # why: unread, illegal, no_hand, two_plays, covered
     change: Change
     cards: list[str] | None  # the reading to confirm (public once played), or None
     frame: bytes
@@ -210,7 +210,7 @@ class TableWatcher:
             return
         with rnd.lock:
             state = rnd.state
-            seat = state.current_player() if state is not None and not state.is_terminal() else None
+            seat = _to_play(state)
         change = self.tracker.settled(picture)
         if seat is None or change is None or change.kind != "play":
             return
@@ -221,7 +221,7 @@ class TableWatcher:
 
         with rnd.lock:
             state = rnd.state
-            seat = state.current_player() if state is not None and not state.is_terminal() else None
+            seat = _to_play(state)
             options = (
                 [
                     list(a["cards"])
@@ -484,7 +484,7 @@ class TableWatcher:
             return
         with rnd.lock:
             state = rnd.state
-            seat = state.current_player() if state is not None and not state.is_terminal() else None
+            seat = _to_play(state)
             key = (rnd.id, len(rnd.events))
             may = seat is not None and {"seat": seat, "action": "pass"} in state.legal_actions(seat)
         if key != self.turn_since[0]:
@@ -493,6 +493,11 @@ class TableWatcher:
         quiet = self.tracker.pending is None and self.held is None and self.settler.still  # no throw under way
         if may and quiet and time.monotonic() - self.turn_since[1] > self.pass_after:
             self.svc.act(rnd.id, {"seat": seat, "action": "pass"})
+
+
+def _to_play(state: Any) -> int | None:
+    """The seat whose turn it is, or None (no state yet, the hand over)."""
+    return state.current_player() if state is not None and not state.is_terminal() else None
 
 
 def _why(read: Any, own: list[str], played: list[str]) -> str:

@@ -46,12 +46,18 @@ def table(tmp_path: Path, request):
     svc.close()
 
 
-def _first_play(table):
-    """A 捉红A hand with people at every seat, its empty table seen: (round id, round, a legal first play)."""
+def _playing(table, game: str):
+    """A hand of ``game`` with people at every seat, its empty table seen: (round id, round)."""
     svc, _, watcher, client, _ = table
-    rid = _start(client, "zhuohonga", [])
+    rid = _start(client, game, [])
     rnd = svc.get_round(rid)
     wait_for(lambda: rnd.phase == "playing" and not watcher.need_empty, 60, "the empty table")
+    return rid, rnd
+
+
+def _first_play(table):
+    """A 捉红A hand with people at every seat, its empty table seen: (round id, round, a legal first play)."""
+    rid, rnd = _playing(table, "zhuohonga")
     with rnd.lock:
         seat = rnd.state.current_player()
         return rid, rnd, next(a for a in rnd.state.legal_actions(seat) if a.get("action") == "play")
@@ -125,9 +131,7 @@ def test_a_hand_resting_longer_than_the_hold_is_asked_about_then_read_when_it_go
     audit); the seats after it now pass on time."""
     svc, vt, watcher, client, _ = table
     vt.rest_s = (3.5, 3.5)
-    rid = _start(client, "zhuohonga", [])  # people at every seat: nobody acts but the camera and the clock
-    rnd = svc.get_round(rid)
-    wait_for(lambda: rnd.phase == "playing" and not watcher.need_empty, 60, "the empty table")
+    rid, rnd = _playing(table, "zhuohonga")  # people at every seat: nobody acts but the camera and the clock
     with rnd.lock:
         seat = rnd.state.current_player()
         play = max((a for a in rnd.state.legal_actions(seat) if a.get("action") == "play"), key=lambda a: len(a["cards"]))
@@ -146,9 +150,7 @@ def test_a_hand_resting_longer_than_the_hold_is_asked_about_then_read_when_it_go
 
 def test_two_plays_at_once_are_not_applied_and_the_seat_is_asked(table):
     svc, vt, watcher, client, _ = table
-    rid = _start(client, "zhuohonga", [])  # people at every seat: nobody acts but the camera
-    rnd = svc.get_round(rid)
-    wait_for(lambda: rnd.phase == "playing" and not watcher.need_empty, 60, "the empty table")
+    rid, rnd = _playing(table, "zhuohonga")  # people at every seat: nobody acts but the camera
     with rnd.lock:
         seat = rnd.state.current_player()
         play = next(a for a in rnd.state.legal_actions(seat) if a.get("action") == "play")
@@ -167,9 +169,7 @@ def test_two_plays_at_once_are_not_applied_and_the_seat_is_asked(table):
 
 def test_cards_from_no_hand_and_a_stopped_camera_are_said_and_nothing_is_applied(table):
     svc, vt, watcher, client, _ = table
-    rid = _start(client, "wakeng", [])
-    rnd = svc.get_round(rid)
-    wait_for(lambda: rnd.phase == "playing" and not watcher.need_empty, 60, "the empty table")
+    rid, rnd = _playing(table, "wakeng")
     with rnd.lock:
         bottom = [str(c) for c in rnd.bottom]
         before = len(rnd.events)
