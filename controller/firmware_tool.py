@@ -278,9 +278,10 @@ BUSY_WORDS = ("in use", "resource busy", "exclusively lock", "permission denied"
 
 def flash(port: str, *, baud: int = 115200, mpremote: str | None = None, dry_run: bool = False,
           run: Runner = _run, say: Callable[[str], None] = print, boot_within: float = 15.0,
-          source: Path = FIRMWARE_DIR) -> FirmwareReport | None:
+          repl_within: float = 15.0, source: Path = FIRMWARE_DIR) -> FirmwareReport | None:
     """Copy the firmware to the Pico on ``port`` and check the version it reports after the reset.
-    ``dry_run``: print the commands and change nothing (returns None)."""
+    ``dry_run``: print the commands and change nothing (returns None). ``boot_within`` bounds the wait for
+    the new firmware's boot report, ``repl_within`` the wait for the REPL before copying: two reboots."""
     check_source(source)
     exe = mpremote or ("mpremote" if dry_run else find_mpremote())
     build = None if dry_run else Path(tempfile.mkdtemp(prefix="hongsi-mpy-"))
@@ -302,7 +303,7 @@ def flash(port: str, *, baud: int = 115200, mpremote: str | None = None, dry_run
     previous = running.boot_id if running is not None else None
     if running is not None and can_free_repl(running):
         say(f"+ repl: the firmware {running.fw_version} on {port} turns everything off and reboots into the REPL")
-        free_repl(port, baud, within=boot_within)
+        free_repl(port, baud, within=repl_within)
     elif running is not None:
         say(f"the firmware {running.fw_version} on {port} cannot free the REPL itself (the repl command came with 0.4); "
             "trying mpremote anyway")
