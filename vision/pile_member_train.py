@@ -2,6 +2,7 @@
 own cuts of rendered piles.
 
     PYTHONPATH=. nice -n 10 python -m vision.pile_member_train [--piles 3000] [--minutes 25] [--cache PATH]
+        [--leave-out DESIGN ...]
 
 The pile reader reads each index the detector (:mod:`vision.pile_detect`) finds, cut upright at the three
 cuts :data:`vision.pile_corners.PADS`, with the corner models' committee. Those models learnt corner crops
@@ -154,9 +155,14 @@ def main(argv: list[str] | None = None) -> None:
     from vision.reader import COMMITTEE_PATHS
     from vision.train import export
 
-    args = arguments(__doc__, OUT, **DEFAULTS).parse_args(argv)
+    ap = arguments(__doc__, OUT, **DEFAULTS)
+    ap.add_argument("--leave-out", action="append", default=[], metavar="DESIGN",
+                    help="a training design not learnt, kept to choose the committee's rule on")
+    args = ap.parse_args(argv)
     start = time.time()
     say, art = setup(args.seed, start)
+    art = [d for d in art if d not in args.leave_out]
+    say(f"designs learnt: {', '.join(art)}")
     x, y, vx, vy = crops(args, art, say)
     say(f"{len(x)} training crops ({(y != NONE_CLASS).mean():.0%} on an index), {len(vx)} validation crops")
     for name, r in member_accuracy(list(COMMITTEE_PATHS), vx, vy).items():
