@@ -41,6 +41,7 @@ READERS = {"read": play_read.read_play, "weigh": lambda *a, card=None, **k: play
 READER = "read"
 SEAT_REFS = False  # --seat-refs
 NUDGE_RATE = NUDGE  # --nudge: how often a throw pushes a card of the last play
+DUMP: Path | None = None  # --dump: where the pictures of asked and wrong plays go
 
 
 def shot(vt: VirtualTable) -> np.ndarray:
@@ -127,6 +128,10 @@ def one_hand(game: str, design: str, seed: int, reader: PileReader, log=None, re
             )
             out[verdict] += 1
             out["plays"] += 1
+            if DUMP is not None and verdict != "right":
+                stem = DUMP / f"{game}-{design}-{seed}-{out['plays']:03d}-{verdict}"
+                cv2.imwrite(f"{stem}-before.png", before)
+                cv2.imwrite(f"{stem}-after.png", after)
             got2 = None
             if dealt is not None:
                 got2 = READERS[READER](before, after, options, reader=reader, card=size.card, refs=dealt[seat])
@@ -188,9 +193,12 @@ def main() -> None:
                     help="with --refs: liken the indices to the seat's hand alone, not to every card dealt (the peer)")
     ap.add_argument("--nudge", type=float, default=NUDGE, help="how often a throw pushes a card of the last play")
     ap.add_argument("--blobs", action="store_true", help="find the new indices as ink blobs, not with the corner detector (the peer)")
+    ap.add_argument("--dump", type=Path, help="write the pictures before and after each play not read right here")
     args = ap.parse_args()
-    global READER, NUDGE_RATE, SEAT_REFS
-    READER, NUDGE_RATE, SEAT_REFS = args.reader, args.nudge, args.seat_refs
+    global READER, NUDGE_RATE, SEAT_REFS, DUMP
+    READER, NUDGE_RATE, SEAT_REFS, DUMP = args.reader, args.nudge, args.seat_refs, args.dump
+    if DUMP is not None:
+        DUMP.mkdir(parents=True, exist_ok=True)
     games = args.game or game_names()
     designs = args.design or [d for d in HELD_OUT if d in cached_designs()] or ["poker"]
     reader = PileReader(threads=1, detector=None) if args.blobs else PileReader(threads=1)
