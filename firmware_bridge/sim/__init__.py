@@ -35,7 +35,9 @@ def wall_safe_config(speed: float) -> dict[str, Any]:
     cfg = load_config()
     # the feed's "nothing came in time" windows too: a host thread's 1 ms loop is 40 ms of mechanics at 40x
     floors = {"HOST_SILENCE_MS": 250, "RETX_MS": 10, "RETX_MAX_MS": 100, "WDT_MS": 500, "FRAME_GAP_MS": 3,
-              "EDGE_MS": 25, "JAM_MS": 40, "STUCK_MS": 60}
+              "EDGE_MS": 25, "JAM_MS": 40, "STUCK_MS": 60,
+              # "repl": the OK's time to reach the host before the reset takes the port away (5 ms at 40x)
+              "REPL_RESET_MS": 200}
     out = {k: max(getattr(cfg, k), int(wall_ms * speed)) for k, wall_ms in floors.items()}
     out["HEARTBEAT_MS"] = max(cfg.HEARTBEAT_MS, out["HOST_SILENCE_MS"] // 4)
     return {k: v for k, v in out.items() if v != getattr(cfg, k)}

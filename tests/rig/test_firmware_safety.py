@@ -116,6 +116,7 @@ def test_wall_safe_config_keeps_link_budgets_in_wall_time():
     assert wall_safe_config(1) == {}
     fast = wall_safe_config(40)
     assert fast["HOST_SILENCE_MS"] / 40 >= 250 and fast["HEARTBEAT_MS"] * 4 <= fast["HOST_SILENCE_MS"]
+    assert fast["REPL_RESET_MS"] / 40 >= 200  # the "repl" reply reaches a busy host before the port goes
 
 
 def test_host_gone_mid_shuffle_on_the_threaded_rig(make_rig):
