@@ -48,7 +48,9 @@ def test_deal_button_fires_its_callbacks(mock_pins):
     assert button.is_pressed
     import time
 
-    time.sleep(0.2)
+    deadline = time.monotonic() + 10  # held past hold_time: its callback runs on gpiozero's thread
+    while not held and time.monotonic() < deadline:
+        time.sleep(0.01)
     pin.drive_high()
     assert pressed == [1] and held == [1]
     button.close()

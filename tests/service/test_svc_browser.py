@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from pathlib import Path
 
 import httpx
@@ -244,7 +243,8 @@ def test_the_seat_page_holds_a_first_play_while_others_may_still_speak(browser, 
         assert len(rnd.events) == 1  # nothing sent
         svc.ready(rnd.id, other)
         page.wait_for_function("document.getElementById('btn-play') !== null", timeout=5000)
-        time.sleep(0.5)  # the page hears the ready (its next refresh)
+        # the page hears the ready (its next refresh): the other seat is no longer undecided in its state
+        page.wait_for_function(f"lastPub && !(lastPub.undecided || []).includes({other})", timeout=10000)
         page.click("#btn-play")
         page.wait_for_selector("#msg.ok", timeout=5000)
         assert rnd.applied[-1] and rnd.events[-1]["action"] == "play" and rnd.events[-1]["seat"] == h4
