@@ -296,7 +296,7 @@ class Firmware:
             self.servo.move(deg)
             self._start(msg, seq, travel)
         elif name == "eject":
-            if self.exit.blocked():
+            if self.exit.held():
                 return P.BLOCKED, None  # a card already in the beam: no edge would count this one
             if not self.hopper.active():
                 return P.EMPTY, None

@@ -13,7 +13,7 @@
 import struct
 
 PROTOCOL_VERSION = 1
-FW_VERSION = (0, 5)
+FW_VERSION = (0, 6)
 
 CMD = 1
 REPLY = 2
