@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: run test lint system bench train train-committee train-pile train-pile-detector train-pile-member club
+.PHONY: run test lint system bench train train-committee train-pile train-pile-detector train-pile-member train-play-member club
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -60,6 +60,16 @@ train-pile-member: $(STAMP)
 	$(BIN)/pip install -q -e '.[train]'
 	$(BIN)/python -m vision.card_art
 	nice -n 10 $(BIN)/python -m vision.pile_member_train --piles 3000 --val-piles 200 --minutes 25
+
+# Re-trains the member the play reader pools on a play's new indices (vision/models/play_member.onnx): the same
+# trainer on 21 training designs, the five the committee's rules are chosen on left out (about 8 min to render on
+# one core, then 45 min of training; docs/vision-decisions.md, stop 54).
+train-play-member: $(STAMP)
+	$(BIN)/pip install -q -e '.[train]'
+	$(BIN)/python -m vision.card_art
+	nice -n 10 $(BIN)/python -m vision.pile_member_train --piles 3000 --val-piles 200 --minutes 45 \
+		--leave-out kde-standard --leave-out tango --leave-out bellot --leave-out lattmann --leave-out kde-jolly-royal \
+		--out vision/models/play_member.onnx
 
 # Re-trains the pile reader's corner detector (vision/models/pile_corners.onnx): 3,200 rendered piles of the
 # training designs (about 4 min on 2 cores), then 30 min of training on 2 cores.

@@ -33,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from engine.bots.greedy import greedy_action  # noqa: E402
 from engine.registry import game_names, get_game  # noqa: E402
 from firmware_bridge.sim.table_camera import NUDGE, VirtualTable  # noqa: E402
-from vision import play_read, play_weigh  # noqa: E402
+from vision import play_corners, play_read, play_weigh  # noqa: E402
 from vision.card_art import HELD_OUT, cached_designs  # noqa: E402
-from vision.pile import PileReader  # noqa: E402
+from vision.pile import PLAY_MEMBER_MODEL, PileReader  # noqa: E402
 
 READERS = {"read": play_read.read_play, "weigh": lambda *a, card=None, **k: play_weigh.read_play(*a, **k)}
 READER = "read"
@@ -194,15 +194,21 @@ def main() -> None:
     ap.add_argument("--nudge", type=float, default=NUDGE, help="how often a throw pushes a card of the last play")
     ap.add_argument("--blobs", action="store_true", help="find the new indices as ink blobs, not with the corner detector (the peer)")
     ap.add_argument("--dump", type=Path, help="write the pictures before and after each play not read right here")
+    ap.add_argument("--member", type=Path, default=PLAY_MEMBER_MODEL, help="the member pooled on a play's new indices")
+    ap.add_argument("--with-member", choices=("yes", "no"), default=None,
+                    help="pool that member with the five on the new indices (default: as vision.play_corners says)")
     args = ap.parse_args()
+    if args.with_member is not None:
+        play_corners.WITH_MEMBER = args.with_member == "yes"
     global READER, NUDGE_RATE, SEAT_REFS, DUMP
     READER, NUDGE_RATE, SEAT_REFS, DUMP = args.reader, args.nudge, args.seat_refs, args.dump
     if DUMP is not None:
         DUMP.mkdir(parents=True, exist_ok=True)
     games = args.game or game_names()
     designs = args.design or [d for d in HELD_OUT if d in cached_designs()] or ["poker"]
-    reader = PileReader(threads=1, detector=None) if args.blobs else PileReader(threads=1)
+    reader = PileReader(threads=1, detector=None) if args.blobs else PileReader(threads=1, play_member=args.member)
     how = "ink blobs" if args.blobs else "the corner detector"
+    how += ", the pile member pooled" if play_corners.WITH_MEMBER else ""
     table = Table(title=f"plays of real hands read from the virtual table (offline), indices found by {how}")
     for col in ("design", "game", "hands", "no play asked", "plays", "right", "asked", "wrong", "ms / read"):
         table.add_column(col, justify="right")

@@ -77,6 +77,8 @@ EDGE_LENGTH, EDGE_VOTES = 40, 40  # a straight stroke this long (working pixels)
 DISSENT = 1  # committee members that may pick another card (of five)
 INDEX_MODEL = MODEL_DIR / "pile_index.onnx"  # vision.pile_train's model of pile candidates
 MEMBER_MODEL = MODEL_DIR / PILE_MEMBER  # vision.pile_member_train's: the pile committee's own member
+# the same trainer's model of 21 training designs (stop 54), pooled on a play's new indices (vision.play_corners)
+PLAY_MEMBER_MODEL = MODEL_DIR / "play_member.onnx"
 # The index model reads a candidate this sure of its card (and MARGIN ahead); one it does not read is a
 # doubt when it or the first corner model thinks it this likely to be some card. Chosen on piles of the
 # training designs (benchmarks/vision_pile.py --training-designs), wrong piles kept few.
@@ -393,7 +395,7 @@ class PileReader:
 
     def __init__(self, reader: CardReader | None = None, threads: int = 1, card_long: float = CARD_LONG,
                  index_model: str | Path | None = INDEX_MODEL, detector: str | Path | None = DETECTOR,
-                 member: str | Path | None = MEMBER_MODEL) -> None:
+                 member: str | Path | None = MEMBER_MODEL, play_member: str | Path | None = PLAY_MEMBER_MODEL) -> None:
         self.reader = reader or CardReader(threads=threads)
         # the pile committee's own member (vision.pile_corners.committee) reads the detector's cuts; None
         # (or no such model): the reader's committee as it is
@@ -407,6 +409,15 @@ class PileReader:
         self._detector_path = Path(detector) if detector is not None and Path(detector).exists() else None
         self._threads = threads
         self._detector: CornerDetector | None = None
+        # the member pooled on a play's new indices (vision.play_weigh), loaded on its first use
+        self._play_member_path = Path(play_member) if play_member is not None and Path(play_member).exists() else None
+        self._play_member: CardReader | None = None
+
+    @property
+    def play_member(self) -> CardReader | None:
+        if self._play_member is None and self._play_member_path is not None:
+            self._play_member = CardReader(model_path=self._play_member_path, threads=self._threads)
+        return self._play_member
 
     @property
     def detector(self) -> CornerDetector | None:

@@ -108,6 +108,23 @@ def _still(c: Corner, g: Corner, scale: float) -> bool:
             and float(np.dot(c.up, g.up)) >= np.cos(np.radians(STILL_TURN)))
 
 
+# The pile committee's own member (vision.pile_member_train) pooled with the reader's five on a play's new
+# indices (docs/vision-decisions.md, stop 54).
+WITH_MEMBER = True
+
+
+class Pooled:
+    """A reader whose committee is ``reader``'s with ``member`` (a :class:`vision.reader.CardReader` of the
+    pile member's model) beside it, for :func:`read`."""
+
+    def __init__(self, reader, member) -> None:
+        self.reader, self.member = reader, member
+
+    def committee_log_probs(self, crops: list[np.ndarray], colourless: bool = False) -> np.ndarray:
+        lp = self.reader.committee_log_probs(crops, colourless)
+        return np.concatenate([lp, self.member.log_probs(crops, colourless)[None]])
+
+
 def read(picture: np.ndarray, corners: list[Corner], reader) -> np.ndarray:
     """(n, 55) the committee's pooled probabilities of each index of ``picture`` ("no card" last).
     ``reader``: a :class:`vision.reader.CardReader`."""

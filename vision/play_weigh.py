@@ -201,8 +201,11 @@ def new_candidates(before, after, reader: PileReader, refs=None) -> Candidates:
 
 def _detected(after, img, old, changed, share, scale, reader: PileReader, refs) -> Candidates:
     """The candidates as the corner detector finds them (:mod:`vision.play_corners`)."""
+    cards = reader.reader
+    if play_corners.WITH_MEMBER and reader.play_member is not None:
+        cards = play_corners.Pooled(cards, reader.play_member)
     corners, boxes, p, likeness, moved = play_corners.new_corners(after, img, old, changed, scale, reader.detector,
-                                                                   reader.reader, refs)
+                                                                   cards, refs)
     if not corners:
         return Candidates(np.zeros((0, len(LABELS) + 1)), None, [], [], None, scale, share, [], moved)
     return Candidates(p, likeness, boxes, [np.array(c.up) for c in corners], None, scale, share, corners, moved)
