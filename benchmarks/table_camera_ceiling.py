@@ -26,24 +26,18 @@ from table_camera_plays import plays_of_a_hand  # noqa: E402
 
 from engine.registry import game_names  # noqa: E402
 from firmware_bridge.sim.table_camera import VirtualTable  # noqa: E402
-from vision.pile_render import _index_polys  # noqa: E402
+from vision.pile_render import _in_view, _index_polys  # noqa: E402
 
 
 def unreadable(play: list[tuple], size: tuple[int, int], covered: float) -> int:
-    """How many cards of ``play`` (as VirtualTable lays them, last on top) show no index whole enough."""
+    """How many cards of ``play`` (as VirtualTable lays them, last on top) show no index whole enough: as
+    :func:`vision.pile_render.render_pile` judges its ``shown``, from the top card down."""
     W, H = size
+    above = np.zeros((H, W), np.float32)
     out = 0
-    for i, (face, (M, _), _) in enumerate(play):
-        above = np.zeros((H, W), np.uint8)
-        for _, (_, quad), _ in play[i + 1:]:
-            cv2.fillPoly(above, [np.round(quad).astype(np.int32)], 1)
-        shows = False
-        for poly in _index_polys(face, M):
-            index = np.zeros((H, W), np.uint8)
-            cv2.fillPoly(index, [np.round(poly).astype(np.int32)], 1)
-            area = int(index.sum())
-            shows |= area > 0 and int((index & above).sum()) <= covered * area
-        out += not shows
+    for face, (M, quad), _ in reversed(play):
+        out += max(_in_view(p, above, None) for p in _index_polys(face, M)) < 1 - covered
+        cv2.fillConvexPoly(above, np.round(quad).astype(np.int32), 1.0)
     return out
 
 

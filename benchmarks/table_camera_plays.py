@@ -208,7 +208,7 @@ def main() -> None:
     designs = args.design or [d for d in HELD_OUT if d in cached_designs()] or ["poker"]
     reader = PileReader(threads=1, detector=None) if args.blobs else PileReader(threads=1, play_member=args.member)
     how = "ink blobs" if args.blobs else "the corner detector"
-    how += ", the pile member pooled" if play_corners.WITH_MEMBER else ""
+    how += ", the play member pooled" if play_corners.WITH_MEMBER else ""
     table = Table(title=f"plays of real hands read from the virtual table (offline), indices found by {how}")
     for col in ("design", "game", "hands", "no play asked", "plays", "right", "asked", "wrong", "ms / read"):
         table.add_column(col, justify="right")

@@ -90,14 +90,17 @@ def read_corners(image: np.ndarray, detector: CornerDetector, reader, colourless
     return PileReading(sorted(LABELS[lab] for _, lab, _ in cards), confidence, found)
 
 
-def committee(reader, member, crops: list[np.ndarray], colourless: bool = False) -> tuple[np.ndarray, list[str]]:
+def committee(reader, member, crops: list[np.ndarray], colourless: bool = False,
+              sixth: bool | None = None) -> tuple[np.ndarray, list[str]]:
     """(members, n, 55) log-probabilities of the pile committee and its members' names: the reader's
-    committee, with ``member``'s model standing in for :data:`LAX` (or joining it, :data:`SIXTH`)."""
+    committee, with ``member``'s model standing in for :data:`LAX` (or joining it: ``sixth``, by default
+    :data:`SIXTH`)."""
     names = [Path(p).name for p in getattr(reader, "paths", ())]
     lp = reader.committee_log_probs(crops, colourless)
     if member is None:
         return lp, names
-    keep = [k for k, name in enumerate(names) if SIXTH or name != LAX]
+    sixth = SIXTH if sixth is None else sixth
+    keep = [k for k, name in enumerate(names) if sixth or name != LAX]
     own = member.log_probs(crops, colourless)[None]
     return np.concatenate([lp[keep], own]), [names[k] for k in keep] + [Path(member.paths[0]).name]
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.corner_data import NONE_CLASS
 from vision.moved import shifted_from
-from vision.pile_corners import PADS, SURE, _box, _distinct, _other_corner
+from vision.pile_corners import PADS, SURE, _box, _distinct, _other_corner, committee
 from vision.pile_detect import Corner, upright
 from vision.reader import is_colourless
 
@@ -108,21 +108,20 @@ def _still(c: Corner, g: Corner, scale: float) -> bool:
             and float(np.dot(c.up, g.up)) >= np.cos(np.radians(STILL_TURN)))
 
 
-# The pile committee's own member (vision.pile_member_train) pooled with the reader's five on a play's new
-# indices (docs/vision-decisions.md, stop 54).
+# The play member (vision.pile_member_train's model of 21 training designs, vision.pile.PLAY_MEMBER_MODEL)
+# pooled with the reader's five on a play's new indices (docs/vision-decisions.md, stop 54).
 WITH_MEMBER = True
 
 
 class Pooled:
     """A reader whose committee is ``reader``'s with ``member`` (a :class:`vision.reader.CardReader` of the
-    pile member's model) beside it, for :func:`read`."""
+    play member's model) beside it, for :func:`read`."""
 
     def __init__(self, reader, member) -> None:
         self.reader, self.member = reader, member
 
     def committee_log_probs(self, crops: list[np.ndarray], colourless: bool = False) -> np.ndarray:
-        lp = self.reader.committee_log_probs(crops, colourless)
-        return np.concatenate([lp, self.member.log_probs(crops, colourless)[None]])
+        return committee(self.reader, self.member, crops, colourless, sixth=True)[0]
 
 
 def read(picture: np.ndarray, corners: list[Corner], reader) -> np.ndarray:
